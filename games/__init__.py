@@ -1,0 +1,1 @@
+"""The three games: rules, boards, physical tables and AI seats, built on `sim`."""

@@ -1,0 +1,48 @@
+"""Registry of the physical devices that `tabletop estimate` can run.
+
+Each entry names the device class (imported lazily, so a worker process imports only what
+it runs) and its default spec file under assets/.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.devices.base import Device
+from sim.errors import InputError
+from sim.paths import assets_dir
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    target: str          # "module:Class"
+    spec: str            # default spec, relative to assets/
+    summary: str
+
+
+DEVICES: dict[str, DeviceEntry] = {
+    "tipper": DeviceEntry("games.king_of_the_hill.tipper:Tipper", "king_of_the_hill/tipper.toml",
+                          "King of the Hill's Tipper: the slot (1-6, J) where the rolling ball stops"),
+    "crater": DeviceEntry("games.king_of_the_hill.crater:Crater", "king_of_the_hill/hill.toml",
+                          "King of the Hill's crater: the cave and seat a knocked-in marble reaches"),
+}
+
+
+def default_spec(name: str) -> Path:
+    return assets_dir() / entry(name).spec
+
+
+def entry(name: str) -> DeviceEntry:
+    try:
+        return DEVICES[name]
+    except KeyError:
+        raise InputError(f"unknown device {name!r}; choose one of: {', '.join(DEVICES)}") from None
+
+
+def make_device(name: str, spec: str | Path | None = None) -> Device:
+    """Build the named device from its spec (the default one unless given)."""
+    e = entry(name)
+    module, cls = e.target.split(":")
+    device_cls = getattr(importlib.import_module(module), cls)
+    return device_cls(Path(spec) if spec is not None else default_spec(name))

@@ -1,0 +1,80 @@
+"""The device contract: spec + gesture + numpy Generator -> typed Outcome.
+
+A device is built into a World from a validated spec. `run` takes a Generator and a
+gesture (the physical input a person gives, sampled from a documented distribution when
+not supplied), simulates with a fixed timestep, waits for the moving bodies to settle and
+then reads the outcome physically. A trial that does not settle within its cap is
+UNSETTLED, a body that leaves the model is ESCAPED (a defect), and a body that settles
+outside every labelled region is LODGED; none of them is ever coerced to a label.
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class Status(StrEnum):
+    OK = "ok"
+    UNSETTLED = "unsettled"
+    ESCAPED = "escaped"
+    LODGED = "lodged"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one trial of a device produced."""
+
+    label: str | None          # the label the rules need, or None when there is none
+    status: Status
+    sim_time: float            # simulated seconds from the gesture to the reading
+    steps: int                 # physics steps taken
+    reading: dict[str, Any] = field(default_factory=dict)   # the raw reading behind the label
+    gesture: dict[str, Any] = field(default_factory=dict)   # the gesture that produced it
+    group: str | None = None   # breakdown key (e.g. the edge seat a crater knock came from)
+
+    @property
+    def settled(self) -> bool:
+        return self.status in (Status.OK, Status.LODGED)
+
+    @property
+    def escaped(self) -> bool:
+        return self.status is Status.ESCAPED
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["status"] = str(self.status)
+        return d
+
+
+class Device(abc.ABC):
+    """A physical randomizer; subclasses build bodies into a World and read outcomes."""
+
+    name: ClassVar[str]
+
+    @property
+    @abc.abstractmethod
+    def labels(self) -> tuple[str, ...]:
+        """Every label `run` can return, in display order."""
+
+    @abc.abstractmethod
+    def sample_gesture(self, rng: np.random.Generator) -> Any:
+        """Draw a gesture from the device's documented distribution."""
+
+    @abc.abstractmethod
+    def run(self, rng: np.random.Generator, gesture: Any = None) -> Outcome:
+        """Simulate one trial and read its outcome."""
+
+    @abc.abstractmethod
+    def params(self) -> dict:
+        """Every physical parameter in use (for result files)."""
+
+    def close(self) -> None:
+        """Release the device's world."""
+
+
+def gesture_dict(gesture: Any) -> dict:
+    return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in asdict(gesture).items()}

@@ -1,0 +1,42 @@
+"""Contact materials: every body gets explicit friction, rolling/spinning friction,
+restitution and damping (PyBullet's defaults make a marble roll forever)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from sim.spec import Table, load_toml
+
+
+@dataclass(frozen=True)
+class Material:
+    name: str
+    friction: float
+    rolling_friction: float
+    spinning_friction: float
+    restitution: float
+    linear_damping: float
+    angular_damping: float
+    density: float
+
+    @classmethod
+    def from_table(cls, name: str, t: Table) -> "Material":
+        return cls(
+            name=name,
+            friction=t.number("friction", 0.0, 5.0),
+            rolling_friction=t.number("rolling_friction", 0.0, 0.01),
+            spinning_friction=t.number("spinning_friction", 0.0, 0.01),
+            restitution=t.number("restitution", 0.0, 1.0),
+            linear_damping=t.number("linear_damping", 0.0, 10.0),
+            angular_damping=t.number("angular_damping", 0.0, 10.0),
+            density=t.number("density", 1.0, 30000.0),
+        )
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def load_materials(path: str | Path) -> dict[str, Material]:
+    """All materials of a materials TOML file, by name."""
+    spec = load_toml(path)
+    return {name: Material.from_table(name, spec.table(name)) for name in spec.data}

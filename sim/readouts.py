@@ -1,0 +1,118 @@
+"""Named physical readings that devices and rules use instead of raw PyBullet calls.
+
+- `SettleWatch` / `run_until_settled`: bodies whose linear and angular speeds stay under
+  tolerance for a hold time (our own thresholds, not Bullet's sleeping), with a cap.
+- `region_of`: which named region holds a point.
+- `is_upright`: whether a body's local up axis is within a tilt of world up.
+- `displaced`: whether a body has left its pad.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from sim.world import World
+
+
+@dataclass(frozen=True)
+class SettleRule:
+    """Speeds under `linear` (m/s) and `angular` (rad/s) for `hold` seconds, checked
+    every `every` steps; give up after `cap` seconds."""
+
+    linear: float = 0.005
+    angular: float = 0.5
+    hold: float = 0.25
+    cap: float = 20.0
+    every: int = 12
+
+
+class SettleWatch:
+    """Tracks how long a set of bodies has been still; call `update` every few steps."""
+
+    def __init__(self, world: World, names: Sequence[str], rule: SettleRule):
+        self.world, self.names, self.rule = world, list(names), rule
+        self.still_since: float | None = None
+
+    def still_now(self) -> bool:
+        get = self.world.client.getBaseVelocity
+        for name in self.names:
+            lin, ang = get(self.world.bodies[name])
+            if (lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2] > self.rule.linear ** 2
+                    or ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] > self.rule.angular ** 2):
+                return False
+        return True
+
+    def update(self) -> bool:
+        """True once the bodies have been still for the hold time."""
+        now = self.world.time
+        if not self.still_now():
+            self.still_since = None
+            return False
+        if self.still_since is None:
+            self.still_since = now
+        return now - self.still_since >= self.rule.hold
+
+
+def run_until_settled(world: World, names: Sequence[str], rule: SettleRule,
+                      escaped=None, start_time: float | None = None) -> tuple[bool, bool]:
+    """Step until the bodies settle, one escapes (`escaped()` is true) or the cap passes.
+
+    Returns (settled, escaped). The cap counts from `start_time` (default: now).
+    """
+    watch = SettleWatch(world, names, rule)
+    t0 = world.time if start_time is None else start_time
+    while world.time - t0 < rule.cap:
+        world.step(rule.every)
+        if escaped is not None and escaped():
+            return False, True
+        if watch.update():
+            return True, False
+    return False, False
+
+
+@dataclass(frozen=True)
+class Region:
+    """A named region: an axis-aligned box (half extents) or a sphere (radius) about a centre."""
+
+    center: tuple[float, float, float]
+    radius: float | None = None
+    half_extents: tuple[float, float, float] | None = None
+
+    def contains(self, point: Sequence[float]) -> bool:
+        d = np.asarray(point, float) - np.asarray(self.center, float)
+        if self.radius is not None:
+            return float(d @ d) <= self.radius ** 2
+        return bool(np.all(np.abs(d) <= np.asarray(self.half_extents)))
+
+
+def region_of(point: Sequence[float], regions: Mapping[str, Region]) -> str | None:
+    """The name of the first region containing the point, or None."""
+    for name, region in regions.items():
+        if region.contains(point):
+            return name
+    return None
+
+
+def up_tilt_deg(orientation: Sequence[float], local_up: Sequence[float] = (0.0, 0.0, 1.0)) -> float:
+    """Angle in degrees between a body's local up axis (rotated by a quaternion x,y,z,w) and world +Z."""
+    x, y, z, w = orientation
+    r = np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+    up = r @ np.asarray(local_up, float)
+    return float(np.degrees(np.arccos(np.clip(up[2] / np.linalg.norm(up), -1.0, 1.0))))
+
+
+def is_upright(orientation: Sequence[float], max_tilt_deg: float,
+               local_up: Sequence[float] = (0.0, 0.0, 1.0)) -> bool:
+    return up_tilt_deg(orientation, local_up) <= max_tilt_deg
+
+
+def displaced(position: Sequence[float], pad_center: Sequence[float], tolerance: float) -> bool:
+    """True when the body's horizontal distance from its pad centre exceeds the tolerance."""
+    d = np.asarray(position[:2], float) - np.asarray(pad_center[:2], float)
+    return float(np.hypot(*d)) > tolerance

@@ -1,0 +1,115 @@
+"""Load and validate parametric part specs (TOML, SI units, Z up).
+
+A spec is a TOML file; values are read through `Table`, which names the file and
+the dotted key in every error, so a user can fix a typo in one look.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SpecError
+
+_MISSING = object()
+
+
+class Table:
+    """A validated view of one TOML table, remembering where it came from."""
+
+    def __init__(self, data: dict, source: str, prefix: str = ""):
+        self.data = data
+        self.source = source
+        self.prefix = prefix
+
+    def _where(self, key: str) -> str:
+        return f"{self.source}: {self.prefix}{key}"
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
+    def table(self, key: str) -> "Table":
+        value = self.data.get(key, _MISSING)
+        if not isinstance(value, dict):
+            raise SpecError(f"{self._where(key)}: expected a table")
+        return Table(value, self.source, f"{self.prefix}{key}.")
+
+    def tables(self, key: str) -> list["Table"]:
+        value = self.data.get(key, _MISSING)
+        if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+            raise SpecError(f"{self._where(key)}: expected a non-empty array of tables")
+        return [Table(v, self.source, f"{self.prefix}{key}[{i}].") for i, v in enumerate(value)]
+
+    def number(self, key: str, lo: float = -math.inf, hi: float = math.inf, default: Any = _MISSING) -> float:
+        value = self.data.get(key, default)
+        if value is _MISSING:
+            raise SpecError(f"{self._where(key)}: missing")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise SpecError(f"{self._where(key)}: expected a number, got {value!r}")
+        if not lo <= value <= hi:
+            raise SpecError(f"{self._where(key)}: {value} is outside [{lo}, {hi}]")
+        return float(value)
+
+    def integer(self, key: str, lo: int = -(2**62), hi: int = 2**62, default: Any = _MISSING) -> int:
+        value = self.data.get(key, default)
+        if value is _MISSING:
+            raise SpecError(f"{self._where(key)}: missing")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SpecError(f"{self._where(key)}: expected an integer, got {value!r}")
+        if not lo <= value <= hi:
+            raise SpecError(f"{self._where(key)}: {value} is outside [{lo}, {hi}]")
+        return value
+
+    def string(self, key: str, default: Any = _MISSING) -> str:
+        value = self.data.get(key, default)
+        if value is _MISSING:
+            raise SpecError(f"{self._where(key)}: missing")
+        if not isinstance(value, str) or not value:
+            raise SpecError(f"{self._where(key)}: expected a non-empty string, got {value!r}")
+        return value
+
+    def range(self, key: str, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float]:
+        """A [low, high] pair of numbers inside [lo, hi] with low <= high."""
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            raise SpecError(f"{self._where(key)}: missing")
+        if (not isinstance(value, list) or len(value) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+            raise SpecError(f"{self._where(key)}: expected [low, high], got {value!r}")
+        a, b = float(value[0]), float(value[1])
+        if not (lo <= a <= b <= hi):
+            raise SpecError(f"{self._where(key)}: [{a}, {b}] must satisfy {lo} <= low <= high <= {hi}")
+        return a, b
+
+    def vector(self, key: str, n: int = 3) -> tuple[float, ...]:
+        value = self.data.get(key, _MISSING)
+        if (not isinstance(value, list) or len(value) != n
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+            raise SpecError(f"{self._where(key)}: expected {n} numbers, got {value!r}")
+        return tuple(float(v) for v in value)
+
+
+def load_toml(path: str | Path) -> Table:
+    """Read a TOML spec file; a missing or malformed file raises SpecError."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise SpecError(f"spec file not found: {path}") from None
+    except IsADirectoryError:
+        raise SpecError(f"spec path is a folder, not a file: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise SpecError(f"cannot read spec file {path}: {exc.strerror}") from None
+    return Table(data, str(path))
+
+
+def digest(obj: Any) -> str:
+    """A stable short hash of JSON-able data (used to key mesh caches)."""
+    blob = json.dumps(obj, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
