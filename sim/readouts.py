@@ -33,7 +33,8 @@ class SettleWatch:
 
     def __init__(self, world: World, names: Sequence[str], rule: SettleRule):
         self.world, self.names, self.rule = world, list(names), rule
-        self.still_since: float | None = None
+        self.hold_steps = max(1, round(rule.hold / world.dt))
+        self.still_since: int | None = None  # step count, so the reading never depends on absolute time
 
     def still_now(self) -> bool:
         get = self.world.client.getBaseVelocity
@@ -46,24 +47,24 @@ class SettleWatch:
 
     def update(self) -> bool:
         """True once the bodies have been still for the hold time."""
-        now = self.world.time
+        now = self.world.steps
         if not self.still_now():
             self.still_since = None
             return False
         if self.still_since is None:
             self.still_since = now
-        return now - self.still_since >= self.rule.hold
+        return now - self.still_since >= self.hold_steps
 
 
 def run_until_settled(world: World, names: Sequence[str], rule: SettleRule,
-                      escaped=None, start_time: float | None = None) -> tuple[bool, bool]:
+                      escaped=None, start_step: int | None = None) -> tuple[bool, bool]:
     """Step until the bodies settle, one escapes (`escaped()` is true) or the cap passes.
 
-    Returns (settled, escaped). The cap counts from `start_time` (default: now).
+    Returns (settled, escaped). The cap counts from `start_step` (default: now).
     """
     watch = SettleWatch(world, names, rule)
-    t0 = world.time if start_time is None else start_time
-    while world.time - t0 < rule.cap:
+    end = (world.steps if start_step is None else start_step) + round(rule.cap / world.dt)
+    while world.steps < end:
         world.step(rule.every)
         if escaped is not None and escaped():
             return False, True

@@ -9,11 +9,40 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+import contextlib
+import ctypes
+import os
+import sys
+
 import numpy as np
-import pybullet
-from pybullet_utils.bullet_client import BulletClient
 
 from sim.materials import Material
+
+
+_libc = ctypes.CDLL(None)
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence C-level output: pybullet prints its build time on import and argv on connect."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        _libc.fflush(None)
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+with _quiet_stdout():
+    import pybullet
+    from pybullet_utils.bullet_client import BulletClient
 
 
 @dataclass(frozen=True)
@@ -37,7 +66,8 @@ class World:
 
     def __init__(self, settings: PhysicsSettings = PhysicsSettings()):
         self.settings = settings
-        self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        with _quiet_stdout():
+            self.client = BulletClient(connection_mode=pybullet.DIRECT)
         c = self.client
         c.resetSimulation()
         c.setPhysicsEngineParameter(

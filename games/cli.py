@@ -1,0 +1,181 @@
+"""The `tabletop` command.
+
+  tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
+  tabletop bench [--trials N] [--out FILE.json]
+
+Bad input gets one line on stderr naming the problem and exit code 2; nothing is written.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from sim.errors import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump) and exit code 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse hook
+        raise InputError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from games.devices import DEVICES
+
+    parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
+    est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    est.add_argument("--trials", type=_positive_int, default=1000, help="number of trials (default 1000)")
+    est.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    est.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    est.add_argument("--out", type=Path, help="write the result as JSON to this file")
+    est.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    est.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
+    bench.add_argument("--trials", type=_positive_int, default=100, help="trials per device (default 100)")
+    bench.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
+    bench.add_argument("--out", type=Path, help="write the figures as JSON to this file")
+    return parser
+
+
+def cmd_estimate(args) -> int:
+    from rich.console import Console
+
+    from games.devices import DEVICES, default_spec, entry, make_device
+    from sim.batch import DeviceRef, run_batch, summarize
+    from sim.output import check_output_path, write_json_atomic
+    from sim.world import engine_versions
+
+    entry(args.device)  # unknown device -> InputError
+    if args.out is not None:
+        check_output_path(args.out)
+    spec = (args.spec or default_spec(args.device)).resolve()
+    device = make_device(args.device, spec)  # a bad spec fails here, before any work
+    labels, params = device.labels, device.params()
+    ref = DeviceRef("games.devices:make_device", (args.device, str(spec)))
+    err = Console(stderr=True)
+    started = time.perf_counter()
+    try:
+        records = _with_progress(err, args, lambda progress: run_batch(
+            ref, args.trials, args.seed, args.workers,
+            device=device if args.workers == 1 else None, progress=progress))
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted: no result written[/yellow]")
+        return 130
+    finally:
+        device.close()
+    elapsed = time.perf_counter() - started
+    result = {
+        "device": args.device,
+        "description": DEVICES[args.device].summary,
+        "seed": args.seed,
+        "workers": args.workers,
+        **summarize(labels, records),
+        "spec": str(spec),
+        "params": params,
+        "versions": engine_versions(),
+        "elapsed_s": round(elapsed, 3),
+    }
+    _print_table(Console(), result)
+    if args.out is not None:
+        write_json_atomic(args.out, result)
+        err.print(f"wrote {args.out}")
+    return 0
+
+
+def _with_progress(console, args, run):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    if args.quiet:
+        return run(None)
+    columns = (TextColumn(f"{args.device}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("trials", total=args.trials)
+        return run(lambda n: bar.advance(task, n))
+
+
+def _print_table(console, result: dict) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{result['device']}: {result['trials']} trials, seed {result['seed']}")
+    table.add_column("outcome")
+    table.add_column("count", justify="right")
+    table.add_column("p", justify="right")
+    table.add_column("95% interval", justify="right")
+    for label, k in result["counts"].items():
+        pr = result["probabilities"][label]
+        lo, hi = pr["ci95"]
+        table.add_row(label, str(k), f"{pr['p']:.4f}", f"[{lo:.4f}, {hi:.4f}]")
+    console.print(table)
+    console.print(f"labelled {result['labelled']}  unsettled {result['unsettled']}  "
+                  f"escaped {result['escaped']}  lodged {result['lodged']}  "
+                  f"mean simulated time {result['mean_sim_time_s']:.2f} s  elapsed {result['elapsed_s']:.1f} s")
+
+
+def cmd_bench(args) -> int:
+    import json
+
+    from games.devices import entry
+    from sim.bench import bench_device
+    from sim.output import check_output_path, write_json_atomic
+    from sim.world import engine_versions
+
+    names = [n.strip() for n in args.devices.split(",") if n.strip()]
+    for name in names:
+        entry(name)
+    if args.out is not None:
+        check_output_path(args.out)
+    figures = {"versions": engine_versions(), "devices": {}}
+    for name in names:
+        figures["devices"][name] = fig = bench_device(name, args.trials)
+        print(f"{name}: {fig['trials_per_s']:.2f} trials/s, bare loop {fig['bare_trials_per_s']:.2f} trials/s, "
+              f"ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step)",
+              flush=True)
+    if args.out is not None:
+        write_json_atomic(args.out, figures)
+    else:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "estimate":
+            return cmd_estimate(args)
+        return cmd_bench(args)
+    except InputError as exc:
+        print(f"tabletop: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

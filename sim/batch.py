@@ -1,0 +1,148 @@
+"""Monte Carlo runs of a device: per-trial seeds, executors and the result summary.
+
+Trial i of a run with seed S draws everything from
+`numpy.random.default_rng(SeedSequence(S, spawn_key=(i,)))`, the i-th child that
+`SeedSequence(S).spawn` would give; a trial's outcome therefore depends on (S, i) alone, and a
+run's counts do not depend on how many workers ran it or in which order.
+
+Each worker process builds its device once (one PyBullet DIRECT client per process) and runs
+chunks of trial indices; devices re-create their moving bodies every trial, so a trial does
+not depend on the trials run before it in the same world.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import importlib
+import multiprocessing
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from sim.devices.base import Device, Status
+from sim.stats import wilson_interval
+
+
+@dataclass(frozen=True)
+class DeviceRef:
+    """A picklable recipe for a device: a "module:function" factory and its arguments."""
+
+    factory: str
+    args: tuple = ()
+
+    def build(self) -> Device:
+        module, func = self.factory.split(":")
+        return getattr(importlib.import_module(module), func)(*self.args)
+
+
+def trial_rng(seed: int, index: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+
+
+def run_trials(device: Device, seed: int, indices: Iterable[int]) -> list[dict]:
+    """Run the given trial indices on a built device; one compact record per trial."""
+    out = []
+    for i in indices:
+        rng = trial_rng(seed, i)
+        outcome = device.run(rng, device.sample_gesture(rng))
+        out.append({"index": i, "label": outcome.label, "status": str(outcome.status),
+                    "group": outcome.group, "sim_time": outcome.sim_time, "steps": outcome.steps})
+    return out
+
+
+_worker_devices: dict[DeviceRef, Device] = {}
+
+
+def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int]) -> list[dict]:
+    device = _worker_devices.get(ref)
+    if device is None:
+        device = _worker_devices[ref] = ref.build()
+    return run_trials(device, seed, indices)
+
+
+def chunk_indices(start: int, stop: int, size: int) -> list[range]:
+    return [range(a, min(a + size, stop)) for a in range(start, stop, size)]
+
+
+def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
+              device: Device | None = None, chunk_size: int | None = None,
+              progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Run trials 0..trials-1 and return their records in index order.
+
+    With workers == 1 the trials run in this process (on `device` when given); otherwise in
+    a pool of `workers` spawned processes, each building its own device.
+    """
+    if chunk_size is None:
+        chunk_size = max(1, min(50, trials // (workers * 8) or 1))
+    chunks = chunk_indices(0, trials, chunk_size)
+    records: list[dict] = []
+    if workers == 1:
+        own = device is None
+        device = device or ref.build()
+        try:
+            for chunk in chunks:
+                part = run_trials(device, seed, chunk)
+                records.extend(part)
+                if progress:
+                    progress(len(part))
+        finally:
+            if own:
+                device.close()
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(_run_chunk, ref, seed, list(chunk)) for chunk in chunks]
+            try:
+                for fut in cf.as_completed(futures):
+                    part = fut.result()
+                    records.extend(part)
+                    if progress:
+                        progress(len(part))
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+    records.sort(key=lambda r: r["index"])
+    return records
+
+
+def _label_table(labels: Sequence[str], records: Sequence[dict]) -> dict:
+    counts = {label: 0 for label in labels}
+    for r in records:
+        if r["status"] == Status.OK:
+            counts[r["label"]] += 1
+    n = sum(counts.values())
+    probs = {}
+    for label, k in counts.items():
+        lo, hi = wilson_interval(k, n)
+        probs[label] = {"p": k / n if n else 0.0, "ci95": [lo, hi]}
+    return {"labelled": n, "counts": counts, "probabilities": probs}
+
+
+def summarize(labels: Sequence[str], records: Sequence[dict]) -> dict:
+    """Counts by status and by label, with 95% Wilson intervals.
+
+    Probabilities are among the trials that produced a label (status ok); the trials that
+    did not (unsettled, escaped, lodged) are counted beside them, never dropped.
+    """
+    status = {s.value: 0 for s in Status}
+    for r in records:
+        status[r["status"]] += 1
+    summary = {
+        "trials": len(records),
+        "settled": status[Status.OK] + status[Status.LODGED],
+        "unsettled": status[Status.UNSETTLED],
+        "escaped": status[Status.ESCAPED],
+        "lodged": status[Status.LODGED],
+        **_label_table(labels, records),
+        "mean_sim_time_s": float(np.mean([r["sim_time"] for r in records])) if records else 0.0,
+        "steps": int(sum(r["steps"] for r in records)),
+    }
+    groups = sorted({r["group"] for r in records if r["group"] is not None})
+    if groups:
+        by_group = {}
+        for g in groups:
+            sub = [r for r in records if r["group"] == g]
+            by_group[g] = {"trials": len(sub), **_label_table(labels, sub)}
+        summary["by_group"] = by_group
+    return summary

@@ -1,0 +1,37 @@
+"""Safe output files: checked before a run starts, written whole or not at all."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from sim.errors import InputError
+
+
+def check_output_path(path: str | Path) -> Path:
+    """Fail early (InputError) when `path` cannot be written as a file."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"--out {path} is a folder; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"--out {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"--out {path}: folder {parent} is not writable")
+    return path
+
+
+def write_json_atomic(path: str | Path, data: dict) -> None:
+    """Write JSON to a temp file beside `path`, then rename it into place."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=2, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,98 @@
+"""The World contract: own connection, fixed timestep, explicit materials, determinism."""
+from __future__ import annotations
+
+import numpy as np
+import pybullet
+import pytest
+
+from sim.meshes import cached_mesh, grid_surface
+from sim.readouts import SettleRule, run_until_settled
+from sim.world import PhysicsSettings, World
+
+R = 0.008  # marble radius
+
+
+def _floor(world, material, tilt_deg=0.0):
+    c = world.client
+    shape = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[5, 5, 0.01])
+    orn = c.getQuaternionFromEuler([0, np.radians(tilt_deg), 0])
+    body = c.createMultiBody(0, shape, basePosition=[0, 0, -0.01], baseOrientation=orn)
+    return world.add_body("floor", body, material)
+
+
+def test_worlds_are_independent_connections(materials):
+    """Two worlds in one process step independently: a marble falling in one does not move in the other."""
+    with World() as a, World() as b:
+        assert a.client._client != b.client._client
+        a.add_sphere("m", R, materials["glass"], (0, 0, 1))
+        b.add_sphere("m", R, materials["glass"], (0, 0, 1))
+        a.step(240)
+        assert a.position("m")[2] < 0.6
+        assert b.position("m")[2] == pytest.approx(1.0)
+        assert a.time == pytest.approx(1.0)
+
+
+def test_every_body_gets_its_material(world, materials):
+    """Friction, rolling and spinning friction and restitution are set explicitly, not Bullet's defaults."""
+    glass = materials["glass"]
+    body = world.add_sphere("m", R, glass, (0, 0, 0.1))
+    info = world.client.getDynamicsInfo(body, -1)
+    assert info[1] == pytest.approx(glass.friction)
+    assert info[5] == pytest.approx(glass.restitution)
+    assert info[6] == pytest.approx(glass.rolling_friction)
+    assert info[7] == pytest.approx(glass.spinning_friction)
+    assert info[0] == pytest.approx(glass.density * 4 / 3 * np.pi * R ** 3)
+
+
+def test_a_rolling_marble_stops(world, materials):
+    """A glass marble rolled at 0.3 m/s on level plastic slows under rolling resistance and comes to
+    rest within 10 s after rolling between 0.2 m and 2 m (calibration: scripts/calibrate_rolling.py)."""
+    _floor(world, materials["polystyrene"])
+    world.add_sphere("m", R, materials["glass"], (0, 0, R))
+    world.set_velocity("m", (0.3, 0, 0), (0, 0.3 / R, 0))
+    settled, escaped = run_until_settled(world, ["m"], SettleRule(cap=10.0))
+    assert settled and not escaped
+    assert 0.2 < world.position("m")[0] < 2.0
+
+
+def test_marble_rolls_down_a_slope(world, materials):
+    """On a 5 degree slope a marble released at rest rolls downhill (towards +x for this tilt)."""
+    _floor(world, materials["polystyrene"], tilt_deg=5.0)
+    world.add_sphere("m", R, materials["glass"], (0, 0, R + 0.0005))
+    world.step(480)
+    assert world.position("m")[0] < -0.1 or world.position("m")[0] > 0.1
+
+
+def test_same_setup_same_trajectory(materials):
+    """Fixed timestep and deterministic settings: two identical worlds give bit-identical trajectories."""
+    def trajectory():
+        with World(PhysicsSettings(timestep=1 / 480)) as w:
+            _floor(w, materials["polystyrene"], tilt_deg=3.0)
+            w.add_sphere("m", R, materials["glass"], (0, 0, 0.05))
+            w.set_velocity("m", (0.2, 0.13, 0), (0, 0, 5))
+            out = []
+            for _ in range(50):
+                w.step(10)
+                out.append(tuple(w.position("m")))
+            return out
+    assert trajectory() == trajectory()
+
+
+def test_marble_settles_at_the_bottom_of_a_concave_mesh_bowl(world, materials, tmp_path, monkeypatch):
+    """A static concave trimesh (internal-edge filtered) holds a marble: dropped off-centre into a
+    paraboloid bowl, it rolls back and forth and settles at the bottom, never falling through."""
+    monkeypatch.setenv("TABLETOP_CACHE", str(tmp_path))
+    xs = np.linspace(-0.1, 0.1, 81)
+    X, Y = np.meshgrid(xs, xs)
+
+    def build():
+        return grid_surface(xs, xs, 2.0 * (X ** 2 + Y ** 2))
+
+    path = cached_mesh("test-bowl", 1, {"n": 81}, build)
+    world.add_static_mesh("bowl", path, materials["polystyrene"])
+    world.add_sphere("m", R, materials["glass"], (0.05, 0.02, 0.03))
+    settled, _ = run_until_settled(world, ["m"], SettleRule(cap=30.0))
+    assert settled
+    pos = world.position("m")
+    assert np.hypot(pos[0], pos[1]) < 0.01
+    assert pos[2] > 0.0
