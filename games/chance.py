@@ -1,0 +1,79 @@
+"""Where a game's chance outcomes come from: physics, a measured table, or a script.
+
+The rules never roll dice; a driver asks an outcome source for the label of each chance
+event ("tipper", "crater", ...). Every source draws only from the Generator it is given.
+"""
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+from typing import Iterable, Protocol
+
+import numpy as np
+
+from sim.errors import InputError
+
+
+class OutcomeSource(Protocol):
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        """The label for `event` in `state`."""
+
+
+class ScriptedOutcomes:
+    """Outcomes from a fixed list per event, in order (for tests and golden games)."""
+
+    def __init__(self, script: dict[str, Iterable[str]], cycle: bool = False):
+        self.queues = {event: deque(labels) for event, labels in script.items()}
+        self.cycle = cycle
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        queue = self.queues.get(event)
+        if not queue:
+            raise RuntimeError(f"the script has no {event} outcome left")
+        label = queue.popleft()
+        if self.cycle:
+            queue.append(label)
+        return label
+
+
+class TableOutcomes:
+    """Outcomes sampled from measured probabilities (saved `tabletop estimate` results).
+
+    Events with no table are passed to `fallback` (e.g. physics), or are an error.
+    """
+
+    def __init__(self, tables: dict[str, dict[str, float]], fallback: OutcomeSource | None = None):
+        self.tables = {event: (list(p), np.array(list(p.values()), float)) for event, p in tables.items()}
+        self.fallback = fallback
+
+    @classmethod
+    def from_files(cls, paths: Iterable[str | Path], fallback: OutcomeSource | None = None) -> "TableOutcomes":
+        tables = {}
+        for path in paths:
+            tables.update(load_estimate_table(path))
+        return cls(tables, fallback)
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        if event not in self.tables:
+            if self.fallback is None:
+                raise RuntimeError(f"no measured table for the {event}")
+            return self.fallback.outcome(event, state, rng)
+        labels, p = self.tables[event]
+        return labels[int(rng.choice(len(labels), p=p / p.sum()))]
+
+
+def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
+    """{device: {label: p}} from an `estimate` JSON file; a bad file is an InputError."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+        device = data["device"]
+        probs = {label: float(v["p"]) for label, v in data["probabilities"].items()}
+    except FileNotFoundError:
+        raise InputError(f"outcome table not found: {path}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(f"{path}: not a tabletop estimate result (needs device and probabilities)") from None
+    if not probs or sum(probs.values()) <= 0 or min(probs.values()) < 0:
+        raise InputError(f"{path}: its probabilities are empty or invalid")
+    return {device: probs}

@@ -1,0 +1,51 @@
+"""Baseline AI seats for King of the Hill: random, and a greedy heuristic."""
+from __future__ import annotations
+
+import numpy as np
+
+from games.king_of_the_hill.rules import DRAWER, Move, State
+
+
+class RandomSeat:
+    """Picks uniformly among the legal actions."""
+
+    name = "random"
+
+    def choose(self, state: State, rng: np.random.Generator):
+        legal = state.legal_actions()
+        return legal[int(rng.integers(len(legal)))]
+
+
+class GreedySeat:
+    """Scores each legal move one ply ahead: finishing first, then knocking opponents into the
+    crater, progress along the path, and staying off exposed edge spaces; ties at random."""
+
+    name = "ai"
+    FINISH, KNOCK_OPPONENT, KNOCK_OWN = 1000.0, 60.0, -80.0
+    PROGRESS, ON_EDGE, OFF_EDGE = 2.0, -25.0, 15.0
+
+    def score(self, state: State, move: Move) -> float:
+        board, game = state.game.board, state.game
+        start = state.track[move.marble]
+        dest, knocked, _ = state.destination(move.marble, move.distance)
+        if dest >= board.path_length:
+            return self.FINISH + dest
+        score = self.PROGRESS * (dest - (start if start != DRAWER else -1))
+        if knocked is not None:
+            score += self.KNOCK_OWN if game.owner(knocked) == state.current else self.KNOCK_OPPONENT
+        if dest in board.edge_spaces:
+            score += self.ON_EDGE
+        if start in board.edge_spaces:
+            score += self.OFF_EDGE
+        return score
+
+    def choose(self, state: State, rng: np.random.Generator):
+        legal = state.legal_actions()
+        if len(legal) == 1 or not isinstance(legal[0], Move):
+            return legal[0]
+        scores = np.array([self.score(state, m) for m in legal])
+        best = np.flatnonzero(scores == scores.max())
+        return legal[int(best[rng.integers(len(best))])]
+
+
+SEATS = {"ai": GreedySeat, "random": RandomSeat}

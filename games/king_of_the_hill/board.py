@@ -1,0 +1,62 @@
+"""The King of the Hill board, loaded and validated from board.toml."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.errors import SpecError
+from sim.spec import load_toml
+
+BOARD_FILE = Path(__file__).with_name("board.toml")
+CRATER_LABELS = tuple(f"cave{c}/seat{s}" for c in (1, 2, 3) for s in (1, 2))
+
+
+@dataclass(frozen=True)
+class Board:
+    path_length: int                 # path spaces 0 (Start) .. path_length - 1
+    zone_seats: int                  # Finish Zone seats #1..#zone_seats after the path
+    edges: dict[str, int]            # edge seat name -> path space (arrow spaces on the crater rim)
+    caves: dict[str, int]            # "caveC/seatS" -> path space directly above that cave seat
+
+    @property
+    def edge_spaces(self) -> frozenset[int]:
+        return frozenset(self.edges.values())
+
+    def edge_name(self, space: int) -> str:
+        return next(name for name, s in self.edges.items() if s == space)
+
+    def zone_index(self, seat: int) -> int:
+        """Track index of Finish Zone seat #seat (1-based)."""
+        return self.path_length + seat - 1
+
+    def describe(self, track: int) -> str:
+        if track == -2:
+            return "the crater"
+        if track < 0:
+            return "the drawer"
+        if track == 0:
+            return "Start"
+        if track < self.path_length:
+            return f"space {track}" + (" (edge)" if track in self.edge_spaces else "")
+        return f"Finish Zone #{track - self.path_length + 1}"
+
+
+def load_board(path: str | Path = BOARD_FILE) -> Board:
+    spec = load_toml(path)
+    length = spec.integer("path_length", 12, 500)
+    zone = spec.integer("zone_seats", 1, 20)
+    edges_t, caves_t = spec.table("edges"), spec.table("caves")
+    edges = {name: edges_t.integer(name, 1, length - 1) for name in edges_t.data}
+    caves = {name: caves_t.integer(name, 1, length - 1) for name in caves_t.data}
+    if not edges:
+        raise SpecError(f"{path}: edges: at least one edge space is needed")
+    if len(set(edges.values())) != len(edges):
+        raise SpecError(f"{path}: edges: two edge seats share a path space")
+    if set(caves) != set(CRATER_LABELS):
+        raise SpecError(f"{path}: caves: expected exactly {', '.join(CRATER_LABELS)}")
+    if len(set(caves.values())) != len(caves):
+        raise SpecError(f"{path}: caves: two cave seats lie under the same path space")
+    clash = set(caves.values()) & set(edges.values())
+    if clash:
+        raise SpecError(f"{path}: caves: space {min(clash)} is both an edge space and above a cave seat")
+    return Board(length, zone, dict(sorted(edges.items(), key=lambda kv: kv[1])), caves)

@@ -1,0 +1,84 @@
+"""The `tabletop` command end to end: estimate on small trial counts, and bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from games.cli import main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "games.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("device,trials", [("tipper", 12), ("crater", 6)])
+def test_estimate_end_to_end(tmp_path, device, trials):
+    """A small estimate prints the outcome table and writes a complete JSON result."""
+    out = tmp_path / f"{device}.json"
+    proc = run_cli("estimate", device, "--trials", str(trials), "--seed", "5", "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    for key in ("device", "trials", "settled", "unsettled", "escaped", "seed", "counts", "probabilities",
+                "params", "versions", "elapsed_s"):
+        assert key in data, key
+    assert data["device"] == device and data["trials"] == trials and data["seed"] == 5
+    assert data["escaped"] == 0
+    assert sum(data["counts"].values()) + data["unsettled"] + data["escaped"] + data["lodged"] == trials
+    for label, pr in data["probabilities"].items():
+        lo, hi = pr["ci95"]
+        assert 0.0 <= lo <= pr["p"] <= hi <= 1.0, label
+    assert data["versions"]["pybullet"]
+    assert "outcome" in proc.stdout and "95% interval" in proc.stdout
+    if device == "crater":
+        assert sum(g["trials"] for g in data["by_group"].values()) == trials
+
+
+def test_estimate_counts_do_not_depend_on_workers(tmp_path):
+    """Same seed -> identical counts with one process and with two worker processes."""
+    results = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.json"
+        proc = run_cli("estimate", "tipper", "--trials", "10", "--seed", "9", "--workers", workers,
+                       "--out", str(out), "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        results.append(json.loads(out.read_text()))
+    assert results[0]["counts"] == results[1]["counts"]
+    assert results[0]["unsettled"] == results[1]["unsettled"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["estimate", "roulette"], "unknown device 'roulette'"),
+    (["estimate", "tipper", "--trials", "0"], "--trials: must be at least 1"),
+    (["estimate", "tipper", "--trials", "-5"], "--trials: must be at least 1"),
+    (["estimate", "tipper", "--trials", "many"], "--trials: expected a whole number"),
+    (["estimate", "tipper", "--workers", "0"], "--workers: must be at least 1"),
+    (["estimate", "tipper", "--spec", "/nonexistent/tipper.toml"], "spec file not found"),
+    (["estimate", "crater", "--out", "/nonexistent/dir/out.json"], "does not exist"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and err.startswith("tabletop: error: ")
+
+
+def test_invalid_spec_is_rejected_without_output(tmp_path, capsys):
+    """A spec with an impossible value is named in one line; no output file is written."""
+    from games.devices import default_spec
+
+    text = default_spec("crater").read_text()
+    bad = tmp_path / "hill.toml"
+    bad.write_text(text + "\n[this is not toml\n")
+    out = tmp_path / "out.json"
+    assert main(["estimate", "crater", "--spec", str(bad), "--out", str(out)]) == 2
+    assert "invalid TOML" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_out_is_a_folder(tmp_path, capsys):
+    assert main(["estimate", "tipper", "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err

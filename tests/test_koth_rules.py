@@ -1,0 +1,267 @@
+"""King of the Hill rules, table-driven: every rule of the rulebook and every resolved ambiguity."""
+from __future__ import annotations
+
+import pytest
+
+from games.errors import IllegalMoveError
+from games.king_of_the_hill.board import load_board
+from games.king_of_the_hill.rules import (CHANCE, DRAWER, IN_CRATER, ChanceOutcome, Game, Move, Pass,
+                                          Phase, State, Variant)
+from sim.errors import SpecError
+
+BOARD = load_board()
+L = BOARD.path_length          # first Finish Zone seat (#1) is track L
+E1 = BOARD.edges["edge1"]      # an edge space
+ZONE = {k: L + k - 1 for k in range(1, 6)}
+
+
+def position(players=2, track=None, current=0, roll="3", variant=Variant.STANDARD) -> State:
+    """A state in the MOVE phase with marbles where `track` says ({marble: track index})."""
+    game = Game(players, variant)
+    s = game.new_initial_state()
+    for m, t in (track or {}).items():
+        s.track[m] = t
+    s.phase, s.current, s.roll = Phase.MOVE, current, roll
+    return s
+
+
+# -- turn order -------------------------------------------------------------------------------
+@pytest.mark.parametrize("tilts,first", [
+    (["3", "5", "1", "2"], 1),
+    (["J", "6", "6", "6"], 0),          # J is higher than 6
+    (["2", "6", "1", "J"], 3),
+    (["4", "4", "1", "2", "3", "5"], 1),  # red and blue tie on 4: they tilt again, blue wins
+    (["6", "1", "6", "6", "3", "3", "1", "2", "J"], 2),  # two rounds of ties among the tied only
+])
+def test_turn_order_by_tipper(tilts, first):
+    s = Game(4).new_initial_state()
+    for label in tilts:
+        assert s.current_player == CHANCE and s.chance_event == "tipper"
+        s.apply(ChanceOutcome(label))
+    assert s.phase is Phase.ROLL and s.current == first
+
+
+def test_tie_break_only_among_the_tied():
+    s = Game(4).new_initial_state()
+    for label in ["5", "2", "5", "1"]:
+        s.apply(ChanceOutcome(label))
+    assert s.phase is Phase.ORDER and s.order_contenders == [0, 2]
+    assert s.chance_player == 0
+
+
+def test_play_passes_to_the_left():
+    s = position(players=3, track={0: 2, 1: 3, 2: 8, 3: 9, 4: 16, 5: 17}, current=1, roll="1")
+    s.apply(Move(2, 1))
+    assert s.phase is Phase.ROLL and s.current == 2
+    s.apply(ChanceOutcome("1"))
+    s.apply(Move(4, 1))
+    assert s.current == 0
+
+
+# -- entering and choosing ----------------------------------------------------------------------
+@pytest.mark.parametrize("roll,dest", [("1", 0), ("2", 1), ("6", 5)])
+def test_start_counts_as_the_first_space(roll, dest):
+    s = position(roll=roll)
+    s.apply(Move(0, int(roll)))
+    assert s.track[0] == dest
+
+
+def test_the_drawer_marble_enters_before_choosing():
+    s = position(track={0: 10}, roll="2")
+    assert s.legal_actions() == [Move(1, 2)]
+    s2 = position(track={0: 10, 1: 4}, roll="2")
+    assert set(s2.legal_actions()) == {Move(0, 2), Move(1, 2)}
+
+
+def test_j_lets_the_player_choose_one_to_ten():
+    s = position(track={0: 10, 1: 4}, roll="J")
+    assert {a.distance for a in s.legal_actions()} == set(range(1, 11))
+    s.apply(Move(1, 7))
+    assert s.track[1] == 11
+
+
+# -- hopping and knocking ----------------------------------------------------------------------
+@pytest.mark.parametrize("track,move,dest", [
+    ({0: 3, 1: 5, 2: 6, 3: 7}, Move(0, 2), 8),       # a whole line of marbles is hopped
+    ({0: 3, 1: 5, 2: 10, 3: 12}, Move(0, 2), 6),     # one marble hopped, next space empty
+    ({0: 3, 1: 5}, Move(0, 2), 6),                    # own marble hopped too
+    ({0: 3, 1: 6}, Move(0, 2), 5),                    # empty space: no hop
+])
+def test_hopping_forward(track, move, dest):
+    s = position(track=track, roll=str(move.distance))
+    s.apply(move)
+    assert s.track[move.marble] == dest
+    assert s.phase is Phase.ROLL
+
+
+@pytest.mark.parametrize("occupant", [2, 1])  # an opponent's marble, or the player's own
+def test_landing_on_an_occupied_edge_space_knocks_the_occupant(occupant):
+    track = {0: E1 - 3, 1: 2, 2: 3, 3: 4}
+    track[occupant] = E1
+    s = position(track=track)
+    s.apply(Move(0, 3))
+    assert s.track[0] == E1 and s.track[occupant] == IN_CRATER
+    assert s.phase is Phase.CRATER and s.chance_event == "crater" and s.current_player == CHANCE
+
+
+def test_a_hop_stops_at_an_occupied_edge_space_and_knocks():
+    s = position(track={0: E1 - 3, 1: E1 - 1, 2: E1, 3: 2}, roll="2")
+    s.apply(Move(0, 2))  # lands on E1-1 (taken), hops to E1: taken edge space, not hopped
+    assert s.track[0] == E1 and s.track[2] == IN_CRATER and s.phase is Phase.CRATER
+
+
+def test_an_empty_edge_space_is_an_ordinary_space():
+    s = position(track={0: E1 - 2, 1: 2}, roll="2")
+    s.apply(Move(0, 2))
+    assert s.track[0] == E1 and s.phase is Phase.ROLL
+
+
+@pytest.mark.parametrize("cave,taken,placed", [
+    ("cave1/seat1", {}, BOARD.caves["cave1/seat1"]),
+    ("cave3/seat2", {}, BOARD.caves["cave3/seat2"]),
+    ("cave2/seat1", {3: BOARD.caves["cave2/seat1"]}, BOARD.caves["cave2/seat1"] + 1),
+    ("cave2/seat1", {3: BOARD.caves["cave2/seat1"], 1: BOARD.caves["cave2/seat1"] + 1},
+     BOARD.caves["cave2/seat1"] + 2),
+])
+def test_the_crater_places_the_marble_above_its_cave_seat(cave, taken, placed):
+    track = {0: E1 - 3, 2: E1, 1: 30, 3: 31}
+    track.update(taken)
+    s = position(track=track)
+    s.apply(Move(0, 3))
+    s.apply(ChanceOutcome(cave))
+    assert s.track[2] == placed
+    assert s.phase is Phase.ROLL and s.current == 1  # the mover's turn is over
+
+
+# -- the Finish Zone ---------------------------------------------------------------------------
+@pytest.mark.parametrize("roll,legal", [
+    ("1", True), ("2", True), ("3", True), ("4", True), ("5", False), ("6", False)])
+def test_rulebook_finish_zone_example(roll, legal):
+    """Two spaces from the Zone, #5 #4 #3 taken: only a 3, a 4 (or a J as 3 or 4) enters;
+    a 1 or 2 stays on the path; a 5 or 6 cannot be played with that marble."""
+    # red's marble 0 is two spaces away: path spaces L-2 and L-1 still lie ahead of it
+    s = position(track={0: L - 3, 1: 5, 2: ZONE[5], 3: ZONE[4], 4: ZONE[3]}, players=3, roll=roll)
+    moves = [a for a in s.legal_actions() if isinstance(a, Move) and a.marble == 0]
+    assert bool(moves) is legal
+    if roll in ("3", "4"):
+        s.apply(Move(0, int(roll)))
+        assert s.track[0] == ZONE[int(roll) - 2]
+
+
+def test_rulebook_example_with_j():
+    s = position(track={0: L - 3, 1: 5, 2: ZONE[5], 3: ZONE[4], 4: ZONE[3]}, players=3, roll="J")
+    into_zone = sorted(a.distance for a in s.legal_actions()
+                       if a.marble == 0 and s.destination(0, a.distance)[0] >= L)
+    assert into_zone == [3, 4]
+
+
+@pytest.mark.parametrize("track,roll,reason", [
+    ({0: L - 1, 1: ZONE[1]}, "6", "overshoot"),
+    ({0: L - 1, 1: ZONE[2], 2: 3}, "2", "seat #2 is taken"),
+    ({0: L - 3, 2: L - 2, 3: L - 1, 1: ZONE[1]}, "1", "run past the last path space"),
+])
+def test_finish_zone_only_by_exact_count_onto_a_free_seat(track, roll, reason):
+    s = position(track=track, roll=roll)
+    dest, _, why = s.destination(0, int(roll))
+    assert dest is None and reason in why
+    assert s.legal_actions() == [Pass()]
+    s.apply(Pass())  # no legal move: the turn is lost
+    assert s.phase is Phase.ROLL and s.current == 1 and s.track[0] == track[0]
+
+
+def test_marbles_in_the_zone_never_move():
+    s = position(track={0: ZONE[1], 1: 10}, roll="2")
+    assert s.legal_actions() == [Move(1, 2)]
+
+
+def test_both_marbles_in_wins():
+    s = position(track={0: ZONE[1], 1: L - 1, 2: 3, 3: 4}, roll="3")
+    s.apply(Move(1, 3))
+    assert s.is_terminal() and s.winner == 0 and s.returns() == [1.0, -1.0]
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        s.apply(ChanceOutcome("3"))
+
+
+# -- the Special 2 Player Game -----------------------------------------------------------------
+def test_special_two_player_alternates_sets():
+    game = Game(2, Variant.SPECIAL_TWO_PLAYER)
+    assert [game.marble_set(m) for m in range(8)] == [0, 0, 1, 1, 0, 0, 1, 1]
+    s = position(track={0: 5, 1: 6, 2: 7, 3: 8, 4: 30, 5: 31, 6: 32, 7: 33}, variant=Variant.SPECIAL_TWO_PLAYER,
+                 roll="1")
+    assert {a.marble for a in s.legal_actions()} == {0, 1}      # set A first
+    s.apply(Move(0, 1))
+    s.apply(ChanceOutcome("1"))
+    s.apply(Move(4, 1))
+    s.apply(ChanceOutcome("1"))
+    assert {a.marble for a in s.legal_actions()} == {2, 3}      # then set B
+
+
+def test_special_two_player_skips_a_finished_set_and_wins_with_three():
+    s = position(track={0: ZONE[1], 1: ZONE[2], 2: L - 1, 3: 8, 4: 30, 5: 31, 6: 32, 7: 33},
+                 variant=Variant.SPECIAL_TWO_PLAYER, roll="3")
+    assert {a.marble for a in s.legal_actions()} == {2, 3}      # set A is home: set B moves
+    s.apply(Move(2, 3))
+    assert s.is_terminal() and s.winner == 0
+
+
+def test_special_two_player_needs_two_players():
+    with pytest.raises(ValueError, match="exactly 2 players"):
+        Game(3, Variant.SPECIAL_TWO_PLAYER)
+
+
+@pytest.mark.parametrize("players", [1, 5])
+def test_two_to_four_players(players):
+    with pytest.raises(ValueError, match="2-4 players"):
+        Game(players)
+
+
+# -- illegal moves -----------------------------------------------------------------------------
+@pytest.mark.parametrize("action,match", [
+    (Move(2, 3), "belongs to blue, not to red"),
+    (Move(0, 4), "the Tipper gave 3, so the distance must be 3"),
+    (Move(9, 3), "there is no marble 9"),
+    (ChanceOutcome("3"), "no chance event is pending"),
+    (Pass(), "a legal move exists"),
+])
+def test_illegal_moves_raise_and_leave_the_state_unchanged(action, match):
+    s = position(track={0: 10, 1: 12, 2: 3, 3: 4})
+    before = (str(s), list(s.history), list(s.events))
+    with pytest.raises(IllegalMoveError, match=match):
+        s.apply(action)
+    assert (str(s), list(s.history), list(s.events)) == before
+
+
+def test_chance_outcomes_are_checked():
+    s = Game(2).new_initial_state()
+    with pytest.raises(IllegalMoveError, match="the tipper cannot give '7'"):
+        s.apply(ChanceOutcome("7"))
+    with pytest.raises(IllegalMoveError, match="must be answered first"):
+        s.apply(Move(0, 1))
+
+
+def test_a_game_can_be_redriven_from_its_history():
+    from games.chance import TableOutcomes
+    from games.king_of_the_hill.ai import GreedySeat
+    from games.king_of_the_hill.play import play_game
+
+    src = TableOutcomes({"tipper": {l: 1 / 7 for l in "123456J"},
+                         "crater": {f"cave{c}/seat{s}": 1 / 6 for c in (1, 2, 3) for s in (1, 2)}})
+    final = play_game(Game(3), [GreedySeat()] * 3, src, seed=4)
+    again = Game(3).replay(final.history)
+    assert again.track == final.track and again.winner == final.winner and again.events == final.events
+
+
+# -- board data --------------------------------------------------------------------------------
+@pytest.mark.parametrize("edit,match", [
+    (("edge2 = 21", "edge2 = 20"), "two edge seats share"),
+    (('"cave1/seat1" = 5', '"cave1/seat1" = 20'), "both an edge space"),
+    (('"cave1/seat1" = 5', '"cave9/seat1" = 5'), "expected exactly"),
+    (("path_length = 44", "path_length = 4"), "outside"),
+])
+def test_bad_board_files_are_rejected(tmp_path, edit, match):
+    from games.king_of_the_hill.board import BOARD_FILE
+
+    bad = tmp_path / "board.toml"
+    bad.write_text(BOARD_FILE.read_text().replace(*edit))
+    with pytest.raises(SpecError, match=match):
+        load_board(bad)
