@@ -1,5 +1,7 @@
 """The `tabletop` command.
 
+  tabletop play king-of-the-hill --headless --seats ai,ai,ai,ai --seed S
+                [--variant special-two-player] [--outcomes physics|table:FILE.json[,FILE.json]]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
   tabletop bench [--trials N] [--out FILE.json]
 
@@ -50,6 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
+    play = sub.add_parser("play", help="play a game (headless for now)")
+    play.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    play.add_argument("--headless", action="store_true", help="no window: print the game log")
+    play.add_argument("--seats", default="ai,ai,ai,ai", help="2-4 comma-separated seats: ai, random or human")
+    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
+    play.add_argument("--variant", default="standard", help="standard or special-two-player")
+    play.add_argument("--outcomes", default="physics",
+                      help="physics (simulate every tilt and knock), or table:FILE.json[,FILE.json] "
+                           "to sample from saved estimate results")
+
     est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
     est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
     est.add_argument("--trials", type=_positive_int, default=1000, help="number of trials (default 1000)")
@@ -64,6 +76,26 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
     bench.add_argument("--out", type=Path, help="write the figures as JSON to this file")
     return parser
+
+
+GAMES = ("king-of-the-hill", "knossos", "king-kong")
+SEAT_KINDS = ("ai", "random", "human")
+
+
+def cmd_play(args) -> int:
+    if args.game not in GAMES:
+        raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
+    if args.game != "king-of-the-hill":
+        raise InputError(f"{args.game} is not playable yet; king-of-the-hill is")
+    from games.king_of_the_hill import session
+
+    seats = [s.strip() for s in args.seats.split(",")]
+    unknown = [s for s in seats if s not in SEAT_KINDS]
+    if unknown:
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
+    if "human" in seats or not args.headless:
+        raise InputError("the 3D window is not available yet: use --headless with ai or random seats")
+    return session.play_headless(seats, args.seed, args.variant, args.outcomes)
 
 
 def cmd_estimate(args) -> int:
@@ -169,9 +201,7 @@ def cmd_bench(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "estimate":
-            return cmd_estimate(args)
-        return cmd_bench(args)
+        return {"play": cmd_play, "estimate": cmd_estimate, "bench": cmd_bench}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -158,6 +158,7 @@ class State:
         self.order_results: dict[int, str] = {}
         self.roll: str | None = None
         self.pending_marble: int | None = None    # marble in the crater
+        self.knocked_from: str | None = None      # the edge seat it was knocked from
         self.next_set = [0] * game.players        # special game: which set moves next
         self.winner: int | None = None
         self.turn = 0
@@ -375,6 +376,7 @@ class State:
         if knocked is not None:
             self.track[knocked] = IN_CRATER
             self.pending_marble = knocked
+            self.knocked_from = board.edge_name(dest)
             self.phase = Phase.CRATER
             self._log(text + f" and knocks {g.marble_name(knocked)} into the crater from {board.edge_name(dest)}")
             return
@@ -391,7 +393,7 @@ class State:
         if place != above:
             text += f" ({board.describe(above)} is taken)"
         self._log(text)
-        self.pending_marble = None
+        self.pending_marble = self.knocked_from = None
         self.phase = Phase.MOVE
         self._after_move()
 

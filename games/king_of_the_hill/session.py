@@ -1,0 +1,58 @@
+"""Headless King of the Hill sessions for the command line: seats, outcome source, log."""
+from __future__ import annotations
+
+import sys
+
+from games.chance import OutcomeSource, TableOutcomes
+from games.king_of_the_hill.ai import SEATS
+from games.king_of_the_hill.play import play_game
+from games.king_of_the_hill.rules import COLOURS, Game, Variant
+from sim.errors import InputError
+
+
+def make_game(players: int, variant: str) -> Game:
+    try:
+        v = Variant(variant)
+    except ValueError:
+        raise InputError(f"--variant: unknown variant {variant!r}; use "
+                         f"{', '.join(x.value for x in Variant)}") from None
+    if v is Variant.SPECIAL_TWO_PLAYER and players != 2:
+        raise InputError(f"--seats: the Special 2 Player Game needs exactly 2 seats, not {players}")
+    if not 2 <= players <= 4:
+        raise InputError(f"--seats: King of the Hill needs 2-4 seats, not {players}")
+    return Game(players, v)
+
+
+def make_source(spec: str) -> OutcomeSource:
+    """`physics`, or `table:FILE.json[,FILE.json]` (events without a table use physics)."""
+    if spec == "physics":
+        from games.king_of_the_hill.table import PhysicsOutcomes
+        return PhysicsOutcomes()
+    if spec.startswith("table:") and spec[6:]:
+        files = [f for f in spec[6:].split(",") if f]
+        tables = TableOutcomes.from_files(files)
+        unknown = set(tables.tables) - {"tipper", "crater"}
+        if unknown:
+            raise InputError(f"--outcomes: a {sorted(unknown)[0]} table does not answer King of the Hill events")
+        if {"tipper", "crater"} - set(tables.tables):
+            from games.king_of_the_hill.table import PhysicsOutcomes
+            tables.fallback = PhysicsOutcomes()
+        return tables
+    raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
+
+
+def play_headless(seats: list[str], seed: int, variant: str, outcomes: str) -> int:
+    game = make_game(len(seats), variant)
+    source = make_source(outcomes)
+    players = [SEATS[kind]() for kind in seats]
+    print(f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
+          f"seed {seed}, outcomes {outcomes}", flush=True)
+    try:
+        final = play_game(game, players, source, seed, on_event=lambda line: print(line, flush=True))
+    finally:
+        close = getattr(source, "close", None)
+        if close:
+            close()
+    print(f"winner: {COLOURS[final.winner]} after {final.turn} turns")
+    sys.stdout.flush()
+    return 0
