@@ -1,0 +1,564 @@
+"""King of the Hill's crater: a marble knocked off an edge seat spins round the funnel, drops
+through the centre hole onto a splitter and rolls down one of three hidden tunnels into a
+corner cave, where it stops on seat 1 or seat 2.
+
+Everything the marble touches is static collision geometry generated from the spec
+(assets/king_of_the_hill/hill.toml) and merged into one concave triangle mesh:
+
+- the crater shell: a polar height field, the hyperbolic "wishing well" funnel
+  z = z_lip - A (1/r - 1/r_lip) with the centre hole cut out, the rim ledge (the path) with one
+  dimple per edge seat, and a low rim wall;
+- the hole tube: a vertical cylinder from the hole down through the tunnel ceiling;
+- the tunnel floor: ONE height field, the minimum of three U-shaped valleys that leave a
+  central cone (the splitter under the tube) 120 degrees apart and curve down to three
+  corners, clamped above the ceiling elsewhere; the sharp ridges between valleys are the
+  splitter fins; each valley ends in a cave pocket: seat 1 (a low point at the tunnel mouth),
+  a hump, and seat 2 in the rounded end;
+- the tunnel ceiling: a flat downward-facing sheet with a hole under the tube.
+
+Gesture (`Knock`), sampled by `sample_gesture` from the spec's [knock] table:
+edge seat uniform over the edge seats; impact speed uniform over knock.speed (m/s); direction
+angle uniform over knock.angle (degrees from the inward radial, positive along the path).
+The knock sets the marble's initial linear velocity (no spin: a central impact gives none).
+
+The label is read physically after the marble settles: the cave seat region holding it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from sim.devices.base import Device, Outcome, Status, gesture_dict
+from sim.errors import SpecError
+from sim.materials import Material, load_materials
+from sim.meshes import cached_mesh, grid_surface, revolved_surface
+from sim.paths import assets_dir
+from sim.readouts import Region, SettleRule, region_of, run_until_settled
+from sim.spec import Table, load_toml
+from sim.world import PhysicsSettings, World
+
+MESH_VERSION = 3
+MARBLE = "marble"
+HILL = "hill"
+SEATS = ("seat1", "seat2")
+
+
+@dataclass(frozen=True)
+class Knock:
+    """The knock that sends a marble off an edge seat into the crater."""
+
+    seat: str          # edge seat name, "edge1".."edgeN"
+    speed: float       # impact speed given to the knocked marble, m/s
+    angle: float       # degrees from the inward radial, positive along the path direction
+
+
+# -- geometry helpers ------------------------------------------------------------------------
+
+def pchip(xk: np.ndarray, yk: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Monotone piecewise-cubic interpolation (Fritsch-Carlson): no overshoot, so the only
+    extremes of the curve are at the control points; the end slopes are the end secants."""
+    xk, yk, x = np.asarray(xk, float), np.asarray(yk, float), np.asarray(x, float)
+    h = np.diff(xk)
+    delta = np.diff(yk) / h
+    d = np.zeros_like(yk)
+    for k in range(1, len(xk) - 1):
+        if delta[k - 1] * delta[k] > 0:
+            w1, w2 = 2 * h[k] + h[k - 1], h[k] + 2 * h[k - 1]
+            d[k] = (w1 + w2) / (w1 / delta[k - 1] + w2 / delta[k])
+    d[0], d[-1] = delta[0], delta[-1]
+    xc = np.clip(x, xk[0], xk[-1])
+    i = np.clip(np.searchsorted(xk, xc, side="right") - 1, 0, len(xk) - 2)
+    t = (xc - xk[i]) / h[i]
+    h00, h10 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t
+    h01, h11 = -2 * t**3 + 3 * t**2, t**3 - t**2
+    return h00 * yk[i] + h10 * h[i] * d[i] + h01 * yk[i + 1] + h11 * h[i] * d[i + 1]
+
+
+def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
+    out = mask.copy()
+    for _ in range(n):
+        m = out.copy()
+        m[1:, :] |= out[:-1, :]
+        m[:-1, :] |= out[1:, :]
+        m[:, 1:] |= out[:, :-1]
+        m[:, :-1] |= out[:, 1:]
+        out = m
+    return out
+
+
+def _unit(angle_deg: float) -> np.ndarray:
+    a = np.radians(angle_deg)
+    return np.array([np.cos(a), np.sin(a)])
+
+
+# -- the device ------------------------------------------------------------------------------
+
+class Crater(Device):
+    """The crater, its tunnels and caves, with one fresh marble per trial (see module docstring).
+
+    Gesture distribution (`sample_gesture`, spec table [knock]): edge seat uniform over
+    `edge_seats`; impact speed uniform over knock.speed (0.25-0.60 m/s); direction uniform over
+    knock.angle (30-75 degrees from the inward radial, towards the direction of play). All draws
+    come from the Generator passed in.
+    """
+
+    name = "crater"
+
+    def __init__(self, spec_path: Path):
+        self.spec_path = Path(spec_path)
+        spec = load_toml(self.spec_path)
+        self._read_spec(spec)
+        self._plan_geometry()
+        self.world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        try:
+            mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
+            self.world.add_static_mesh(HILL, mesh_path, self.hill_material)
+            self.start_positions = {name: self._rest_on_edge_seat(name) for name in self.edge_seats}
+        except BaseException:
+            self.world.close()
+            raise
+
+    # -- spec -------------------------------------------------------------------------------
+    def _read_spec(self, spec: Table) -> None:
+        materials = load_materials(assets_dir() / "materials.toml")
+
+        def material(t: Table, key: str) -> Material:
+            name = t.string(key)
+            if name not in materials:
+                raise SpecError(f"{t.source}: {t.prefix}{key}: unknown material {name!r}; "
+                                f"choose one of: {', '.join(materials)}")
+            return materials[name]
+
+        m = spec.table("marble")
+        self.marble_radius = m.number("radius", 0.004, 0.02)
+        self.marble_material = material(m, "material")
+
+        h = spec.table("hill")
+        self.base_size = h.number("base_size", 0.1, 1.0)
+        self.height = h.number("height", 0.03, 0.5)
+        self.hill_material = material(h, "material")
+
+        c = spec.table("crater")
+        self.lip_radius = c.number("lip_radius", 0.02, 0.2)
+        self.hole_radius = c.number("hole_radius", 0.0, 0.1)
+        self.depth = c.number("depth", 0.005, 0.2)
+        self.path_outer_radius = c.number("path_outer_radius", 0.0, 0.3)
+        self.path_slope = c.number("path_slope", 0.0, 0.5)
+        self.wall_height = c.number("wall_height", 0.002, 0.05)
+        self.outer_radius = c.number("outer_radius", 0.0, 0.4)
+        self.angular_segments = c.integer("angular_segments", 24, 1024)
+        self.ring_spacing = c.number("ring_spacing", 0.0003, 0.01)
+        r = self.marble_radius
+        if self.hole_radius < r * 1.25:
+            raise SpecError(f"{c.source}: crater.hole_radius: {self.hole_radius} does not pass a marble of "
+                            f"radius {r} with margin (needs >= {1.25 * r:.4f})")
+        if self.lip_radius <= self.hole_radius + 0.01:
+            raise SpecError(f"{c.source}: crater.lip_radius: must exceed hole_radius by more than 0.01")
+        if self.path_outer_radius < self.lip_radius + 2 * r:
+            raise SpecError(f"{c.source}: crater.path_outer_radius: the rim ledge must be at least a marble wide")
+        if self.outer_radius <= self.path_outer_radius + 0.005:
+            raise SpecError(f"{c.source}: crater.outer_radius: must exceed path_outer_radius by more than 0.005")
+        if 2 * self.outer_radius >= self.base_size:
+            raise SpecError(f"{c.source}: crater.outer_radius: the crater must fit on the hill's base")
+
+        e = spec.table("edge_seats")
+        self.seat_radius = e.number("radius", self.lip_radius + r, self.path_outer_radius - r)
+        self.dimple_radius = e.number("dimple_radius", 0.002, 0.03)
+        self.dimple_depth = e.number("dimple_depth", 0.0, 0.005)
+        angles = e.data.get("angles")
+        if (not isinstance(angles, list) or not angles
+                or not all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in angles)):
+            raise SpecError(f"{e.source}: edge_seats.angles: expected a non-empty list of angles in degrees")
+        self.seat_angles = tuple(float(a) for a in angles)
+        xy = [self.seat_radius * _unit(a) for a in self.seat_angles]
+        if any(np.linalg.norm(p - q) < 2 * self.dimple_radius for i, p in enumerate(xy) for q in xy[:i]):
+            raise SpecError(f"{e.source}: edge_seats.angles: two edge seats overlap; space them at least "
+                            f"{2 * self.dimple_radius} m apart along the rim")
+        self.path_direction = e.integer("path_direction", -1, 1)
+        if self.path_direction == 0:
+            raise SpecError(f"{e.source}: edge_seats.path_direction: must be +1 or -1")
+
+        t = spec.table("tube")
+        self.tube_ring_spacing = t.number("ring_spacing", 0.0005, 0.02)
+        tb = t.number("bottom_z", 0.0, self.height)
+
+        u = spec.table("tunnels")
+        self.ceiling_z = u.number("ceiling_z", 0.0, self.height)
+        self.apex_z = u.number("apex_z", 0.0, self.height)
+        self.cone_slope = u.number("cone_slope", 0.1, 3.0)
+        self.cone_length = u.number("cone_length", 0.002, 0.05)
+        self.valley_radius = u.number("valley_radius", r * 1.1, 0.05)
+        self.wall_slope = u.number("wall_slope", 2.0, 100.0)
+        self.grid_step = u.number("grid_step", 0.0005, 0.01)
+        self.bend_length = u.number("bend_length", 0.0, 0.2)
+        self.tube_bottom_z = tb
+
+        self.caves = []
+        for cv in spec.tables("caves"):
+            self.caves.append((cv.string("name"), cv.number("start_angle", -360.0, 360.0),
+                               cv.number("corner_angle", -360.0, 360.0), cv.number("crest_height", 0.0, 0.1)))
+        if len(self.caves) != 3 or len({cv[0] for cv in self.caves}) != 3:
+            raise SpecError(f"{spec.source}: caves: expected three caves with distinct names")
+
+        k = spec.table("cave")
+        self.cave_end_radius = k.number("end_radius", 0.05, 0.5)
+        self.cave_radius = k.number("radius", r * 1.1, 0.05)
+        self.cave_length = k.number("length", 0.02, 0.2)
+        self.seat1_z = k.number("seat1_z", 0.0, self.height)
+        self.seat1_at = k.number("seat1_at", 0.0, self.cave_length)
+        self.seat1_dip = k.number("seat1_dip", 0.0, 0.02)
+        self.seat1_run = k.number("seat1_run", 0.002, 0.05)
+        self.crest_at = k.number("crest_at", 0.0, self.cave_length)
+        self.seat2_z = k.number("seat2_z", 0.0, self.height)
+        self.seat2_at = k.number("seat2_at", 0.0, self.cave_length)
+        self.seat_region_radius = k.number("seat_region_radius", 0.002, 0.05)
+        if not self.seat1_at < self.crest_at < self.seat2_at <= self.cave_length:
+            raise SpecError(f"{k.source}: cave: need seat1_at < crest_at < seat2_at <= length")
+
+        g = spec.table("knock")
+        self.knock_speed = g.range("speed", 0.01, 5.0)
+        self.knock_angle = g.range("angle", -89.0, 89.0)
+
+        p = spec.table("physics")
+        self.timestep = p.number("timestep", 1e-5, 1.0 / 120.0)
+        self.solver_iterations = p.integer("solver_iterations", 1, 1000)
+        if self.knock_speed[1] * self.timestep > r:
+            raise SpecError(f"{p.source}: physics.timestep: the fastest knock moves more than the marble's "
+                            f"radius in one step; make the step smaller than {r / self.knock_speed[1]:.5f}")
+
+        s = spec.table("settle")
+        self.settle_rule = SettleRule(linear=s.number("linear", 1e-5, 1.0), angular=s.number("angular", 1e-4, 100.0),
+                                      hold=s.number("hold", 0.0, 10.0), cap=s.number("cap", 0.1, 600.0),
+                                      every=s.integer("every", 1, 1000))
+
+        # cross-checks between tables
+        self.lip_z = self.height - self.wall_height - self.path_slope * (self.path_outer_radius - self.lip_radius)
+        self.hole_z = self.lip_z - self.depth
+        if not self.ceiling_z - 0.004 < self.tube_bottom_z < self.ceiling_z:
+            raise SpecError(f"{t.source}: tube.bottom_z: must end within 4 mm under tunnels.ceiling_z")
+        if self.hole_z - self.ceiling_z < 0.005:
+            raise SpecError(f"{c.source}: crater.depth: the hole ({self.hole_z:.4f} m) must lie at least 5 mm "
+                            f"above the tunnel ceiling ({self.ceiling_z})")
+        if self.ceiling_z - self.apex_z < 2 * r + 0.002:
+            raise SpecError(f"{u.source}: tunnels.apex_z: leaves no room for the marble under the ceiling")
+        for i, (name, _, _, crest) in enumerate(self.caves):
+            if self.ceiling_z - (self.seat1_z + crest) < 2 * r + 0.004:
+                raise SpecError(f"{spec.source}: caves[{i}].crest_height: leaves no room for the marble "
+                                f"under the ceiling in {name}")
+
+    # -- geometry ---------------------------------------------------------------------------
+    @property
+    def edge_seats(self) -> tuple[str, ...]:
+        return tuple(f"edge{i + 1}" for i in range(len(self.seat_angles)))
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(f"{cave[0]}/{seat}" for cave in self.caves for seat in SEATS)
+
+    def geometry_params(self) -> dict:
+        keys = ("marble_radius", "base_size", "height", "lip_radius", "hole_radius", "depth",
+                "path_outer_radius", "path_slope", "wall_height", "outer_radius", "angular_segments",
+                "ring_spacing", "seat_radius", "dimple_radius", "dimple_depth", "seat_angles",
+                "tube_ring_spacing", "tube_bottom_z", "ceiling_z", "apex_z", "cone_slope", "cone_length",
+                "valley_radius", "wall_slope", "grid_step", "bend_length", "caves", "cave_end_radius",
+                "cave_radius", "cave_length", "seat1_z", "seat1_at", "seat1_dip", "seat1_run", "crest_at",
+                "seat2_z", "seat2_at")
+        return {k: getattr(self, k) for k in keys}
+
+    def _plan_geometry(self) -> None:
+        """Centre lines and floor profiles of the three valleys, and the seat regions."""
+        r = self.marble_radius
+        self.valleys = []
+        self.seat_regions: dict[str, Region] = {}
+        for name, start, corner, crest in self.caves:
+            p0 = np.zeros(2)
+            p1 = self.bend_length * _unit(start)
+            p2 = self.cave_end_radius * _unit(corner)
+            t = np.linspace(0.0, 1.0, 1201)[:, None]
+            pts = (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
+            s = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))])
+            total = s[-1]
+            mouth = total - self.cave_length
+            if mouth < self.cone_length + 0.02:
+                raise SpecError(f"{self.spec_path}: cave.length: the tunnel to {name} is too short for its cave")
+            cone_end_z = self.apex_z - self.cone_slope * self.cone_length
+            if cone_end_z <= self.seat1_z + 0.005:
+                raise SpecError(f"{self.spec_path}: tunnels.cone_slope: the splitter cone ends below the caves")
+            # apex, cone foot, the lip of seat 1's dip, seat 1, crest, seat 2 (the crest is sk[4])
+            sk = [0.0, self.cone_length, mouth + self.seat1_at - self.seat1_run, mouth + self.seat1_at,
+                  mouth + self.crest_at, mouth + self.seat2_at]
+            zk = [self.apex_z, cone_end_z, self.seat1_z + self.seat1_dip, self.seat1_z, self.seat1_z + crest,
+                  self.seat2_z]
+            if not sk[1] < sk[2] or not zk[1] > zk[2]:
+                raise SpecError(f"{self.spec_path}: cave.seat1_dip: the tunnel to {name} must descend to seat 1's dip")
+            if self.seat2_at < self.cave_length:
+                sk.append(total)
+                zk.append(self.seat2_z)
+            self.valleys.append((name, pts, s, np.array(sk), np.array(zk), mouth, total))
+            for seat, at, z in (("seat1", self.seat1_at, self.seat1_z), ("seat2", self.seat2_at, self.seat2_z)):
+                xy = pts[np.searchsorted(s, min(mouth + at, total))]
+                self.seat_regions[f"{name}/{seat}"] = Region(center=(float(xy[0]), float(xy[1]), z + r),
+                                                             radius=self.seat_region_radius)
+
+    def _top_profile(self, rr: np.ndarray) -> np.ndarray:
+        """Height of the crater shell (funnel, ledge, rim wall, hill top) at radius rr."""
+        a = self.depth / (1.0 / self.hole_radius - 1.0 / self.lip_radius)
+        funnel = self.lip_z - a * (1.0 / np.maximum(rr, 1e-6) - 1.0 / self.lip_radius)
+        ledge = self.lip_z + self.path_slope * (rr - self.lip_radius)
+        wall_run = 0.002
+        ledge_top = self.height - self.wall_height
+        wall = ledge_top + self.wall_height * np.clip((rr - self.path_outer_radius) / wall_run, 0.0, 1.0)
+        return np.where(rr <= self.lip_radius, funnel, np.where(rr <= self.path_outer_radius, ledge, wall))
+
+    def _seat_xy(self, i: int) -> np.ndarray:
+        return self.seat_radius * _unit(self.seat_angles[i])
+
+    def _shell_mesh(self) -> trimesh.Trimesh:
+        """The crater shell as a polar height field: rings from the hole out to the hill top."""
+        # rings along the funnel at equal surface length, then the ledge, the wall and the top
+        dense = np.linspace(self.hole_radius, self.lip_radius, 4000)
+        zd = self._top_profile(dense)
+        arc = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(dense), np.diff(zd)))])
+        n_f = max(int(np.ceil(arc[-1] / self.ring_spacing)), 4)
+        funnel_r = np.interp(np.linspace(0.0, arc[-1], n_f + 1), arc, dense)
+        n_l = max(int(np.ceil((self.path_outer_radius - self.lip_radius) / self.ring_spacing)), 2)
+        ledge_r = np.linspace(self.lip_radius, self.path_outer_radius, n_l + 1)[1:]
+        rings = np.concatenate([funnel_r, ledge_r,
+                                [self.path_outer_radius + 0.002, self.path_outer_radius + 0.004, self.outer_radius]])
+        m = self.angular_segments
+        theta = np.linspace(0.0, 2 * np.pi, m, endpoint=False)
+        x = rings[:, None] * np.cos(theta)[None, :]
+        y = rings[:, None] * np.sin(theta)[None, :]
+        z = self._shell_height(x, y)
+        verts = np.column_stack([x.ravel(), y.ravel(), z.ravel()])
+        idx = np.arange(len(rings) * m).reshape(len(rings), m)
+        nxt = np.roll(idx, -1, axis=1)
+        a, b, c, d = idx[:-1], nxt[:-1], nxt[1:], idx[1:]
+        faces = np.concatenate([np.column_stack([a.ravel(), b.ravel(), c.ravel()]),
+                                np.column_stack([a.ravel(), c.ravel(), d.ravel()])])
+        mesh = trimesh.Trimesh(verts, faces, process=False)
+        if mesh.face_normals[:, 2].mean() < 0:
+            mesh.faces = mesh.faces[:, ::-1]
+        return mesh
+
+    def _tube_mesh(self) -> trimesh.Trimesh:
+        n = max(int(np.ceil((self.hole_z - self.tube_bottom_z) / self.tube_ring_spacing)), 1)
+        heights = np.linspace(self.hole_z, self.tube_bottom_z, n + 1)
+        return revolved_surface(np.full(n + 1, self.hole_radius), heights, self.angular_segments, inward=True)
+
+    def floor_height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The tunnel floor: min over the three valleys, clamped just above the ceiling."""
+        clamp = self.ceiling_z + 0.004
+        pts = np.column_stack([np.ravel(x), np.ravel(y)])
+        z = np.full(len(pts), clamp)
+        for _, line, s, sk, zk, mouth, total in self.valleys:
+            # nearest centre-line sample (0.2 mm apart) gives the distance along and across the valley
+            best_d2 = np.full(len(pts), np.inf)
+            best_i = np.zeros(len(pts), int)
+            for lo in range(0, len(line), 200):
+                seg = line[lo:lo + 200]
+                d2 = ((pts[:, None, :] - seg[None, :, :]) ** 2).sum(-1)
+                j = d2.argmin(axis=1)
+                dj = d2[np.arange(len(pts)), j]
+                better = dj < best_d2
+                best_d2[better] = dj[better]
+                best_i[better] = lo + j[better]
+            along = s[best_i]
+            across = np.sqrt(best_d2)
+            radius = self.valley_radius + (self.cave_radius - self.valley_radius) * np.clip(
+                (along - (mouth - 0.01)) / 0.01, 0.0, 1.0)
+            inside = across < radius
+            cross = np.where(inside, radius - np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0)),
+                             radius + self.wall_slope * (across - radius))
+            # the hump is a ridge (two profiles meeting at an angle), so no marble can balance on it
+            profile = np.where(along <= sk[4], pchip(sk[:5], zk[:5], along), pchip(sk[4:], zk[4:], along))
+            z = np.minimum(z, profile + cross)
+        return z.reshape(np.shape(x))
+
+    def _tunnel_meshes(self) -> list[trimesh.Trimesh]:
+        half = self.base_size / 2 - 0.005
+        n = int(np.floor(2 * half / self.grid_step)) + 1
+        xs = -half + self.grid_step * np.arange(n)
+        ys = xs.copy()
+        x, y = np.meshgrid(xs, ys)
+        z = self.floor_height(x, y)
+        clamp = self.ceiling_z + 0.004
+        open_floor = z < clamp - 1e-9
+        floor = grid_surface(xs, ys, z, keep=_dilate(open_floor, 1), up=True)
+        rho = np.hypot(x, y)
+        ceiling_keep = _dilate(z < self.ceiling_z + 0.002, 2) & (rho >= self.hole_radius)
+        ceiling = grid_surface(xs, ys, np.full_like(z, self.ceiling_z), keep=ceiling_keep, up=False)
+        return [floor, ceiling]
+
+    def _build_mesh(self) -> trimesh.Trimesh:
+        parts = [self._shell_mesh(), self._tube_mesh(), *self._tunnel_meshes()]
+        mesh = trimesh.util.concatenate(parts)
+        mesh.merge_vertices()
+        return mesh
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The model's bounding box; a marble outside it (plus a margin) has escaped."""
+        h = self.base_size / 2
+        return np.array([-h, -h, 0.0]), np.array([h, h, self.height])
+
+    # -- trials -----------------------------------------------------------------------------
+    def _shell_height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The crater shell's height at (x, y), seat dimples included."""
+        z = self._top_profile(np.hypot(x, y))
+        for i in range(len(self.seat_angles)):
+            sx, sy = self._seat_xy(i)
+            rho = np.hypot(x - sx, y - sy) / self.dimple_radius
+            z = z - self.dimple_depth * np.where(rho < 1.0, (1.0 - rho ** 2) ** 2, 0.0)
+        return z
+
+    def _rest_on_edge_seat(self, name: str) -> tuple[float, float, float]:
+        """Where a marble rests in an edge seat's dimple: the lowest centre position of a sphere
+        touching the shell near the seat (a geometric search, found once at build time), lifted
+        0.1 mm so that it starts clear of the faceted mesh."""
+        i = self.edge_seats.index(name)
+        sx, sy = self._seat_xy(i)
+        r = self.marble_radius
+        offs = np.linspace(-r, r, 41)
+        px, py = np.meshgrid(offs, offs)
+        inside = px ** 2 + py ** 2 < r ** 2
+        px, py = px[inside], py[inside]
+        cap = np.sqrt(r ** 2 - px ** 2 - py ** 2)
+
+        def centre_z(cx: float, cy: float) -> float:
+            return float(np.max(self._shell_height(cx + px, cy + py) + cap))
+
+        # descend from the dimple's centre to the nearest local minimum, then refine the step
+        cx, cy, z = sx, sy, centre_z(sx, sy)
+        moves = [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b]
+        step = 0.0005
+        while step > 1e-6:
+            trial = min((centre_z(cx + a * step, cy + b * step), cx + a * step, cy + b * step) for a, b in moves)
+            if trial[0] < z:
+                z, cx, cy = trial
+            else:
+                step /= 2
+        if np.hypot(cx - sx, cy - sy) > 0.9 * self.dimple_radius:
+            raise SpecError(f"{self.spec_path}: edge_seats.dimple_depth: a marble does not rest in edge seat "
+                            f"{name} (make the dimple deeper or crater.path_slope smaller)")
+        return float(cx), float(cy), z + 1e-4
+
+    def sample_gesture(self, rng: np.random.Generator) -> Knock:
+        seat = self.edge_seats[int(rng.integers(len(self.edge_seats)))]
+        speed = float(rng.uniform(*self.knock_speed))
+        angle = float(rng.uniform(*self.knock_angle))
+        return Knock(seat=seat, speed=speed, angle=angle)
+
+    def knock_velocity(self, knock: Knock) -> np.ndarray:
+        x, y, _ = self.start_positions[knock.seat]
+        inward = -np.array([x, y]) / np.hypot(x, y)
+        along = self.path_direction * np.array([inward[1], -inward[0]])   # counter-clockwise for +1
+        a = np.radians(knock.angle)
+        v = knock.speed * (np.cos(a) * inward + np.sin(a) * along)
+        return np.array([v[0], v[1], 0.0])
+
+    def _add_marble(self, position, velocity) -> None:
+        """A fresh marble body for every trial: no contact cache or state carries over."""
+        if MARBLE in self.world.bodies:
+            self.world.remove(MARBLE)
+        self.world.add_sphere(MARBLE, self.marble_radius, self.marble_material, [float(v) for v in position])
+        self.world.set_velocity(MARBLE, [float(v) for v in velocity])
+
+    def _place(self, knock: Knock) -> None:
+        if knock.seat not in self.start_positions:
+            raise ValueError(f"unknown edge seat {knock.seat!r}; choose one of: {', '.join(self.edge_seats)}")
+        self._add_marble(self.start_positions[knock.seat], self.knock_velocity(knock))
+
+    def place_for_benchmark(self, gesture: Knock | None = None) -> None:
+        """Put a fresh marble on its edge seat with its knock velocity, exactly as `run` starts a trial."""
+        self._place(gesture or Knock(self.edge_seats[0], float(np.mean(self.knock_speed)),
+                                     float(np.mean(self.knock_angle))))
+
+    def _escaped_check(self):
+        lo, hi = self.bounds()
+        x0, y0, z0 = (float(v) for v in lo - np.array([0.01, 0.01, 0.02]))
+        x1, y1, z1 = (float(v) for v in hi + np.array([0.01, 0.01, 0.05]))
+        get = self.world.client.getBasePositionAndOrientation
+        body = self.world.bodies[MARBLE]
+
+        def escaped() -> bool:
+            x, y, z = get(body)[0]
+            return not (x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1)
+        return escaped
+
+    def run(self, rng: np.random.Generator, gesture: Knock | None = None) -> Outcome:
+        knock = gesture if gesture is not None else self.sample_gesture(rng)
+        self._place(knock)
+        return self._finish(gesture_dict(knock), knock.seat)
+
+    def release(self, position, velocity) -> Outcome:
+        """A trial from any start: a fresh marble at `position` (m) with `velocity` (m/s), simulated
+        and read like `run` (scenario tests and escape checks use it)."""
+        self._add_marble(position, velocity)
+        return self._finish({"position": [float(v) for v in position],
+                             "velocity": [float(v) for v in velocity]}, None)
+
+    def _finish(self, gesture: dict, group: str | None) -> Outcome:
+        steps0 = self.world.steps
+        settled, escaped = run_until_settled(self.world, [MARBLE], self.settle_rule, escaped=self._escaped_check())
+        steps = self.world.steps - steps0
+        pos = self.world.position(MARBLE)
+        lin, _ = self.world.velocity(MARBLE)
+        region = region_of(pos, self.seat_regions)
+        if escaped:
+            status, label = Status.ESCAPED, None
+        elif not settled:
+            status, label = Status.UNSETTLED, None
+        elif region is None:
+            status, label = Status.LODGED, None
+        else:
+            status, label = Status.OK, region
+        nearest, distance = self._nearest_seat(pos)
+        reading = {"position": [float(v) for v in pos], "region": region, "speed": float(np.linalg.norm(lin)),
+                   "nearest_seat": nearest, "nearest_seat_distance": distance}
+        return Outcome(label=label, status=status, sim_time=steps * self.timestep, steps=steps,
+                       reading=reading, gesture=gesture, group=group)
+
+    def mouth_along(self, cave: str) -> float:
+        """Distance along `cave`'s valley from the splitter apex to the cave's mouth."""
+        for name, *_, mouth, _total in self.valleys:
+            if name == cave:
+                return float(mouth)
+        raise ValueError(f"unknown cave {cave!r}; choose one of: {', '.join(c[0] for c in self.caves)}")
+
+    def valley_point(self, cave: str, along: float) -> tuple[np.ndarray, np.ndarray]:
+        """Where a marble resting on `cave`'s valley floor, `along` metres from the splitter apex,
+        has its centre, and the valley's horizontal unit direction there (towards the cave)."""
+        for name, line, s, *_ in self.valleys:
+            if name == cave:
+                i = int(np.clip(np.searchsorted(s, along), 1, len(s) - 1))
+                xy = line[i]
+                tangent = (line[i] - line[i - 1]) / np.linalg.norm(line[i] - line[i - 1])
+                z = float(self.floor_height(np.array([xy[0]]), np.array([xy[1]]))[0]) + self.marble_radius
+                return np.array([xy[0], xy[1], z]), np.array([tangent[0], tangent[1], 0.0])
+        raise ValueError(f"unknown cave {cave!r}; choose one of: {', '.join(c[0] for c in self.caves)}")
+
+    def _nearest_seat(self, pos: np.ndarray) -> tuple[str, float]:
+        best = min(self.seat_regions.items(), key=lambda kv: float(np.linalg.norm(pos - np.array(kv[1].center))))
+        return best[0], float(np.linalg.norm(pos - np.array(best[1].center)))
+
+    def params(self) -> dict:
+        return {
+            "spec": str(self.spec_path),
+            "geometry": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.geometry_params().items()},
+            "derived": {"lip_z": self.lip_z, "hole_z": self.hole_z,
+                        "funnel_a": self.depth / (1.0 / self.hole_radius - 1.0 / self.lip_radius)},
+            "edge_seats": dict(zip(self.edge_seats, self.seat_angles)),
+            "path_direction": self.path_direction,
+            "seat_regions": {k: {"center": list(v.center), "radius": v.radius} for k, v in self.seat_regions.items()},
+            "knock": {"seat": "uniform over edge seats", "speed_uniform": list(self.knock_speed),
+                      "angle_uniform_deg": list(self.knock_angle)},
+            "materials": {"marble": self.marble_material.as_dict(), "hill": self.hill_material.as_dict()},
+            "physics": self.world.settings.as_dict(),
+            "settle": dict(self.settle_rule.__dict__),
+        }
+
+    def close(self) -> None:
+        self.world.close()
