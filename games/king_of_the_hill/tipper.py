@@ -1,0 +1,718 @@
+"""King of the Hill's Tipper: an hourglass-shaped see-saw with a ball, pegs and slots.
+
+The tray is a jointed multibody over a fixed stand: its first link turns on a revolute joint
+(axis Y) driven by a motor, the others are welded to it (PyBullet allows 16 children per
+compound shape); every part is a convex box. Tray frame: X along the beam, end "A" at -X and
+end "B" at +X, Y across, Z up, origin on the floor at the centre. Each half, from the centre
+outward: a narrow waist channel, a flare, a hex-staggered field of octagonal pegs (with wall
+bumps and knife-edged guard ridges), then seven slots separated by divider walls and closed
+by the end wall; each slot ends in a shallow pocket (a ramp the ball must roll up to leave).
+A lid closes the tray, so the ball can never leave it. At rest the see-saw leans on the end
+that holds the ball (rest_angle_deg), so the ball lies in a pocket at the low end.
+
+A trial: the ball rests in a slot at one end; the player lifts that end to the tilt angle
+at the tilt speed and holds it while the ball runs through the waist and the pegs; on
+release the see-saw tips onto the end of the half that holds the ball at that moment, at
+the same speed. The ball settles in a slot, read from its position in the tray frame.
+All dimensions come from the spec (assets/king_of_the_hill/tipper.toml); see
+docs/reconstruction-tipper.md.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pybullet
+
+from sim.devices.base import Device, Outcome, Status, gesture_dict
+from sim.errors import SpecError
+from sim.materials import Material, load_materials
+from sim.paths import assets_dir
+from sim.readouts import Region, SettleRule, region_of, run_until_settled
+from sim.spec import Table, load_toml
+from sim.world import PhysicsSettings, World
+
+ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
+_IDENTITY = (0.0, 0.0, 0.0, 1.0)
+_MAX_CHILDREN = 16           # PyBullet's limit on the children of one compound collision shape
+
+
+@dataclass(frozen=True)
+class Tilt:
+    """One lift of the Tipper by a player.
+
+    angle_deg  how far the end holding the ball is lifted (degrees from level)
+    speed_dps  how fast it is lifted and lowered again (degrees per second)
+    hold_s     how long it is held at the full angle (seconds)
+    start_slot the slot the ball rests in when a fresh trial starts (ignored by `tilt`)
+    """
+
+    angle_deg: float
+    speed_dps: float
+    hold_s: float
+    start_slot: str | None = None
+
+
+# -- small rotation helpers (pure Python: used a few times per trial) -------------------------
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _qy(angle):
+    return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
+
+
+def _qz(angle):
+    return (0.0, 0.0, math.sin(angle / 2), math.cos(angle / 2))
+
+
+_DIAMOND = (0.0, 0.0, math.sin(math.pi / 8), math.cos(math.pi / 8))   # 45 degrees about Z
+
+
+def _rot_y(v, angle):
+    """Rotate vector v about +Y by angle."""
+    c, s = math.cos(angle), math.sin(angle)
+    x, y, z = v
+    return (c * x + s * z, y, -s * x + c * z)
+
+
+def _seg_dist(p, a, b):
+    """Distance from point p to segment ab (2D)."""
+    ax, ay = a
+    bx, by = b
+    dx, dy = bx - ax, by - ay
+    t = ((p[0] - ax) * dx + (p[1] - ay) * dy) / (dx * dx + dy * dy)
+    t = min(1.0, max(0.0, t))
+    return math.hypot(p[0] - ax - t * dx, p[1] - ay - t * dy)
+
+
+class Tipper(Device):
+    """The Tipper: labels "1".."6" and "J", read from the slot where the ball settles."""
+
+    name = "tipper"
+
+    def __init__(self, spec_path: Path):
+        self.spec_path = Path(spec_path)
+        self._load(load_toml(self.spec_path))
+        self.world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        self._build_shape()
+        self._tray: int | None = None
+        self._active = False
+
+    # -- spec -------------------------------------------------------------------------------
+    def _load(self, spec: Table) -> None:
+        src = spec.source
+        mats_path = assets_dir() / "materials.toml"
+        materials = load_materials(mats_path)
+
+        def material(t: Table) -> Material:
+            name = t.string("material")
+            if name not in materials:
+                raise SpecError(f"{src}: {t.prefix}material: unknown material {name!r} "
+                                f"(known: {', '.join(materials)})")
+            return materials[name]
+
+        b = spec.table("ball")
+        self.ball_radius = b.number("radius", 0.002, 0.02)
+        self.ball_material = material(b)
+
+        t = spec.table("tray")
+        self.tray_material = material(t)
+        self.tray_mass = t.number("mass", 0.01, 10.0)
+        self.half_length = t.number("half_length", 0.05, 1.0)
+        self.height = t.number("height", 0.0, 0.1)
+        self.wall = t.number("wall_thickness", 0.001, 0.05)
+        self.floor_thickness = t.number("floor_thickness", 0.001, 0.05)
+        self.slope = math.radians(t.number("floor_slope_deg", 0.0, 10.0))
+        self.rest_angle = math.radians(t.number("rest_angle_deg", 0.5, 20.0))
+        self.pivot_height = t.number("pivot_height", -0.05, 0.05)
+        self.base_height = t.number("base_height", 0.0, 1.0)
+        r = self.ball_radius
+        if self.height < 2 * r + 0.0005:
+            raise SpecError(f"{src}: tray.height: {self.height} leaves no room for a ball of radius {r}")
+        if self.height > 4 * r:
+            raise SpecError(f"{src}: tray.height: {self.height} is more than two ball diameters: "
+                            f"the ball could hop a peg or a divider")
+
+        w = spec.table("waist")
+        self.waist_half_length = w.number("half_length", 0.0, 0.5)
+        self.waist_width = w.number("width", 2 * r + 0.001, 0.5)
+        self.flare_length = spec.table("flare").number("length", 0.005, 0.5)
+
+        s = spec.table("slots")
+        self.slot_order = self._labels_list(s, src)
+        n = len(self.slot_order)
+        self.slot_widths = s.vector("widths", n)
+        self.slot_depths = s.vector("depths", n)
+        for i, wd in enumerate(self.slot_widths):
+            if not 2 * r + 0.001 <= wd <= 0.1:
+                raise SpecError(f"{src}: slots.widths[{i}]: {wd} must lie in [{2 * r + 0.001}, 0.1] "
+                                f"(wider than the ball)")
+        for i, d in enumerate(self.slot_depths):
+            if not 0.0 <= d <= r / 2:
+                raise SpecError(f"{src}: slots.depths[{i}]: {d} must lie in [0, {r / 2}]")
+        self.slot_length = s.number("length", 2 * r, 0.3)
+        self.divider = s.number("divider_thickness", 0.0005, 0.01)
+        self.pocket_ramp = s.number("pocket_ramp", 0.001, 0.05)
+        self.pocket_offset = s.number("pocket_offset", r, 0.1)
+        if self.pocket_offset > self.slot_length - r or self.pocket_offset < self.pocket_ramp + r + 0.002:
+            raise SpecError(f"{src}: slots.pocket_offset: {self.pocket_offset} puts the pocket's ramp "
+                            f"outside the slot (length {self.slot_length}) or under the resting ball")
+        self.width = sum(self.slot_widths) + (n - 1) * self.divider
+
+        p = spec.table("pegs")
+        self.peg_radius = p.number("radius", 0.0005, 0.02)
+        self.peg_start = p.number("start", 0.0, 0.2)
+        self.peg_rows = p.integer("rows", 0, 20)
+        self.peg_row_pitch = p.number("row_pitch", 0.001, 0.1)
+        self.peg_pitch = p.number("pitch", 0.001, 0.2)
+        offs = p.data.get("offsets")
+        if (not isinstance(offs, list) or not offs
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in offs)):
+            raise SpecError(f"{src}: pegs.offsets: expected a non-empty list of numbers, got {offs!r}")
+        self.peg_offsets = tuple(float(v) for v in offs)
+        self.peg_min_gap = p.number("min_gap", 2 * r, 0.1)
+
+        rg = spec.table("ridges")
+        self.ridge_height = rg.number("height", 0.0, r)
+        self.ridge_length = rg.number("length", 0.001, 0.05)
+
+        self.x_flare_end = self.waist_half_length + self.flare_length
+        self.x_slots = self.half_length - self.slot_length
+        if self.x_slots <= self.x_flare_end:
+            raise SpecError(f"{src}: slots.length: {self.slot_length}: the slots overlap the flare "
+                            f"(tray.half_length {self.half_length}, waist + flare {self.x_flare_end})")
+        if self.waist_width >= self.width:
+            raise SpecError(f"{src}: waist.width: {self.waist_width} is not narrower than the tray ({self.width:.4f})")
+        self.wall_bumps = bool(p.integer("wall_bumps", 0, 1))
+        self.pegs = self._peg_positions()
+        self.bumps = self._bump_positions()
+        self._check_gaps(src)
+
+        g = spec.table("gesture")
+        self.angle_range = g.range("angle_deg", 0.5, 45.0)
+        self.speed_range = g.range("speed_dps", 1.0, 2000.0)
+        if self.speed_range[0] <= 0:
+            raise SpecError(f"{src}: gesture.speed_dps: must be positive")
+        self.hold_range = g.range("hold_s", 0.0, 10.0)
+        self.max_force = g.number("max_force", 0.01, 1e4)
+
+        ph = spec.table("physics")
+        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
+        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+
+        st = spec.table("settle")
+        self.settle = SettleRule(linear=st.number("linear", 0.0, 1.0), angular=st.number("angular", 0.0, 100.0),
+                                 hold=st.number("hold", 0.0, 10.0), cap=st.number("cap", 0.1, 600.0),
+                                 every=st.integer("every", 1, 1000))
+
+    @staticmethod
+    def _labels_list(s: Table, src: str) -> tuple[str, ...]:
+        value = s.data.get("order")
+        want = {"1", "2", "3", "4", "5", "6", "J"}
+        if (not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+                or len(value) != 7 or set(value) != want):
+            raise SpecError(f"{src}: {s.prefix}order: expected the seven labels 1-6 and J, each once, "
+                            f"got {value!r}")
+        return tuple(value)
+
+    # -- geometry ---------------------------------------------------------------------------
+    def _slot_spans(self) -> list[tuple[float, float]]:
+        """(y_low, y_high) of each slot's opening, in `slot_order`."""
+        y = -self.width / 2
+        spans = []
+        for wd in self.slot_widths:
+            spans.append((y, y + wd))
+            y += wd + self.divider
+        return spans
+
+    def _divider_ys(self) -> list[float]:
+        spans = self._slot_spans()
+        return [(spans[i][1] + spans[i + 1][0]) / 2 for i in range(len(spans) - 1)]
+
+    def _peg_positions(self) -> list[tuple[float, float]]:
+        """Peg centres (x, y) in the half-local frame of the +X half."""
+        pegs = []
+        half_w = self.width / 2
+        for row in range(self.peg_rows):
+            x = self.x_flare_end + self.peg_start + row * self.peg_row_pitch
+            off = self.peg_offsets[row % len(self.peg_offsets)]
+            k0 = -int(math.ceil((half_w + off) / self.peg_pitch)) - 1
+            k1 = int(math.ceil((half_w - off) / self.peg_pitch)) + 1
+            for k in range(k0, k1 + 1):
+                y = off + k * self.peg_pitch
+                if abs(y) + self.peg_radius + self.peg_min_gap <= half_w:
+                    pegs.append((x, y))
+        return pegs
+
+    def _bump_positions(self) -> list[tuple[float, float]]:
+        """Half pegs set into the side walls, one per row where the row leaves the wall open:
+        a ball running along a wall is kicked back into the field (with its centre 5 mm from
+        the wall it meets a bump well off-centre, so it can never stop against one)."""
+        bumps = []
+        if not self.wall_bumps:
+            return bumps
+        hw = self.width / 2
+        for row in range(self.peg_rows):
+            x = self.x_flare_end + self.peg_start + row * self.peg_row_pitch
+            ys = [abs(py) for px, py in self.pegs if px == x]
+            outer = max(ys) if ys else 0.0
+            if (hw - self.peg_radius - (outer + self.peg_radius) >= self.peg_min_gap
+                    and x - self.peg_radius - self.x_flare_end >= self.peg_min_gap):
+                bumps += [(x, hw), (x, -hw)]
+        return bumps
+
+    def _check_gaps(self, src: str) -> None:
+        """Every opening between pegs, divider tips and walls is wider than pegs.min_gap or closed."""
+        hw = self.width / 2
+        posts = [((x, y), self.peg_radius, f"peg at ({x * 1000:.1f}, {y * 1000:.1f}) mm") for x, y in self.pegs]
+        posts += [((x, y), self.peg_radius, f"wall bump at ({x * 1000:.1f}, {y * 1000:.1f}) mm") for x, y in self.bumps]
+        posts += [((self.x_slots, y), self.divider / 2, f"divider tip at y={y * 1000:.1f} mm") for y in self._divider_ys()]
+        walls = []
+        for sgn in (1.0, -1.0):
+            walls.append((((self.x_flare_end, sgn * hw), (self.half_length, sgn * hw)), 0.0, "side wall"))
+            walls.append((((self.waist_half_length, sgn * self.waist_width / 2), (self.x_flare_end, sgn * hw)), 0.0,
+                          "flare wall"))
+        for y in self._divider_ys():
+            walls.append((((self.x_slots, y), (self.half_length, y)), self.divider / 2, f"divider at y={y * 1000:.1f} mm"))
+        gap_min = self.peg_min_gap
+        for i, (c1, r1, n1) in enumerate(posts):
+            if c1[0] - r1 < self.x_flare_end or c1[0] + r1 > self.x_slots:
+                if n1.startswith("peg"):
+                    raise SpecError(f"{src}: pegs: {n1} lies outside the peg field "
+                                    f"({self.x_flare_end * 1000:.1f} to {self.x_slots * 1000:.1f} mm)")
+            for c2, r2, n2 in posts[i + 1:]:
+                if n1.startswith("wall bump") and n2.startswith("wall bump") and c1[1] == c2[1]:
+                    continue                  # bumps on one wall: the wall closes the space between them
+                gap = math.dist(c1, c2) - r1 - r2
+                if 0.0 < gap < gap_min:
+                    raise SpecError(f"{src}: pegs: the gap between the {n1} and the {n2} is "
+                                    f"{gap * 1000:.2f} mm, narrower than pegs.min_gap ({gap_min * 1000:.2f} mm): "
+                                    f"the ball could wedge there")
+            for (a, b), r2, n2 in walls:
+                if n1 == n2 or (n1.startswith("divider tip") and n2.startswith("divider")
+                                and n1.split("=")[1] == n2.split("=")[1]):
+                    continue
+                gap = _seg_dist(c1, a, b) - r1 - r2
+                if 0.0 < gap < gap_min:
+                    raise SpecError(f"{src}: pegs: the gap between the {n1} and the {n2} is "
+                                    f"{gap * 1000:.2f} mm, narrower than pegs.min_gap ({gap_min * 1000:.2f} mm): "
+                                    f"the ball could wedge there")
+
+    def _half_primitives(self) -> list[tuple]:
+        """Primitives of the +X half in its half-local frame (floor top z=0, lid underside z=H).
+
+        Each: ("box", half_extents, pos, orn) or ("cyl", (radius, length), pos, orn) (no
+        cylinders are used now: they make createMultiBody slow).
+        """
+        L, H, wt, ft = self.half_length, self.height, self.wall, self.floor_thickness
+        hw = self.width / 2
+        xe = L + wt
+        # With a flat floor (no V) the floor, lid and waist walls of the two halves overlap by
+        # x0 across the centre, so the ball never rolls over a seam between two boxes (a seam's
+        # edge contacts make a tiny bump that stopped a ball exactly on the pivot line).
+        x0 = -0.01 if self.slope == 0.0 else 0.0
+        prims = [
+            ("box", ((xe - x0) / 2, hw + wt, ft / 2), ((xe + x0) / 2, 0.0, -ft / 2), _IDENTITY),      # floor
+            ("box", ((xe - x0) / 2, hw + wt, ft / 2), ((xe + x0) / 2, 0.0, H + ft / 2), _IDENTITY),   # lid
+            ("box", (wt / 2, hw + wt, H / 2 + ft), (L + wt / 2, 0.0, H / 2), _IDENTITY),    # end wall
+        ]
+        xs = self.x_flare_end
+        for sgn in (1.0, -1.0):
+            # side wall of the full-width part (from the flare to the end wall)
+            prims.append(("box", ((L - xs) / 2 + wt / 2, wt / 2, H / 2 + ft),
+                          ((L + xs) / 2 + wt / 2, sgn * (hw + wt / 2), H / 2), _IDENTITY))
+            # waist wall
+            if self.waist_half_length > 0:
+                prims.append(("box", ((self.waist_half_length - x0) / 2, wt / 2, H / 2 + ft),
+                              ((self.waist_half_length + x0) / 2, sgn * (self.waist_width / 2 + wt / 2), H / 2),
+                              _IDENTITY))
+            # flare wall: from (waist end, waist width / 2) to (flare end, full width / 2)
+            ax, ay = self.waist_half_length, self.waist_width / 2
+            bx, by = xs, hw
+            dx, dy = bx - ax, by - ay
+            length = math.hypot(dx, dy)
+            ang = math.atan2(dy, dx)
+            nx, ny = math.sin(ang), -math.cos(ang)        # normal pointing away from the channel (for +Y wall: -x, +y)
+            nx, ny = -nx, -ny
+            extra = wt                                    # run on past the outer corner (outside the tray)
+            cx = (ax + bx) / 2 + nx * wt / 2 + math.cos(ang) * extra / 2
+            cy = (ay + by) / 2 + ny * wt / 2 + math.sin(ang) * extra / 2
+            prims.append(("box", ((length + extra) / 2, wt / 2, H / 2 + ft), (cx, sgn * cy, H / 2),
+                          _qz(sgn * ang)))
+        # pegs (floor to lid, reaching into both)
+        # Pegs and wall bumps are regular octagonal posts (`radius` = circumradius), each the union
+        # of two square boxes, one turned 45 degrees: boxes, because PyBullet's createMultiBody
+        # spends ~0.4 ms on every cylinder or capsule child (a third of a trial for 60 posts).
+        # (Plain diamonds deflect a ball by up to 90 degrees and sent nearly every ball to a wall.)
+        hs = self.peg_radius * math.cos(math.pi / 8)
+        for x, y in self.pegs:
+            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _IDENTITY))
+            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _DIAMOND))
+        for x, y in self.bumps:
+            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _IDENTITY))
+            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _DIAMOND))
+        # dividers, with rounded tips facing the pegs
+        for y in self._divider_ys():
+            prims.append(("box", (self.slot_length / 2, self.divider / 2, H / 2 + ft / 2),
+                          (self.x_slots + self.slot_length / 2, y, H / 2), _IDENTITY))
+        # guard ridges: a low knife-edged ridge along X on each side of every peg and in front of
+        # every divider tip, so that no post offers a ball a place to stop head-on (see _ridge)
+        if self.ridge_height > 0:
+            for x, y in self.pegs:
+                prims.append(self._ridge(x, y, self.peg_radius, +1))
+                prims.append(self._ridge(x, y, self.peg_radius, -1))
+            for y in self._divider_ys():
+                prims.append(self._ridge(self.x_slots, y, self.divider / 2, -1))
+        # pockets: a ramp across each slot, rising from the floor `pocket_ramp` from the end wall's
+        # side to its crest `depth` high, pocket_offset from the end wall; a ball at the wall must
+        # roll up it to leave, so it stays until the tilt exceeds atan(depth / pocket_ramp)
+        xc = L - self.pocket_offset
+        for (y0, y1), d in zip(self._slot_spans(), self.slot_depths):
+            if d <= 0:
+                continue
+            a = math.atan2(d, self.pocket_ramp)
+            run = (self.pocket_ramp + 0.001) / math.cos(a)
+            t = 0.002
+            mx, mz = xc + run * math.cos(a) / 2, d - run * math.sin(a) / 2
+            centre = (mx - t * math.sin(a), (y0 + y1) / 2, mz - t * math.cos(a))
+            prims.append(("box", (run / 2, (y1 - y0) / 2 + self.divider / 2, t), centre, _qy(a)))
+        return prims
+
+    def _ridge(self, xp: float, yp: float, r: float, s: int) -> tuple:
+        """A guard ridge on the side s (+1: +X, -1: -X) of a post of radius r at (xp, yp).
+
+        A square box turned 45 degrees about its axis (a diamond section, so the part above the
+        floor is a knife-edged roof with 45 degree faces), pitched so that its top edge rises
+        from the floor `ridges.length` away from the post to `ridges.height` at the post's face.
+        A ball heading for the post dead centre meets the roof first and is pushed off sideways:
+        on a knife edge it can only balance within a few hundredths of a millimetre, while at a
+        bare cylinder it could stop head-on wherever its offset is under about
+        c_rr (r + R) / sin(slope), half a millimetre here. The ridge's ends lie inside the post
+        and under the floor."""
+        h, lr = self.ridge_height, self.ridge_length
+        beta = math.atan2(h, lr)
+        d = h + 0.003                                   # half diagonal: side corners stay under the floor
+        u = (s * math.cos(beta), 0.0, -math.sin(beta))  # along the top edge, away from the post
+        n_up = (s * math.sin(beta), 0.0, math.cos(beta))
+        z0 = h * (lr + r) / lr                          # top edge height on the post's axis
+        p0 = (xp, yp, z0)
+        run = (lr + r) / math.cos(beta) + 0.002         # to 2 mm past where the edge meets the floor
+        p1 = (xp + u[0] * run, yp, z0 + u[2] * run)
+        m = ((p0[0] + p1[0]) / 2, yp, (p0[2] + p1[2]) / 2)
+        centre = (m[0] - d * n_up[0], yp, m[2] - d * n_up[2])
+        pitch = beta if s > 0 else math.pi - beta
+        orn = _qmul(_qy(pitch), (math.sin(math.pi / 8), 0.0, 0.0, math.cos(math.pi / 8)))
+        half_side = d / math.sqrt(2.0)
+        return ("box", (run / 2, half_side, half_side), centre, orn)
+
+    def _build_shape(self) -> None:
+        """One compound collision shape for the whole tray, in the link (pivot) frame."""
+        types, radii, halfs, lengths, poss, orns = [], [], [], [], [], []
+        prims = self._half_primitives()
+        # Links are grouped in space (the large walls first, then the small parts ordered along
+        # X), so that a link's bounding box is compact and the ball meets few links at a time.
+        def key(prim):
+            kind, dims, pos, _ = prim
+            big = max(dims) > 0.02
+            return (0 if big else 1, pos[0])
+        prims.sort(key=key)
+        for half in (+1, -1):
+            qh = _qy(self.slope)                      # +X half: floor descends toward +X
+            for kind, dims, pos, orn in prims:
+                p = _rot_y(pos, self.slope)
+                q = _qmul(qh, orn)
+                if half < 0:                          # mirror through the plane x = 0
+                    p = (-p[0], p[1], p[2])
+                    q = (q[0], -q[1], -q[2], q[3])
+                p = (p[0], p[1], p[2] - self.pivot_height)
+                poss.append(list(p))
+                orns.append(list(q))
+                if kind == "box":
+                    types.append(pybullet.GEOM_BOX)
+                    halfs.append(list(dims))
+                    radii.append(0.0)
+                    lengths.append(0.0)
+                else:
+                    types.append(pybullet.GEOM_CYLINDER)
+                    halfs.append([0.0, 0.0, 0.0])
+                    radii.append(dims[0])
+                    lengths.append(dims[1])
+        self.n_primitives = len(types)
+        # PyBullet takes at most 16 children per compound: the tray is several links, the
+        # first on the revolute joint, the others welded to it with fixed joints.
+        self._shapes = []
+        for i in range(0, len(types), _MAX_CHILDREN):
+            sl = slice(i, i + _MAX_CHILDREN)
+            self._shapes.append(self.world.client.createCollisionShapeArray(
+                shapeTypes=types[sl], radii=radii[sl], halfExtents=halfs[sl], lengths=lengths[sl],
+                collisionFramePositions=poss[sl], collisionFrameOrientations=orns[sl]))
+        # slot regions in the half-local frame of either half
+        self.regions: dict[str, Region] = {}
+        self._region_label: dict[str, str] = {}
+        cx = (self.x_slots + self.half_length) / 2
+        hx = (self.half_length - self.x_slots) / 2
+        for label, (y0, y1) in zip(self.slot_order, self._slot_spans()):
+            name = f"slot-{label}"
+            self.regions[name] = Region(center=(cx, (y0 + y1) / 2, self.height / 2),
+                                        half_extents=(hx, (y1 - y0) / 2, self.height / 2 + 0.001))
+            self._region_label[name] = label
+
+    # -- frames -----------------------------------------------------------------------------
+    @property
+    def pivot(self) -> tuple[float, float, float]:
+        return (0.0, 0.0, self.base_height)
+
+    def _tray_to_world(self, p_tray, q_joint: float = 0.0):
+        p = (p_tray[0], p_tray[1], p_tray[2] - self.pivot_height)
+        p = _rot_y(p, q_joint)
+        return (p[0] + self.pivot[0], p[1] + self.pivot[1], p[2] + self.pivot[2])
+
+    def _joint_angle(self) -> float:
+        return self.world.client.getJointState(self._tray, 0)[0]
+
+    def ball_in_tray(self) -> tuple[float, float, float]:
+        """The ball's centre in the tray frame (origin at the floor ridge, X along the beam)."""
+        c = self.world.client
+        pw = c.getBasePositionAndOrientation(self.world.bodies["ball"])[0]
+        q = self._joint_angle()
+        p = (pw[0] - self.pivot[0], pw[1] - self.pivot[1], pw[2] - self.pivot[2])
+        p = _rot_y(p, -q)
+        return (p[0], p[1], p[2] + self.pivot_height)
+
+    def _half_local(self, p_tray):
+        """(end, point in the half-local frame of that end) for a tray-frame point."""
+        end = "B" if p_tray[0] >= 0 else "A"
+        p = (abs(p_tray[0]), p_tray[1], p_tray[2])
+        return end, _rot_y(p, -self.slope)
+
+    def _outside(self, p_tray) -> bool:
+        _, (x, y, z) = self._half_local(p_tray)
+        tol = 0.002
+        return (x > self.half_length + tol or abs(y) > self.width / 2 + tol
+                or z < -tol or z > self.height + tol)
+
+    def _escaped(self) -> bool:
+        return self._outside(self.ball_in_tray())
+
+    # -- bodies -----------------------------------------------------------------------------
+    def _slot_rest_point(self, end: str, label: str):
+        """Tray-frame point where a ball rests in the pocket of a slot at an end."""
+        i = self.slot_order.index(label)
+        y0, y1 = self._slot_spans()[i]
+        r = self.ball_radius
+        local = (self.half_length - r - 0.0005, (y0 + y1) / 2, r + 1e-5)
+        p = _rot_y(local, self.slope)
+        if end == "A":
+            p = (-p[0], p[1], p[2])
+        return p
+
+    def _create_bodies(self, end: str, label: str) -> None:
+        """The start state of a fresh trial: the tray at rest on `end`, the ball in `label`'s pocket.
+
+        The previous trial's bodies are removed and new ones created (never re-posed), so no
+        contact cache, motor or joint state survives: a trial's outcome does not depend on the
+        trials before it. (Re-using the tray and only resetting its joint did change outcomes.)
+        """
+        w = self.world
+        c = w.client
+        for name in ("ball", "tray"):
+            if name in w.bodies:
+                w.remove(name)
+        n = len(self._shapes)
+        zero, ident = [0.0, 0.0, 0.0], list(_IDENTITY)
+        tray = c.createMultiBody(
+            baseMass=0.0, baseCollisionShapeIndex=-1, basePosition=list(self.pivot),
+            linkMasses=[self.tray_mass / n] * n, linkCollisionShapeIndices=list(self._shapes),
+            linkVisualShapeIndices=[-1] * n, linkPositions=[zero] * n,
+            linkOrientations=[ident] * n, linkInertialFramePositions=[zero] * n,
+            linkInertialFrameOrientations=[ident] * n, linkParentIndices=[0] + [1] * (n - 1),
+            linkJointTypes=[pybullet.JOINT_REVOLUTE] + [pybullet.JOINT_FIXED] * (n - 1),
+            linkJointAxis=[[0.0, 1.0, 0.0]] * n)
+        w.add_body("tray", tray, self.tray_material, links=(-1, *range(n)))
+        c.changeDynamics(tray, 0, jointDamping=0.0)
+        self._tray = tray
+        q0 = self._rest(end)
+        c.resetJointState(tray, 0, q0, 0.0)
+        self._hold(q0)
+        w.add_sphere("ball", self.ball_radius, self.ball_material,
+                     self._tray_to_world(self._slot_rest_point(end, label), q0))
+        self._active = True
+
+    # -- motor ------------------------------------------------------------------------------
+    def _spin(self, velocity: float) -> None:
+        self.world.client.setJointMotorControl2(self._tray, 0, pybullet.VELOCITY_CONTROL,
+                                                targetVelocity=velocity, force=self.max_force)
+
+    def _hold(self, angle: float) -> None:
+        self.world.client.setJointMotorControl2(self._tray, 0, pybullet.POSITION_CONTROL,
+                                                targetPosition=angle, targetVelocity=0.0,
+                                                positionGain=1.0, velocityGain=1.0, force=self.max_force)
+
+    # -- device contract --------------------------------------------------------------------
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return ("1", "2", "3", "4", "5", "6", "J")
+
+    def sample_gesture(self, rng: np.random.Generator) -> Tilt:
+        a = rng.uniform(*self.angle_range)
+        ls = rng.uniform(math.log(self.speed_range[0]), math.log(self.speed_range[1]))
+        h = rng.uniform(*self.hold_range)
+        slot = self.slot_order[int(rng.integers(len(self.slot_order)))]
+        return Tilt(angle_deg=float(a), speed_dps=float(math.exp(ls)), hold_s=float(h), start_slot=slot)
+
+    def run(self, rng: np.random.Generator, gesture: Tilt | None = None, from_end: str = "A") -> Outcome:
+        """A fresh trial: new bodies, the ball at rest in `gesture.start_slot` at `from_end`
+        (sampled uniformly when the gesture has none), then one tilt of that end."""
+        if from_end not in ENDS:
+            raise ValueError(f"from_end must be one of {ENDS}, got {from_end!r}")
+        if gesture is None:
+            gesture = self.sample_gesture(rng)
+        slot = gesture.start_slot
+        if slot is None:
+            slot = self.slot_order[int(rng.integers(len(self.slot_order)))]
+            gesture = Tilt(gesture.angle_deg, gesture.speed_dps, gesture.hold_s, slot)
+        if slot not in self.slot_order:
+            raise ValueError(f"unknown start slot {slot!r}")
+        self._create_bodies(from_end, slot)
+        return self._tilt(gesture, from_end)
+
+    def tilt(self, gesture: Tilt, rng: np.random.Generator | None = None) -> Outcome:
+        """Game play: lift the end where the ball lies now (it stays where the last tilt left it).
+
+        The first call, with no bodies yet, starts from `gesture.start_slot` (or slot "1") at end A.
+        """
+        if not self._active:
+            self._create_bodies("A", gesture.start_slot or self.slot_order[0])
+        end, _ = self._half_local(self.ball_in_tray())
+        return self._tilt(gesture, end)
+
+    def _rest(self, end: str) -> float:
+        """Joint angle of the tray at rest with `end` down on its stop (+q lifts end A)."""
+        return -self.rest_angle if end == "A" else self.rest_angle
+
+    def _move_steps(self, q_from: float, q_to: float, speed: float) -> tuple[float, int]:
+        """(velocity, steps) that take the tray from q_from to q_to at about `speed` rad/s."""
+        n = max(1, int(round(abs(q_to - q_from) / speed / self.world.dt)))
+        return (q_to - q_from) / (n * self.world.dt), n
+
+    def _tilt(self, gesture: Tilt, end: str) -> Outcome:
+        """Lift `end` (the one holding the ball, resting down) to the tilt angle, hold, let go.
+
+        On release the tray tips onto the end of the half that holds the ball at that moment
+        (a see-saw follows its load), moving at the gesture's speed, and rests there."""
+        w = self.world
+        s0 = w.steps
+        sign = 1.0 if end == "A" else -1.0
+        speed = math.radians(gesture.speed_dps)
+        q_start = self._rest(end)
+        q_top = sign * math.radians(gesture.angle_deg)
+        v, n = self._move_steps(q_start, q_top, speed)
+        self._spin(v)
+        w.step(n)
+        self._hold(q_top)
+        w.step(int(round(gesture.hold_s / w.dt)))
+        escaped = self._escaped()
+        settled = False
+        if not escaped:
+            down = "B" if self.ball_in_tray()[0] >= 0 else "A"
+            q_end = self._rest(down)
+            v, n = self._move_steps(q_top, q_end, speed)
+            self._spin(v)
+            w.step(n)
+            self._hold(q_end)
+            escaped = self._escaped()
+        if not escaped:
+            settled, escaped = run_until_settled(w, ["ball"], self.settle, escaped=self._escaped, start_step=s0)
+        return self._read(gesture, end, settled, escaped, (w.steps - s0) * w.dt, w.steps - s0)
+
+    def place(self, end: str = "A", slot: str = "1") -> None:
+        """Fresh bodies: the tray at rest on `end`, the ball at rest in `slot`'s pocket there."""
+        if end not in ENDS:
+            raise ValueError(f"end must be one of {ENDS}, got {end!r}")
+        if slot not in self.slot_order:
+            raise ValueError(f"unknown slot {slot!r}")
+        self._create_bodies(end, slot)
+
+    def slot_of(self, p_tray) -> tuple[str, str | None]:
+        """(end, label or None) of a tray-frame point: which slot region holds it."""
+        end, local = self._half_local(p_tray)
+        region = region_of(local, self.regions)
+        return end, (None if region is None else self._region_label[region])
+
+    def _read(self, gesture: Tilt, lifted: str, settled: bool, escaped: bool, sim_time: float, steps: int) -> Outcome:
+        p = self.ball_in_tray()
+        end, local = self._half_local(p)
+        region = region_of(local, self.regions)
+        label = None
+        if escaped:
+            status = Status.ESCAPED
+        elif not settled:
+            status = Status.UNSETTLED
+        elif region is None:
+            status = Status.LODGED
+        else:
+            status = Status.OK
+            label = self._region_label[region]
+        reading = {
+            "ball_tray": [float(v) for v in p],
+            "end": end,
+            "slot": None if region is None else f"{end}/{region}",
+            "lifted_end": lifted,
+            "crossed": end != lifted,
+            "tray_angle_deg": math.degrees(self._joint_angle()),
+        }
+        return Outcome(label=label, status=status, sim_time=sim_time, steps=steps, reading=reading,
+                       gesture=gesture_dict(gesture))
+
+    def place_for_benchmark(self) -> None:
+        """Bodies in their start pose (ball in the middle slot of end A), the lift motor set,
+        exactly as at the start of a trial; nothing is stepped."""
+        g = Tilt(angle_deg=sum(self.angle_range) / 2, speed_dps=math.sqrt(self.speed_range[0] * self.speed_range[1]),
+                 hold_s=sum(self.hold_range) / 2, start_slot=self.slot_order[len(self.slot_order) // 2])
+        self._create_bodies("A", g.start_slot)
+        v, _ = self._move_steps(self._rest("A"), math.radians(g.angle_deg), math.radians(g.speed_dps))
+        self._spin(v)
+
+    def params(self) -> dict:
+        return {
+            "spec": str(self.spec_path),
+            "ball": {"radius": self.ball_radius, "material": self.ball_material.as_dict()},
+            "tray": {"material": self.tray_material.as_dict(), "mass": self.tray_mass,
+                     "half_length": self.half_length, "height": self.height, "width": self.width,
+                     "wall_thickness": self.wall, "floor_thickness": self.floor_thickness,
+                     "floor_slope_deg": math.degrees(self.slope),
+                     "rest_angle_deg": math.degrees(self.rest_angle), "pivot_height": self.pivot_height,
+                     "base_height": self.base_height, "primitives": self.n_primitives},
+            "waist": {"half_length": self.waist_half_length, "width": self.waist_width},
+            "flare": {"length": self.flare_length},
+            "ridges": {"height": self.ridge_height, "length": self.ridge_length},
+            "pegs": {"radius": self.peg_radius, "min_gap": self.peg_min_gap,
+                     "positions": [list(p) for p in self.pegs], "wall_bumps": [list(b) for b in self.bumps]},
+            "slots": {"order": list(self.slot_order), "widths": list(self.slot_widths),
+                      "depths": list(self.slot_depths), "length": self.slot_length,
+                      "divider_thickness": self.divider, "pocket_ramp": self.pocket_ramp,
+                      "pocket_offset": self.pocket_offset,
+                      "leave_tilt_deg": [self.leave_tilt_deg(lab) for lab in self.slot_order]},
+            "gesture": {"angle_deg": list(self.angle_range), "speed_dps": list(self.speed_range),
+                        "speed_distribution": "log-uniform", "hold_s": list(self.hold_range),
+                        "start_slot": "uniform over the seven slots at end A", "max_force": self.max_force},
+            "physics": self.world.settings.as_dict(),
+            "settle": dict(self.settle.__dict__),
+        }
+
+    def leave_tilt_deg(self, label: str) -> float:
+        """Quasi-static tilt (from level) at which a ball resting in this slot's pocket rolls out."""
+        d = self.slot_depths[self.slot_order.index(label)]
+        return math.degrees(math.atan2(d, self.pocket_ramp) - self.slope)
+
+    def close(self) -> None:
+        self._active = False
+        self.world.close()
