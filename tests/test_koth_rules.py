@@ -1,6 +1,8 @@
 """King of the Hill rules, table-driven: every rule of the rulebook and every resolved ambiguity."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from games.errors import IllegalMoveError
@@ -15,9 +17,9 @@ E1 = BOARD.edges["edge1"]      # an edge space
 ZONE = {k: L + k - 1 for k in range(1, 6)}
 
 
-def position(players=2, track=None, current=0, roll="3", variant=Variant.STANDARD) -> State:
+def position(players=2, track=None, current=0, roll="3", variant=Variant.STANDARD, board=BOARD) -> State:
     """A state in the MOVE phase with marbles where `track` says ({marble: track index})."""
-    game = Game(players, variant)
+    game = Game(players, variant, board)
     s = game.new_initial_state()
     for m, t in (track or {}).items():
         s.track[m] = t
@@ -155,13 +157,17 @@ def test_rulebook_example_with_j():
     assert into_zone == [3, 4]
 
 
+# the real board ends with an edge stretch (a hop stops there); this one has ordinary last spaces
+NO_END_EDGES = replace(BOARD, edges={k: v for k, v in BOARD.edges.items() if v < L - 5})
+
+
 @pytest.mark.parametrize("track,roll,reason", [
     ({0: L - 1, 1: ZONE[1]}, "6", "overshoot"),
     ({0: L - 1, 1: ZONE[2], 2: 3}, "2", "seat #2 is taken"),
     ({0: L - 3, 2: L - 2, 3: L - 1, 1: ZONE[1]}, "1", "run past the last path space"),
 ])
 def test_finish_zone_only_by_exact_count_onto_a_free_seat(track, roll, reason):
-    s = position(track=track, roll=roll)
+    s = position(track=track, roll=roll, board=NO_END_EDGES)
     dest, _, why = s.destination(0, int(roll))
     assert dest is None and reason in why
     assert s.legal_actions() == [Pass()]
@@ -253,10 +259,11 @@ def test_a_game_can_be_redriven_from_its_history():
 
 # -- board data --------------------------------------------------------------------------------
 @pytest.mark.parametrize("edit,match", [
-    (("edge2 = 21", "edge2 = 20"), "two edge seats share"),
-    (('"cave1/seat1" = 5', '"cave1/seat1" = 20'), "both an edge space"),
-    (('"cave1/seat1" = 5', '"cave9/seat1" = 5'), "expected exactly"),
-    (("path_length = 44", "path_length = 4"), "outside"),
+    (("edge2 = 26", "edge2 = 25"), "two edge seats share"),
+    (('"cave1/seat1" = 39', '"cave1/seat1" = 25'), "both an edge space"),
+    (('"cave1/seat1" = 39', '"cave9/seat1" = 39'), "expected exactly"),
+    (("path_length = 67", "path_length = 4"), "outside"),
+    (("path_length = 67", "path_length = 68"), "positions.path: expected 68 points"),
 ])
 def test_bad_board_files_are_rejected(tmp_path, edit, match):
     from games.king_of_the_hill.board import BOARD_FILE

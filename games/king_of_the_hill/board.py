@@ -17,6 +17,8 @@ class Board:
     zone_seats: int                  # Finish Zone seats #1..#zone_seats after the path
     edges: dict[str, int]            # edge seat name -> path space (arrow spaces on the crater rim)
     caves: dict[str, int]            # "caveC/seatS" -> path space directly above that cave seat
+    path_positions: tuple[tuple[float, float, float], ...] = ()   # seat centres on the hill model (m)
+    zone_positions: tuple[tuple[float, float, float], ...] = ()
 
     @property
     def edge_spaces(self) -> frozenset[int]:
@@ -59,4 +61,15 @@ def load_board(path: str | Path = BOARD_FILE) -> Board:
     clash = set(caves.values()) & set(edges.values())
     if clash:
         raise SpecError(f"{path}: caves: space {min(clash)} is both an edge space and above a cave seat")
-    return Board(length, zone, dict(sorted(edges.items(), key=lambda kv: kv[1])), caves)
+    pos = spec.table("positions")
+    path_pos, zone_pos = _points(pos, "path", length), _points(pos, "zone", zone)
+    return Board(length, zone, dict(sorted(edges.items(), key=lambda kv: kv[1])), caves, path_pos, zone_pos)
+
+
+def _points(table, key: str, count: int) -> tuple[tuple[float, float, float], ...]:
+    value = table.data.get(key)
+    if (not isinstance(value, list) or len(value) != count
+            or not all(isinstance(p, list) and len(p) == 3
+                       and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in value)):
+        raise SpecError(f"{table.source}: positions.{key}: expected {count} points [x, y, z]")
+    return tuple(tuple(float(v) for v in p) for p in value)
