@@ -8,7 +8,7 @@ sphere), the distance and the time to stop. The numbers in docs/reconstruction.m
 """
 import argparse
 
-import pybullet
+from sim.bullet import pybullet
 
 from sim.materials import load_materials
 from sim.paths import assets_dir

@@ -9,40 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import contextlib
-import ctypes
-import os
-import sys
-
 import numpy as np
 
+from sim.bullet import BulletClient, pybullet, quiet_stdout
 from sim.materials import Material
-
-
-_libc = ctypes.CDLL(None)
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """Silence C-level output: pybullet prints its build time on import and argv on connect."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        _libc.fflush(None)
-        for fd, copy in zip((1, 2), saved):
-            os.dup2(copy, fd)
-            os.close(copy)
-
-
-with _quiet_stdout():
-    import pybullet
-    from pybullet_utils.bullet_client import BulletClient
 
 
 @dataclass(frozen=True)
@@ -66,7 +36,7 @@ class World:
 
     def __init__(self, settings: PhysicsSettings = PhysicsSettings()):
         self.settings = settings
-        with _quiet_stdout():
+        with quiet_stdout():
             self.client = BulletClient(connection_mode=pybullet.DIRECT)
         c = self.client
         c.resetSimulation()

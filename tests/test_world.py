@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pybullet
+from sim.bullet import pybullet
 import pytest
 
 from sim.meshes import cached_mesh, grid_surface

@@ -107,18 +107,24 @@ class Crater(Device):
 
     name = "crater"
 
-    def __init__(self, spec_path: Path):
+    def __init__(self, spec_path: Path, world: World | None = None):
+        """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0."""
         self.spec_path = Path(spec_path)
         spec = load_toml(self.spec_path)
         self._read_spec(spec)
         self._plan_geometry()
-        self.world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        self._owns_world = world is None
+        if world is None:
+            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        elif abs(world.dt - self.timestep) > 1e-12:
+            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
+        self.world = world
         try:
             mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
             self.world.add_static_mesh(HILL, mesh_path, self.hill_material)
             self.start_positions = {name: self._rest_on_edge_seat(name) for name in self.edge_seats}
         except BaseException:
-            self.world.close()
+            self.close()
             raise
 
     # -- spec -------------------------------------------------------------------------------
@@ -561,4 +567,5 @@ class Crater(Device):
         }
 
     def close(self) -> None:
-        self.world.close()
+        if self._owns_world:
+            self.world.close()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pybullet
+from sim.bullet import pybullet
 
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
@@ -98,10 +98,18 @@ class Tipper(Device):
 
     name = "tipper"
 
-    def __init__(self, spec_path: Path):
+    def __init__(self, spec_path: Path, world: World | None = None,
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+        """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""
         self.spec_path = Path(spec_path)
         self._load(load_toml(self.spec_path))
-        self.world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        self.origin = tuple(float(v) for v in origin)
+        self._owns_world = world is None
+        if world is None:
+            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        elif abs(world.dt - self.timestep) > 1e-12:
+            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
+        self.world = world
         self._build_shape()
         self._tray: int | None = None
         self._active = False
@@ -468,7 +476,7 @@ class Tipper(Device):
     # -- frames -----------------------------------------------------------------------------
     @property
     def pivot(self) -> tuple[float, float, float]:
-        return (0.0, 0.0, self.base_height)
+        return (self.origin[0], self.origin[1], self.origin[2] + self.base_height)
 
     def _tray_to_world(self, p_tray, q_joint: float = 0.0):
         p = (p_tray[0], p_tray[1], p_tray[2] - self.pivot_height)
@@ -715,4 +723,5 @@ class Tipper(Device):
 
     def close(self) -> None:
         self._active = False
-        self.world.close()
+        if self._owns_world:
+            self.world.close()

@@ -1,0 +1,124 @@
+"""King of the Hill's physical table: the hill (crater, tunnels, caves), every marble, and the
+Tipper beside the hill, in one World; it answers the rules' chance events by simulating them.
+
+Marbles moving seat to seat are placed kinematically (static bodies put on the seat positions
+of board.toml). A tilt is simulated on the Tipper, whose ball stays where the last tilt left it,
+so each tilt sends it back the other way. A knock is simulated in the crater: the knocked marble
+becomes a dynamic body on its edge seat, gets the knock, spins down the crater, drops through the
+tunnels and settles in a cave seat, among the other marbles on the hill; the rules read the label.
+
+A tilt whose ball comes to rest between slots, or a knock whose marble lodges in the hill, is
+done again (a player would tilt again or shake it loose); each retry is logged and counted,
+never coerced to a label. An escape is a defect and raises.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sim.bullet import pybullet
+
+from games.devices import default_spec
+from games.king_of_the_hill.board import Board, load_board
+from games.king_of_the_hill.crater import Crater, Knock
+from games.king_of_the_hill.rules import DRAWER, IN_CRATER, Move, State
+from games.king_of_the_hill.tipper import Tipper
+from sim.devices.base import Outcome, Status
+from sim.materials import load_materials
+from sim.paths import assets_dir
+from sim.world import PhysicsSettings, World
+
+TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
+DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
+MAX_RETRIES = 20
+
+
+class EscapeError(RuntimeError):
+    """A body left the model during a game: a defect in the geometry, never expected."""
+
+
+class HillTable:
+    """One World with the hill, the Tipper and `marbles` game marbles."""
+
+    def __init__(self, marbles: int, board: Board | None = None):
+        self.board = board or load_board()
+        self.world = World(PhysicsSettings(timestep=1 / 480, solver_iterations=50))
+        try:
+            mats = load_materials(assets_dir() / "materials.toml")
+            c = self.world.client
+            table = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.6, 0.6, 0.01])
+            self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
+            self.crater = Crater(default_spec("crater"), world=self.world)
+            self.tipper = Tipper(default_spec("tipper"), world=self.world, origin=TIPPER_ORIGIN)
+            r = self.crater.marble_radius
+            self.drawer = [(-0.12 + 0.024 * i, DRAWER_Y, r) for i in range(marbles)]
+            self.marbles = [f"koth-marble-{i}" for i in range(marbles)]
+            for i, name in enumerate(self.marbles):
+                self.world.add_sphere(name, r, self.crater.marble_material, self.drawer[i], mass=0.0)
+            self.retries = {"tipper": 0, "crater": 0}
+        except BaseException:
+            self.world.close()
+            raise
+
+    def close(self) -> None:
+        self.world.close()
+
+    # -- kinematic placement ---------------------------------------------------------------------
+    def seat_position(self, marble: int, track: int) -> tuple[float, float, float]:
+        if track == DRAWER or track == IN_CRATER:
+            return self.drawer[marble]
+        if track < self.board.path_length:
+            return self.board.path_positions[track]
+        return self.board.zone_positions[track - self.board.path_length]
+
+    def sync(self, state: State, skip: int | None = None) -> None:
+        """Put every marble on the seat the state says (the `skip` marble in the drawer)."""
+        reset = self.world.client.resetBasePositionAndOrientation
+        for m, t in enumerate(state.track):
+            pos = self.drawer[m] if m == skip else self.seat_position(m, t)
+            reset(self.world.bodies[self.marbles[m]], list(pos), [0, 0, 0, 1])
+
+    # -- chance events -------------------------------------------------------------------------
+    def tilt(self, rng: np.random.Generator) -> Outcome:
+        for _ in range(MAX_RETRIES):
+            outcome = self.tipper.tilt(self.tipper.sample_gesture(rng), rng)
+            if outcome.status is Status.ESCAPED:
+                raise EscapeError(f"the Tipper's ball left the tray: {outcome.reading}")
+            if outcome.status is Status.OK:
+                return outcome
+            self.retries["tipper"] += 1
+        raise RuntimeError(f"the Tipper gave no slot in {MAX_RETRIES} tilts")
+
+    def knock(self, state: State, rng: np.random.Generator) -> Outcome:
+        """Simulate the pending knock: the knocked marble off its edge seat into the crater."""
+        mover = state.history[-1].marble if isinstance(state.history[-1], Move) else None
+        self.sync(state, skip=mover)   # the knocker arrives as the knocked marble leaves its seat
+        for _ in range(MAX_RETRIES):
+            g = self.crater.sample_gesture(rng)
+            outcome = self.crater.run(rng, Knock(seat=state.knocked_from, speed=g.speed, angle=g.angle))
+            self.world.remove("marble")
+            if outcome.status is Status.ESCAPED:
+                raise EscapeError(f"a marble left the hill from {state.knocked_from}: {outcome.reading}")
+            if outcome.status is Status.OK:
+                return outcome
+            self.retries["crater"] += 1
+        raise RuntimeError(f"the crater gave no cave seat in {MAX_RETRIES} knocks")
+
+
+class PhysicsOutcomes:
+    """Answers King of the Hill's chance events by simulating them on a HillTable."""
+
+    def __init__(self):
+        self.table: HillTable | None = None
+
+    def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
+        if self.table is None:
+            self.table = HillTable(len(state.track), state.game.board)
+        if event == "tipper":
+            return self.table.tilt(rng).label
+        if event == "crater":
+            return self.table.knock(state, rng).label
+        raise ValueError(f"King of the Hill has no {event!r} event")
+
+    def close(self) -> None:
+        if self.table is not None:
+            self.table.close()
+            self.table = None
