@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from sim.errors import SpecError
 from sim.spec import Table, load_toml
 
 
@@ -34,6 +35,15 @@ class Material:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def pick_material(t: Table, key: str, materials: dict[str, Material]) -> Material:
+    """The material a spec names at `key`; an unknown name is a SpecError listing the known ones."""
+    name = t.string(key)
+    if name not in materials:
+        raise SpecError(f"{t.source}: {t.prefix}{key}: unknown material {name!r}; "
+                        f"choose one of: {', '.join(materials)}")
+    return materials[name]
 
 
 def load_materials(path: str | Path) -> dict[str, Material]:

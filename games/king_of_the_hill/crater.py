@@ -33,7 +33,7 @@ import trimesh
 
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
-from sim.materials import Material, load_materials
+from sim.materials import Material, load_materials, pick_material
 from sim.meshes import cached_mesh, grid_surface, revolved_surface
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
@@ -132,11 +132,7 @@ class Crater(Device):
         materials = load_materials(assets_dir() / "materials.toml")
 
         def material(t: Table, key: str) -> Material:
-            name = t.string(key)
-            if name not in materials:
-                raise SpecError(f"{t.source}: {t.prefix}{key}: unknown material {name!r}; "
-                                f"choose one of: {', '.join(materials)}")
-            return materials[name]
+            return pick_material(t, key, materials)
 
         m = spec.table("marble")
         self.marble_radius = m.number("radius", 0.004, 0.02)

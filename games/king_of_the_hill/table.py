@@ -78,29 +78,32 @@ class HillTable:
 
     # -- chance events -------------------------------------------------------------------------
     def tilt(self, rng: np.random.Generator) -> Outcome:
-        for _ in range(MAX_RETRIES):
-            outcome = self.tipper.tilt(self.tipper.sample_gesture(rng), rng)
-            if outcome.status is Status.ESCAPED:
-                raise EscapeError(f"the Tipper's ball left the tray: {outcome.reading}")
-            if outcome.status is Status.OK:
-                return outcome
-            self.retries["tipper"] += 1
-        raise RuntimeError(f"the Tipper gave no slot in {MAX_RETRIES} tilts")
+        """Lift the end of the Tipper that holds the ball, with a sampled gesture."""
+        return self._until_labelled("tipper", lambda: self.tipper.tilt(self.tipper.sample_gesture(rng), rng),
+                                    "the Tipper's ball left the tray")
 
     def knock(self, state: State, rng: np.random.Generator) -> Outcome:
         """Simulate the pending knock: the knocked marble off its edge seat into the crater."""
         mover = state.history[-1].marble if isinstance(state.history[-1], Move) else None
         self.sync(state, skip=mover)   # the knocker arrives as the knocked marble leaves its seat
-        for _ in range(MAX_RETRIES):
+
+        def attempt() -> Outcome:
             g = self.crater.sample_gesture(rng)
             outcome = self.crater.run(rng, Knock(seat=state.knocked_from, speed=g.speed, angle=g.angle))
             self.world.remove("marble")
+            return outcome
+        return self._until_labelled("crater", attempt, f"a marble left the hill from {state.knocked_from}")
+
+    def _until_labelled(self, event: str, attempt, escape_message: str) -> Outcome:
+        """Repeat a physical attempt until it gives a label; count the repeats; raise on an escape."""
+        for _ in range(MAX_RETRIES):
+            outcome = attempt()
             if outcome.status is Status.ESCAPED:
-                raise EscapeError(f"a marble left the hill from {state.knocked_from}: {outcome.reading}")
+                raise EscapeError(f"{escape_message}: {outcome.reading}")
             if outcome.status is Status.OK:
                 return outcome
-            self.retries["crater"] += 1
-        raise RuntimeError(f"the crater gave no cave seat in {MAX_RETRIES} knocks")
+            self.retries[event] += 1
+        raise RuntimeError(f"the {event} gave no label in {MAX_RETRIES} attempts")
 
 
 class PhysicsOutcomes:

@@ -28,7 +28,7 @@ from sim.bullet import pybullet
 
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
-from sim.materials import Material, load_materials
+from sim.materials import Material, load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
@@ -121,11 +121,7 @@ class Tipper(Device):
         materials = load_materials(mats_path)
 
         def material(t: Table) -> Material:
-            name = t.string("material")
-            if name not in materials:
-                raise SpecError(f"{src}: {t.prefix}material: unknown material {name!r} "
-                                f"(known: {', '.join(materials)})")
-            return materials[name]
+            return pick_material(t, "material", materials)
 
         b = spec.table("ball")
         self.ball_radius = b.number("radius", 0.002, 0.02)
