@@ -27,6 +27,13 @@ class SettleRule:
     cap: float = 20.0
     every: int = 12
 
+    @classmethod
+    def from_table(cls, t) -> "SettleRule":
+        """From a spec's [settle] table (a sim.spec.Table), validated."""
+        return cls(linear=t.number("linear", 1e-6, 1.0), angular=t.number("angular", 1e-4, 100.0),
+                   hold=t.number("hold", 0.0, 10.0), cap=t.number("cap", 0.1, 600.0),
+                   every=t.integer("every", 1, 1000))
+
 
 class SettleWatch:
     """Tracks how long a set of bodies has been still; call `update` every few steps."""

@@ -84,6 +84,14 @@ class Table:
             raise SpecError(f"{self._where(key)}: [{a}, {b}] must satisfy {lo} <= low <= high <= {hi}")
         return a, b
 
+    def numbers(self, key: str) -> tuple[float, ...]:
+        """A non-empty list of numbers."""
+        value = self.data.get(key, _MISSING)
+        if (not isinstance(value, list) or not value
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+            raise SpecError(f"{self._where(key)}: expected a non-empty list of numbers, got {value!r}")
+        return tuple(float(v) for v in value)
+
     def vector(self, key: str, n: int = 3) -> tuple[float, ...]:
         value = self.data.get(key, _MISSING)
         if (not isinstance(value, list) or len(value) != n

@@ -170,11 +170,7 @@ class Crater(Device):
         self.seat_radius = e.number("radius", self.lip_radius + r, self.path_outer_radius - r)
         self.dimple_radius = e.number("dimple_radius", 0.002, 0.03)
         self.dimple_depth = e.number("dimple_depth", 0.0, 0.005)
-        angles = e.data.get("angles")
-        if (not isinstance(angles, list) or not angles
-                or not all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in angles)):
-            raise SpecError(f"{e.source}: edge_seats.angles: expected a non-empty list of angles in degrees")
-        self.seat_angles = tuple(float(a) for a in angles)
+        self.seat_angles = e.numbers("angles")
         xy = [self.seat_radius * _unit(a) for a in self.seat_angles]
         if any(np.linalg.norm(p - q) < 2 * self.dimple_radius for i, p in enumerate(xy) for q in xy[:i]):
             raise SpecError(f"{e.source}: edge_seats.angles: two edge seats overlap; space them at least "
@@ -231,10 +227,7 @@ class Crater(Device):
             raise SpecError(f"{p.source}: physics.timestep: the fastest knock moves more than the marble's "
                             f"radius in one step; make the step smaller than {r / self.knock_speed[1]:.5f}")
 
-        s = spec.table("settle")
-        self.settle_rule = SettleRule(linear=s.number("linear", 1e-5, 1.0), angular=s.number("angular", 1e-4, 100.0),
-                                      hold=s.number("hold", 0.0, 10.0), cap=s.number("cap", 0.1, 600.0),
-                                      every=s.integer("every", 1, 1000))
+        self.settle_rule = SettleRule.from_table(spec.table("settle"))
 
         # cross-checks between tables
         self.lip_z = self.height - self.wall_height - self.path_slope * (self.path_outer_radius - self.lip_radius)

@@ -177,11 +177,7 @@ class Tipper(Device):
         self.peg_rows = p.integer("rows", 0, 20)
         self.peg_row_pitch = p.number("row_pitch", 0.001, 0.1)
         self.peg_pitch = p.number("pitch", 0.001, 0.2)
-        offs = p.data.get("offsets")
-        if (not isinstance(offs, list) or not offs
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in offs)):
-            raise SpecError(f"{src}: pegs.offsets: expected a non-empty list of numbers, got {offs!r}")
-        self.peg_offsets = tuple(float(v) for v in offs)
+        self.peg_offsets = p.numbers("offsets")
         self.peg_min_gap = p.number("min_gap", 2 * r, 0.1)
 
         rg = spec.table("ridges")
@@ -212,10 +208,7 @@ class Tipper(Device):
         self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
         self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
 
-        st = spec.table("settle")
-        self.settle = SettleRule(linear=st.number("linear", 0.0, 1.0), angular=st.number("angular", 0.0, 100.0),
-                                 hold=st.number("hold", 0.0, 10.0), cap=st.number("cap", 0.1, 600.0),
-                                 every=st.integer("every", 1, 1000))
+        self.settle = SettleRule.from_table(spec.table("settle"))
 
     @staticmethod
     def _labels_list(s: Table, src: str) -> tuple[str, ...]:
