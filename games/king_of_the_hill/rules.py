@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Union
 
+from games.driver import CHANCE, ChanceOutcome, Pass
 from games.errors import IllegalMoveError
 from games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
-CHANCE = -1
 DRAWER = -1      # track index of a marble not yet entered
 IN_CRATER = -2   # track index of a knocked marble until the crater answers
 TIPPER_LABELS = ("1", "2", "3", "4", "5", "6", "J")
@@ -74,20 +74,6 @@ class Move:
 
     def __str__(self) -> str:
         return f"move marble {self.marble} by {self.distance}"
-
-
-@dataclass(frozen=True)
-class Pass:
-    def __str__(self) -> str:
-        return "pass"
-
-
-@dataclass(frozen=True)
-class ChanceOutcome:
-    label: str
-
-    def __str__(self) -> str:
-        return f"outcome {self.label}"
 
 
 Action = Union[Move, Pass, ChanceOutcome]

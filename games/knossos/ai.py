@@ -1,0 +1,81 @@
+"""Baseline AI seats for the Knossos Game: random, and a one-ply heuristic."""
+from __future__ import annotations
+
+import numpy as np
+
+from games.knossos.rules import OFF, START, STICK_LABELS, Move, State
+
+# Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
+ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}
+
+
+class RandomSeat:
+    """Picks uniformly among the legal actions."""
+
+    name = "random"
+
+    def choose(self, state: State, rng: np.random.Generator):
+        legal = state.legal_actions()
+        return legal[int(rng.integers(len(legal)))]
+
+
+class HeuristicSeat:
+    """Scores each legal move one ply ahead: bearing off, taking an opponent's piece (the more
+    advanced, the better), getting out of reach of the opponent's next throw (the safe space, across
+    the bridge), holding the space after the bridge while opponent's pieces still have to cross (no
+    piece is taken there, so it closes the bridge to them) and racing ahead; ties at random."""
+
+    name = "ai"
+    BEAR_OFF, TAKE, TAKE_PER_STEP = 100.0, 40.0, 4.0
+    PROGRESS, RISK_PER_STEP, RISK = 3.0, 6.0, 20.0
+    BLOCK = 30.0     # per opponent's piece still before the bridge
+
+    def threat(self, state: State, site: int, player: int, taken: int | None = None) -> float:
+        """Chance that the opponent of `player` can land on `site` with its next throw."""
+        g = state.game
+        if site not in g.capture_spaces:
+            return 0.0
+        opponent = 1 - player
+        table = g.reach[opponent]
+        p = 0.0
+        for label in STICK_LABELS:
+            for piece in g.pieces_of(opponent):
+                at = START if piece == taken else state.pos[piece]
+                if at != OFF and any(r.to == site for r in table[at][label]):
+                    p += ASSUMED_THROW_P[label]
+                    break
+        return p
+
+    def score(self, state: State, move: Move) -> float:
+        g, player = state.game, state.current
+        dist = g.steps_to_exit[player]
+        here = state.pos[move.piece]
+        if move.to == OFF:
+            return self.BEAR_OFF
+        taken = state.occupant(move.to)
+        score = self.PROGRESS * (dist[here] - dist[move.to])
+        if taken is not None:
+            victim = g.steps_to_exit[1 - player]
+            score += self.TAKE + self.TAKE_PER_STEP * (victim[START] - victim[state.pos[taken]])
+        # what the moved piece risks where it stands, before and after (its progress is what it loses)
+        at_stake = lambda site: self.RISK + self.RISK_PER_STEP * (dist[START] - dist[site])
+        if here != START:
+            score += self.threat(state, here, player) * at_stake(here)
+        score -= self.threat(state, move.to, player, taken) * at_stake(move.to)
+        after = g.board.after_bridge
+        if after in (move.to, here):
+            ahead = g.ahead[1 - player]
+            waiting = sum(1 for m in g.pieces_of(1 - player) if state.pos[m] != OFF and after in ahead[state.pos[m]])
+            score += self.BLOCK * waiting * ((move.to == after) - (here == after))
+        return score
+
+    def choose(self, state: State, rng: np.random.Generator):
+        legal = state.legal_actions()
+        if len(legal) == 1 or not isinstance(legal[0], Move):
+            return legal[0]
+        scores = np.array([self.score(state, m) for m in legal])
+        best = np.flatnonzero(scores == scores.max())
+        return legal[int(best[rng.integers(len(best))])]
+
+
+SEATS = {"ai": HeuristicSeat, "random": RandomSeat}
