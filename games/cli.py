@@ -131,6 +131,7 @@ def cmd_estimate(args) -> int:
         "seed": args.seed,
         "workers": args.workers,
         **summarize(labels, records),
+        **device.summarize_extra(records),
         "spec": str(spec),
         "params": params,
         "versions": engine_versions(),

@@ -45,8 +45,12 @@ def run_trials(device: Device, seed: int, indices: Iterable[int]) -> list[dict]:
     for i in indices:
         rng = trial_rng(seed, i)
         outcome = device.run(rng, device.sample_gesture(rng))
-        out.append({"index": i, "label": outcome.label, "status": str(outcome.status),
-                    "group": outcome.group, "sim_time": outcome.sim_time, "steps": outcome.steps})
+        record = {"index": i, "label": outcome.label, "status": str(outcome.status),
+                  "group": outcome.group, "sim_time": outcome.sim_time, "steps": outcome.steps}
+        extra = device.record_extra(outcome)
+        if extra:
+            record["extra"] = extra
+        out.append(record)
     return out
 
 

@@ -72,6 +72,14 @@ class Device(abc.ABC):
     def params(self) -> dict:
         """Every physical parameter in use (for result files)."""
 
+    def record_extra(self, outcome: Outcome) -> dict:
+        """Device-specific fields of one trial kept in batch records (small, JSON-able)."""
+        return {}
+
+    def summarize_extra(self, records: list[dict]) -> dict:
+        """Device-specific figures for the result JSON, from the records' `extra` fields."""
+        return {}
+
     def close(self) -> None:
         """Release the device's world."""
 
