@@ -2,6 +2,7 @@
 
   tabletop play king-of-the-hill --headless --seats ai,ai,ai,ai --seed S
                 [--variant special-two-player] [--outcomes physics|table:FILE.json[,FILE.json]]
+  tabletop play knossos --headless --seats ai,ai --seed S [--games-to-win 3] [--outcomes physics|table:FILE.json]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
   tabletop bench [--trials N] [--out FILE.json]
 
@@ -55,9 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a game (headless for now)")
     play.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     play.add_argument("--headless", action="store_true", help="no window: print the game log")
-    play.add_argument("--seats", default="ai,ai,ai,ai", help="2-4 comma-separated seats: ai, random or human")
+    play.add_argument("--seats", default="ai,ai", help="comma-separated seats, ai, random or human "
+                      "(king-of-the-hill 2-4, knossos 2)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
-    play.add_argument("--variant", default="standard", help="standard or special-two-player")
+    play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
+    play.add_argument("--games-to-win", type=_positive_int, default=3,
+                      help="knossos: games needed to win the match (default 3)")
     play.add_argument("--outcomes", default="physics",
                       help="physics (simulate every tilt and knock), or table:FILE.json[,FILE.json] "
                            "to sample from saved estimate results")
@@ -85,16 +89,18 @@ SEAT_KINDS = ("ai", "random", "human")
 def cmd_play(args) -> int:
     if args.game not in GAMES:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
-    if args.game != "king-of-the-hill":
-        raise InputError(f"{args.game} is not playable yet; king-of-the-hill is")
-    from games.king_of_the_hill import session
-
+    if args.game == "king-kong":
+        raise InputError("king-kong is not playable yet; king-of-the-hill and knossos are")
     seats = [s.strip() for s in args.seats.split(",")]
     unknown = [s for s in seats if s not in SEAT_KINDS]
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
     if "human" in seats or not args.headless:
         raise InputError("the 3D window is not available yet: use --headless with ai or random seats")
+    if args.game == "knossos":
+        from games.knossos import session
+        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes)
+    from games.king_of_the_hill import session
     return session.play_headless(seats, args.seed, args.variant, args.outcomes)
 
 

@@ -1,0 +1,53 @@
+"""`tabletop play knossos --headless`: a whole match from a sticks table, determinism, bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from games.cli import main
+
+
+@pytest.fixture
+def sticks_table(tmp_path):
+    path = tmp_path / "sticks.json"
+    path.write_text(json.dumps({"device": "sticks", "probabilities": {"1": {"p": 0.3}, "2": {"p": 0.5},
+                                                                      "3": {"p": 0.2}}}))
+    return f"table:{path}"
+
+
+def play(*args):
+    return subprocess.run([sys.executable, "-m", "games.cli", "play", "knossos", "--headless", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_match_prints_each_throw_each_game_and_the_match_winner(sticks_table):
+    runs = [play("--seats", "ai,random", "--seed", "4", "--games-to-win", "2", "--outcomes", sticks_table)
+            for _ in range(2)]
+    assert runs[0].returncode == 0, runs[0].stderr
+    out = runs[0].stdout
+    assert "throws" in out and "wins game 1" in out
+    assert "wins the match 2-" in out.strip().splitlines()[-1]
+    assert runs[0].stdout == runs[1].stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["play", "knossos", "--headless", "--seats", "ai,ai,ai"], "needs exactly 2 seats, not 3"),
+    (["play", "knossos", "--headless", "--games-to-win", "0"], "--games-to-win: must be at least 1"),
+    (["play", "knossos", "--headless", "--outcomes", "coins"], "expected physics or table:"),
+    (["play", "knossos", "--headless", "--seats", "ai,wizard"], "unknown seat kind 'wizard'"),
+    (["play", "king-kong", "--headless"], "king-kong is not playable yet"),
+])
+def test_bad_knossos_input(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_table_of_another_device_is_refused(tmp_path, capsys):
+    other = tmp_path / "tipper.json"
+    other.write_text(json.dumps({"device": "tipper", "probabilities": {"1": {"p": 1.0}}}))
+    assert main(["play", "knossos", "--headless", "--outcomes", f"table:{other}"]) == 2
+    assert "needs a sticks table" in capsys.readouterr().err
