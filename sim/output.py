@@ -30,6 +30,9 @@ def write_json_atomic(path: str | Path, data: dict) -> None:
         with os.fdopen(fd, "w") as fh:
             json.dump(data, fh, indent=2, sort_keys=False)
             fh.write("\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; a result file is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
