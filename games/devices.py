@@ -26,6 +26,8 @@ DEVICES: dict[str, DeviceEntry] = {
                           "King of the Hill's Tipper: the slot (1-6, J) where the rolling ball stops"),
     "crater": DeviceEntry("games.king_of_the_hill.crater:Crater", "king_of_the_hill/hill.toml",
                           "King of the Hill's crater: the cave and seat a knocked-in marble reaches"),
+    "sticks": DeviceEntry("sim.devices.sticks:ThrowSticks", "knossos/sticks.toml",
+                          "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"),
 }
 
 

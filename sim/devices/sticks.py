@@ -1,0 +1,486 @@
+"""Knossos throw sticks: two half-cylinders tossed into a wooden tray; the throw is read from
+which side of each stick faces up once both have settled.
+
+Each stick is a convex hull of a half-cylinder (a flat face and a rounded back of
+`stick.segments` facets), with its exact mass and inertia: centre of mass 4 r / (3 pi) from the
+flat face, principal moments m (r^2/2 - d^2), m (L^2/12 + r^2/4 - d^2), m (L^2/12 + r^2/4)
+(Bullet would otherwise use its bounding-box estimate). Stick frame: X along the stick, Z from
+the flat face toward the rounded back, origin at the centre of mass. The tray is one static
+compound of boxes (floor and four rims); device frame origin at the centre of the floor's top.
+
+Gesture (`Throw`), sampled by `sample_gesture` from the spec's [gesture] table, every value
+uniform over its range: the two sticks are held side by side, parallel, across the fingers
+(their long axes perpendicular to the throw, tilted by a common pitch, each turned by its own
+roll about its axis) and released together at a height with the hand's velocity (speed,
+elevation, azimuth); each rolls off the fingers with its own spin about its long axis and its
+own end-over-end tumble. The hand is placed so that the sticks would land `aim_back` short of
+the tray centre.
+
+Reading: once both sticks have settled (our own rule, not Bullet's sleeping), a stick reads
+"flat" (flat side up) when its flat face's outward normal (-Z) is within `reading.tilt_deg` of
+world up, "round" (round side up, lying on its flat face) when it is within that of world down,
+and in both cases only when its centre of mass is within `reading.height_tol` of the height it
+has lying that way on the floor. Anything else (on an edge or end, resting on the other stick
+or on a rim) is never guessed: the sticks are thrown again, with a new gesture drawn from the
+same Generator and fresh bodies, and the re-throw is counted. Labels: "1" two round sides up,
+"2" one of each, "3" two flat sides up.
+
+Statuses: OK once a throw reads cleanly; ESCAPED when a stick leaves the tray (a defect; the
+trial ends); UNSETTLED when a throw does not settle within `settle.cap` (the trial ends: an
+unsettled throw is reported, never re-thrown away); LODGED when every throw settled but
+`reading.max_rethrows` re-throws still left an unreadable throw.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sim.bullet import pybullet
+from sim.devices.base import Device, Outcome, Status, gesture_dict
+from sim.errors import SpecError
+from sim.materials import load_materials, pick_material
+from sim.paths import assets_dir
+from sim.readouts import SettleRule, run_until_settled
+from sim.spec import Table, load_toml
+from sim.stats import wilson_interval
+from sim.world import PhysicsSettings, World
+
+STICKS = ("stick0", "stick1")
+TRAY = "sticks_tray"
+LABELS = ("1", "2", "3")            # number of flat sides up + 1
+UNIFORM_TWO_COIN = {"1": 0.25, "2": 0.5, "3": 0.25}
+
+
+@dataclass(frozen=True)
+class Throw:
+    """One toss of both sticks from the hand.
+
+    height         release height of the sticks' axes above the tray floor (m)
+    speed          speed of the hand at release (m/s)
+    elevation_deg  angle of the release velocity above the horizontal (degrees; negative: downward)
+    azimuth_deg    horizontal direction of the throw (degrees from +X, counter-clockwise)
+    pitch_deg      tilt of both sticks' long axes from the horizontal (degrees)
+    roll_deg       each stick's turn about its own long axis (degrees; 0: flat side down)
+    roll_rate      each stick's spin about its long axis (rad/s)
+    tumble_rate    each stick's end-over-end spin about the throw's horizontal direction (rad/s)
+    """
+
+    height: float
+    speed: float
+    elevation_deg: float
+    azimuth_deg: float
+    pitch_deg: float
+    roll_deg: tuple[float, float]
+    roll_rate: tuple[float, float]
+    tumble_rate: tuple[float, float]
+
+
+# -- small rotation helpers (pure Python: used a few times per throw) -------------------------
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _qaxis(axis, angle):
+    s = math.sin(angle / 2)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
+
+
+def _rotate(q, v):
+    """Rotate vector v by quaternion q (x, y, z, w)."""
+    x, y, z, w = q
+    vx, vy, vz = v
+    # t = 2 q_vec x v; v' = v + w t + q_vec x t
+    tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
+    return (vx + w * tx + y * tz - z * ty, vy + w * ty + z * tx - x * tz, vz + w * tz + x * ty - y * tx)
+
+
+def dome_cos(orientation) -> float:
+    """cos of the angle between a stick's local +Z (flat face toward rounded back) and world up:
+    +1 lying on its flat face (round side up), -1 lying on its back (flat side up)."""
+    x, y, _, _ = orientation
+    return 1.0 - 2.0 * (x * x + y * y)
+
+
+def label_for(sides) -> str:
+    """The throw's label from the sticks' sides ("flat" / "round"): "1" two round sides up,
+    "2" one of each, "3" two flat sides up."""
+    if any(side not in ("flat", "round") for side in sides):
+        raise ValueError(f"every stick must read 'flat' or 'round', got {list(sides)!r}")
+    return LABELS[sum(side == "flat" for side in sides)]
+
+
+def half_cylinder_vertices(length: float, radius: float, segments: int) -> list[list[float]]:
+    """Vertices of a half-cylinder in the stick frame (origin at the centre of mass)."""
+    d = 4.0 * radius / (3.0 * math.pi)
+    verts = []
+    for k in range(segments + 1):
+        a = math.pi * k / segments          # 0 .. pi across the rounded back
+        y, z = radius * math.cos(a), radius * math.sin(a) - d
+        verts.append([-length / 2, y, z])
+        verts.append([length / 2, y, z])
+    return verts
+
+
+class ThrowSticks(Device):
+    """Two throw sticks: labels "1" (two round sides up), "2" (one of each), "3" (two flat)."""
+
+    name = "sticks"
+
+    def __init__(self, spec_path: Path, world: World | None = None,
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+        """Build the tray into `world` (a new one of its own when None) with its floor centre at `origin`."""
+        self.spec_path = Path(spec_path)
+        self._load(load_toml(self.spec_path))
+        self.origin = tuple(float(v) for v in origin)
+        self._owns_world = world is None
+        if world is None:
+            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
+        elif abs(world.dt - self.timestep) > 1e-12:
+            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
+        self.world = world
+        self._build_tray()
+        c = self.world.client
+        self._stick_shape = c.createCollisionShape(
+            pybullet.GEOM_MESH, vertices=half_cylinder_vertices(self.length, self.radius, self.segments))
+
+    # -- spec -------------------------------------------------------------------------------
+    def _load(self, spec: Table) -> None:
+        src = spec.source
+        materials = load_materials(assets_dir() / "materials.toml")
+
+        s = spec.table("stick")
+        self.length = s.number("length", 0.02, 0.5)
+        self.radius = s.number("radius", 0.002, 0.05)
+        if self.length < 4 * self.radius:
+            raise SpecError(f"{src}: stick.length: {self.length} is under four radii ({4 * self.radius}): "
+                            f"that is a disc, not a stick")
+        self.segments = s.integer("segments", 4, 128)
+        if self.segments % 2 == 0:
+            raise SpecError(f"{src}: stick.segments: {self.segments} must be odd, so that a facet (not a ridge) "
+                            f"lies at the crown of the rounded back and a stick on its back rests level")
+        self.margin = s.number("margin", 0.0, 0.002)
+        self.stick_material = pick_material(s, "material", materials)
+        self.com_offset = 4.0 * self.radius / (3.0 * math.pi)
+        self.mass = self.stick_material.density * math.pi * self.radius ** 2 * self.length / 2
+        r, L, d, m = self.radius, self.length, self.com_offset, self.mass
+        self.inertia = (m * (r * r / 2 - d * d), m * (L * L / 12 + r * r / 4 - d * d), m * (L * L / 12 + r * r / 4))
+
+        t = spec.table("tray")
+        self.tray_material = pick_material(t, "material", materials)
+        self.half_x = t.number("half_x", 0.1, 5.0)
+        self.half_y = t.number("half_y", 0.1, 5.0)
+        if min(self.half_x, self.half_y) < self.length:
+            raise SpecError(f"{src}: tray: the floor ({2 * self.half_x} x {2 * self.half_y}) must be at least "
+                            f"two stick lengths ({2 * self.length}) across")
+        self.wall_height = t.number("wall_height", 0.0, 0.5)
+        self.wall_thickness = t.number("wall_thickness", 0.005, 0.2)
+        self.floor_thickness = t.number("floor_thickness", 0.005, 0.2)
+
+        g = spec.table("gesture")
+        self.height_range = g.range("height", 2 * self.radius, 1.0)
+        self.speed_range = g.range("speed", 0.0, 5.0)
+        self.elevation_range = g.range("elevation_deg", -80.0, 80.0)
+        self.azimuth_range = g.range("azimuth_deg", -360.0, 720.0)
+        self.pitch_range = g.range("pitch_deg", -60.0, 60.0)
+        self.roll_range = g.range("roll_deg", -360.0, 720.0)
+        self.roll_rate_range = g.range("roll_rate", -200.0, 200.0)
+        self.tumble_rate_range = g.range("tumble_rate", -200.0, 200.0)
+        self.gap = g.number("gap", 0.0, 0.1)
+        self.aim_back = g.number("aim_back", -1.0, 1.0)
+        lowest = self.height_range[0] - self.length / 2 * math.sin(math.radians(max(map(abs, self.pitch_range)))) \
+            - self.radius
+        if lowest <= 0.0:
+            raise SpecError(f"{src}: gesture.height: a stick released at {self.height_range[0]} m with a pitch "
+                            f"of {max(map(abs, self.pitch_range))} degrees would start inside the floor")
+
+        rd = spec.table("reading")
+        self.tilt_tol = rd.number("tilt_deg", 1.0, 45.0)
+        self.height_tol = rd.number("height_tol", 1e-4, self.radius / 2)   # a stick on the other is r higher
+        self.max_rethrows = rd.integer("max_rethrows", 0, 1000)
+
+        ph = spec.table("physics")
+        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
+        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        self.settle = SettleRule.from_table(spec.table("settle"))
+
+    # -- geometry ---------------------------------------------------------------------------
+    def _build_tray(self) -> None:
+        """The tray: one static compound of boxes (floor, four rims), floor top at the origin."""
+        c = self.world.client
+        hx, hy, wt, wh, ft = self.half_x, self.half_y, self.wall_thickness, self.wall_height, self.floor_thickness
+        boxes = [((hx + wt, hy + wt, ft / 2), (0.0, 0.0, -ft / 2))]
+        if wh > 0:
+            hz = (wh + ft) / 2
+            zc = (wh - ft) / 2
+            boxes += [((wt / 2, hy + wt, hz), (hx + wt / 2, 0.0, zc)), ((wt / 2, hy + wt, hz), (-hx - wt / 2, 0.0, zc)),
+                      ((hx, wt / 2, hz), (0.0, hy + wt / 2, zc)), ((hx, wt / 2, hz), (0.0, -hy - wt / 2, zc))]
+        shape = c.createCollisionShapeArray(
+            [pybullet.GEOM_BOX] * len(boxes), halfExtents=[list(h) for h, _ in boxes],
+            collisionFramePositions=[list(p) for _, p in boxes])
+        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=list(self.origin))
+        self.world.add_body(TRAY, body, self.tray_material)
+        ox, oy, oz = self.origin
+        # a stick's centre outside the tray's footprint and below its rim top has left over a rim;
+        # one below the floor has passed through it
+        self._bounds = (ox - hx - wt, ox + hx + wt, oy - hy - wt, oy + hy + wt, oz + wh, oz - 0.01)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return LABELS
+
+    def rest_height(self, flat_up: bool) -> float:
+        """Height of a stick's centre of mass above the floor when it lies flat side up (on its
+        rounded back) or round side up (on its flat face)."""
+        return self.radius - self.com_offset if flat_up else self.com_offset
+
+    # -- gesture ----------------------------------------------------------------------------
+    def sample_gesture(self, rng: np.random.Generator) -> Throw:
+        u = rng.uniform
+        height = float(u(*self.height_range))
+        speed = float(u(*self.speed_range))
+        elevation = float(u(*self.elevation_range))
+        azimuth = float(u(*self.azimuth_range))
+        pitch = float(u(*self.pitch_range))
+        rolls = tuple(float(v) for v in u(*self.roll_range, size=2))
+        roll_rates = tuple(float(v) for v in u(*self.roll_rate_range, size=2))
+        tumble_rates = tuple(float(v) for v in u(*self.tumble_rate_range, size=2))
+        return Throw(height=height, speed=speed, elevation_deg=elevation, azimuth_deg=azimuth, pitch_deg=pitch,
+                     roll_deg=rolls, roll_rate=roll_rates, tumble_rate=tumble_rates)
+
+    def release_states(self, throw: Throw) -> list[tuple[tuple, tuple, tuple, tuple]]:
+        """(position, orientation, linear velocity, angular velocity) of each stick at release."""
+        az, el = math.radians(throw.azimuth_deg), math.radians(throw.elevation_deg)
+        fwd = (math.cos(az), math.sin(az), 0.0)
+        vh, vz = throw.speed * math.cos(el), throw.speed * math.sin(el)
+        g = self.world.settings.gravity
+        drop = max(throw.height - self.radius, 0.0)
+        t_fall = (vz + math.sqrt(vz * vz + 2 * g * drop)) / g
+        back = self.aim_back + vh * t_fall            # the hand is this far back from the centre along the throw
+        ox, oy, oz = self.origin
+        hand = (ox - fwd[0] * back, oy - fwd[1] * back, oz + throw.height)
+        velocity = (vh * fwd[0], vh * fwd[1], vz)
+        q_hand = _qmul(_qaxis((0.0, 0.0, 1.0), az + math.pi / 2), _qaxis((0.0, 1.0, 0.0), math.radians(throw.pitch_deg)))
+        axis = _rotate(q_hand, (1.0, 0.0, 0.0))        # the sticks' long axis, perpendicular to the throw
+        spacing = 2 * self.radius + self.gap
+        out = []
+        for i, sign in enumerate((1.0, -1.0)):          # stick 0 nearer the fingertips (ahead)
+            q = _qmul(q_hand, _qaxis((1.0, 0.0, 0.0), math.radians(throw.roll_deg[i])))
+            centre_axis = tuple(hand[k] + sign * fwd[k] * spacing / 2 for k in range(3))
+            com_off = _rotate(q, (0.0, 0.0, self.com_offset))
+            pos = tuple(centre_axis[k] + com_off[k] for k in range(3))
+            w = tuple(throw.roll_rate[i] * axis[k] + throw.tumble_rate[i] * fwd[k] for k in range(3))
+            out.append((pos, q, velocity, w))
+        return out
+
+    # -- bodies -----------------------------------------------------------------------------
+    def _add_sticks(self, states) -> None:
+        """Fresh stick bodies for every throw: no contact cache or solver state carries over."""
+        w, c = self.world, self.world.client
+        for name in STICKS:
+            if name in w.bodies:
+                w.remove(name)
+        for name, (pos, orn, lin, ang) in zip(STICKS, states):
+            body = c.createMultiBody(baseMass=self.mass, baseCollisionShapeIndex=self._stick_shape,
+                                     basePosition=list(pos), baseOrientation=list(orn))
+            w.add_body(name, body, self.stick_material)
+            c.changeDynamics(body, -1, localInertiaDiagonal=list(self.inertia), collisionMargin=self.margin)
+            c.resetBaseVelocity(body, list(lin), list(ang))
+
+    def place(self, poses, velocities=None) -> None:
+        """Fresh sticks at the given (position, orientation) poses in world coordinates, at rest
+        unless (linear, angular) velocities are given (scenario tests)."""
+        velocities = velocities or [((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))] * len(STICKS)
+        self._add_sticks([(p, o, v, w) for (p, o), (v, w) in zip(poses, velocities)])
+
+    def lying_pose(self, x: float, y: float, yaw_deg: float = 0.0, flat_up: bool = False,
+                   lift: float = 0.0, roll_deg: float | None = None) -> tuple[tuple, tuple]:
+        """World (position, orientation) of a stick lying on the floor at (x, y) of the device
+        frame, its long axis at yaw_deg from X: on its flat face (round side up) or on its back
+        (flat side up), raised by `lift`; `roll_deg` overrides the roll about its long axis
+        (0: on its flat face, 180: on its back)."""
+        roll = math.radians(roll_deg if roll_deg is not None else (180.0 if flat_up else 0.0))
+        q = _qmul(_qaxis((0.0, 0.0, 1.0), math.radians(yaw_deg)), _qaxis((1.0, 0.0, 0.0), roll))
+        ox, oy, oz = self.origin
+        return (ox + x, oy + y, oz + self.rest_height(flat_up) + lift), q
+
+    def place_for_benchmark(self) -> None:
+        """Fresh sticks in the release pose of a middle-of-the-range throw, exactly as `run` starts one."""
+        mid = lambda r: (r[0] + r[1]) / 2                                   # noqa: E731
+        self._add_sticks(self.release_states(Throw(
+            height=mid(self.height_range), speed=mid(self.speed_range), elevation_deg=mid(self.elevation_range),
+            azimuth_deg=mid(self.azimuth_range), pitch_deg=mid(self.pitch_range),
+            roll_deg=(self.roll_range[0], mid(self.roll_range)), roll_rate=self.roll_rate_range,
+            tumble_rate=self.tumble_rate_range)))
+
+    def _escaped_check(self):
+        x0, x1, y0, y1, z_rim, z_floor = self._bounds
+        get = self.world.client.getBasePositionAndOrientation
+        bodies = [self.world.bodies[n] for n in STICKS]
+
+        def escaped() -> bool:
+            for b in bodies:
+                x, y, z = get(b)[0]
+                if z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1)):
+                    return True
+            return False
+        return escaped
+
+    # -- trials -----------------------------------------------------------------------------
+    def read_sticks(self) -> list[dict]:
+        """Each stick's reading: "flat", "round" or None (not read), with the figures behind it."""
+        out = []
+        get = self.world.client.getBasePositionAndOrientation
+        floor = self.origin[2]
+        cos_tol = math.cos(math.radians(self.tilt_tol))
+        for name in STICKS:
+            pos, orn = get(self.world.bodies[name])
+            dc = dome_cos(orn)
+            height = pos[2] - floor
+            side = None
+            if dc <= -cos_tol and abs(height - self.rest_height(True)) <= self.height_tol:
+                side = "flat"
+            elif dc >= cos_tol and abs(height - self.rest_height(False)) <= self.height_tol:
+                side = "round"
+            out.append({"side": side, "flat_normal_tilt_deg": math.degrees(math.acos(max(-1.0, min(1.0, -dc)))),
+                        "height": height, "position": [float(v) for v in pos]})
+        return out
+
+    def throw(self, throw: Throw) -> tuple[str, list[dict], int]:
+        """One throw of both sticks: fresh bodies, simulate to rest. Returns (result, readings,
+        steps) where result is "read", "unreadable", "unsettled" or "escaped"."""
+        self._add_sticks(self.release_states(throw))
+        return self._settle_and_read()
+
+    def drop(self, poses, velocities=None) -> tuple[str, list[dict], int]:
+        """Like `throw`, from any start: fresh sticks at the given world (position, orientation)
+        poses and (linear, angular) velocities, at rest when None (scenario tests)."""
+        self.place(poses, velocities)
+        return self._settle_and_read()
+
+    def _settle_and_read(self) -> tuple[str, list[dict], int]:
+        w = self.world
+        s0 = w.steps
+        settled, escaped = run_until_settled(w, STICKS, self.settle, escaped=self._escaped_check())
+        readings = self.read_sticks()
+        if escaped:
+            result = "escaped"
+        elif not settled:
+            result = "unsettled"
+        elif all(r["side"] is not None for r in readings):
+            result = "read"
+        else:
+            result = "unreadable"
+        return result, readings, w.steps - s0
+
+    def run(self, rng: np.random.Generator, gesture: Throw | None = None) -> Outcome:
+        """A trial: throw until both sticks read cleanly, re-throwing (new gesture from `rng`)
+        when a stick lies on an edge, on end or on the other stick, at most max_rethrows times."""
+        first = gesture if gesture is not None else self.sample_gesture(rng)
+        throw_, steps, rethrows = first, 0, 0
+        unread: list[list] = []
+        while True:
+            result, readings, n = self.throw(throw_)
+            steps += n
+            if result != "unreadable" or rethrows >= self.max_rethrows:
+                break
+            unread.append([r["side"] for r in readings])
+            rethrows += 1
+            throw_ = self.sample_gesture(rng)
+        label = None
+        if result == "read":
+            status = Status.OK
+            label = label_for([r["side"] for r in readings])
+        elif result == "unreadable":
+            status = Status.LODGED
+        elif result == "unsettled":
+            status = Status.UNSETTLED
+        else:
+            status = Status.ESCAPED
+        reading = {
+            "sides": [r["side"] for r in readings],
+            "flat_up": [r["side"] == "flat" for r in readings] if status is Status.OK else None,
+            "flat_normal_tilt_deg": [round(r["flat_normal_tilt_deg"], 3) for r in readings],
+            "heights": [r["height"] for r in readings],
+            "positions": [r["position"] for r in readings],
+            "rethrows": rethrows,
+            "throws": rethrows + 1,
+            "unread_sides": unread,
+        }
+        return Outcome(label=label, status=status, sim_time=steps * self.world.dt, steps=steps,
+                       reading=reading, gesture=gesture_dict(first))
+
+    # -- results ----------------------------------------------------------------------------
+    def record_extra(self, outcome: Outcome) -> dict:
+        """flat_up: [bool, bool] for a labelled trial (else None); rethrows: throws re-thrown
+        because a stick was unreadable; throws: all throws of the trial; unreadable: throws that
+        settled but could not be read (rethrows, plus the last throw of a LODGED trial)."""
+        r = outcome.reading
+        unreadable = r["rethrows"] + (1 if outcome.status is Status.LODGED else 0)
+        return {"flat_up": r["flat_up"], "rethrows": r["rethrows"], "throws": r["throws"], "unreadable": unreadable}
+
+    def summarize_extra(self, records: list[dict]) -> dict:
+        """The "sticks" block of the result JSON:
+
+        flat_up           per stick, among labelled trials: k flat sides up of n, p, ci95 (Wilson 95%)
+        flat_up_pooled    both sticks together (2 readings per labelled trial)
+        rethrow_rate      among settled throws, the fraction that could not be read (so were thrown
+                          again): k, n, p, ci95
+        rethrows          total re-throws, trials with at least one, the most in one trial, and
+                          re-throws per trial
+        uniform_two_coin  the two-coin assumption's label probabilities, for comparison
+        """
+        extras = [r.get("extra") or {} for r in records]
+        labelled = [e["flat_up"] for e in extras if e.get("flat_up") is not None]
+        n = len(labelled)
+
+        def block(k: int, total: int) -> dict:
+            lo, hi = wilson_interval(k, total)
+            return {"k": k, "n": total, "p": k / total if total else 0.0, "ci95": [lo, hi]}
+
+        per_stick = [{"stick": i, **block(sum(bool(f[i]) for f in labelled), n)} for i in range(len(STICKS))]
+        pooled = block(sum(bool(v) for f in labelled for v in f), 2 * n)
+        unreadable = sum(e.get("unreadable", 0) for e in extras)
+        settled_throws = sum(e.get("unreadable", 0) for e in extras) + n
+        rethrows = [e.get("rethrows", 0) for e in extras]
+        return {"sticks": {
+            "flat_up": per_stick,
+            "flat_up_pooled": pooled,
+            "rethrow_rate": block(unreadable, settled_throws),
+            "rethrows": {"total": int(sum(rethrows)), "trials_with_rethrow": int(sum(1 for v in rethrows if v)),
+                         "max_in_a_trial": int(max(rethrows, default=0)),
+                         "per_trial": float(sum(rethrows) / len(rethrows)) if rethrows else 0.0},
+            "uniform_two_coin": dict(UNIFORM_TWO_COIN),
+        }}
+
+    def params(self) -> dict:
+        return {
+            "spec": str(self.spec_path),
+            "stick": {"length": self.length, "radius": self.radius, "segments": self.segments,
+                      "mass": self.mass, "com_offset_from_flat_face": self.com_offset,
+                      "inertia_diagonal": list(self.inertia), "material": self.stick_material.as_dict()},
+            "tray": {"half_x": self.half_x, "half_y": self.half_y, "wall_height": self.wall_height,
+                     "wall_thickness": self.wall_thickness, "floor_thickness": self.floor_thickness,
+                     "material": self.tray_material.as_dict(), "origin": list(self.origin)},
+            "gesture": {"distribution": "uniform over each range", "height": list(self.height_range),
+                        "speed": list(self.speed_range), "elevation_deg": list(self.elevation_range),
+                        "azimuth_deg": list(self.azimuth_range), "pitch_deg": list(self.pitch_range),
+                        "roll_deg": list(self.roll_range), "roll_rate": list(self.roll_rate_range),
+                        "tumble_rate": list(self.tumble_rate_range), "gap": self.gap, "aim_back": self.aim_back},
+            "reading": {"tilt_deg": self.tilt_tol, "height_tol": self.height_tol,
+                        "max_rethrows": self.max_rethrows,
+                        "rest_height": {"flat_up": self.rest_height(True), "round_up": self.rest_height(False)}},
+            "physics": self.world.settings.as_dict(),
+            "settle": dict(self.settle.__dict__),
+        }
+
+    def close(self) -> None:
+        if self._owns_world and self.world.client is not None:
+            self.world.close()
