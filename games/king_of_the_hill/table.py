@@ -21,18 +21,14 @@ from games.king_of_the_hill.board import Board, load_board
 from games.king_of_the_hill.crater import Crater, Knock
 from games.king_of_the_hill.rules import DRAWER, IN_CRATER, Move, State
 from games.king_of_the_hill.tipper import Tipper
-from sim.devices.base import Outcome, Status
+from games.tables import until_labelled
+from sim.devices.base import Outcome
 from sim.materials import load_materials
 from sim.paths import assets_dir
 from sim.world import PhysicsSettings, World
 
 TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
 DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
-MAX_RETRIES = 20
-
-
-class EscapeError(RuntimeError):
-    """A body left the model during a game: a defect in the geometry, never expected."""
 
 
 class HillTable:
@@ -79,8 +75,8 @@ class HillTable:
     # -- chance events -------------------------------------------------------------------------
     def tilt(self, rng: np.random.Generator) -> Outcome:
         """Lift the end of the Tipper that holds the ball, with a sampled gesture."""
-        return self._until_labelled("tipper", lambda: self.tipper.tilt(self.tipper.sample_gesture(rng), rng),
-                                    "the Tipper's ball left the tray")
+        return until_labelled("tipper", lambda: self.tipper.tilt(self.tipper.sample_gesture(rng), rng),
+                              self.retries, "the Tipper's ball left the tray")
 
     def knock(self, state: State, rng: np.random.Generator) -> Outcome:
         """Simulate the pending knock: the knocked marble off its edge seat into the crater."""
@@ -92,18 +88,7 @@ class HillTable:
             outcome = self.crater.run(rng, Knock(seat=state.knocked_from, speed=g.speed, angle=g.angle))
             self.world.remove("marble")
             return outcome
-        return self._until_labelled("crater", attempt, f"a marble left the hill from {state.knocked_from}")
-
-    def _until_labelled(self, event: str, attempt, escape_message: str) -> Outcome:
-        """Repeat a physical attempt until it gives a label; count the repeats; raise on an escape."""
-        for _ in range(MAX_RETRIES):
-            outcome = attempt()
-            if outcome.status is Status.ESCAPED:
-                raise EscapeError(f"{escape_message}: {outcome.reading}")
-            if outcome.status is Status.OK:
-                return outcome
-            self.retries[event] += 1
-        raise RuntimeError(f"the {event} gave no label in {MAX_RETRIES} attempts")
+        return until_labelled("crater", attempt, self.retries, f"a marble left the hill from {state.knocked_from}")
 
 
 class PhysicsOutcomes:
