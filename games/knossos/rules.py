@@ -11,7 +11,7 @@ Positions are Ludii's site numbers 0..13 (see board.toml), START (-1: off the bo
 of the player's wing, not yet entered or taken) and OFF (-2: borne off). A move is `Move(piece, to)`:
 the destination says which way the piece went where it had a choice of direction.
 
-Ambiguities of the rulebook and how they are resolved here (also in docs/rules-knossos.md):
+Ambiguities of the rulebook and how they are resolved here (also in the README's rules notes):
 
 1. Entering: pieces begin off the board beside the end of their wing; the wing's end is the first
    space counted, so a throw of n enters a piece on the n-th space of its track (as in Ludii).
