@@ -34,3 +34,5 @@ def quiet_stdout():
 with quiet_stdout():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
+
+__all__ = ["BulletClient", "pybullet", "quiet_stdout"]

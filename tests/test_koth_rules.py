@@ -7,7 +7,7 @@ import pytest
 
 from games.errors import IllegalMoveError
 from games.king_of_the_hill.board import load_board
-from games.king_of_the_hill.rules import (CHANCE, DRAWER, IN_CRATER, ChanceOutcome, Game, Move, Pass,
+from games.king_of_the_hill.rules import (CHANCE, IN_CRATER, ChanceOutcome, Game, Move, Pass,
                                           Phase, State, Variant)
 from sim.errors import SpecError
 

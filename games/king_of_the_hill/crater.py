@@ -38,7 +38,7 @@ from sim.meshes import cached_mesh, grid_surface, revolved_surface
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
-from sim.world import PhysicsSettings, World
+from sim.world import World
 
 MESH_VERSION = 3
 MARBLE = "marble"
@@ -113,12 +113,7 @@ class Crater(Device):
         spec = load_toml(self.spec_path)
         self._read_spec(spec)
         self._plan_geometry()
-        self._owns_world = world is None
-        if world is None:
-            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
-        elif abs(world.dt - self.timestep) > 1e-12:
-            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
-        self.world = world
+        self.attach_world(world, self.timestep, self.solver_iterations)
         try:
             mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
             self.world.add_static_mesh(HILL, mesh_path, self.hill_material)
@@ -555,6 +550,3 @@ class Crater(Device):
             "settle": dict(self.settle_rule.__dict__),
         }
 
-    def close(self) -> None:
-        if self._owns_world:
-            self.world.close()

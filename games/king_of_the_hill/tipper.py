@@ -32,7 +32,7 @@ from sim.materials import Material, load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
-from sim.world import PhysicsSettings, World
+from sim.world import World
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)
@@ -104,12 +104,7 @@ class Tipper(Device):
         self.spec_path = Path(spec_path)
         self._load(load_toml(self.spec_path))
         self.origin = tuple(float(v) for v in origin)
-        self._owns_world = world is None
-        if world is None:
-            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
-        elif abs(world.dt - self.timestep) > 1e-12:
-            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
-        self.world = world
+        self.attach_world(world, self.timestep, self.solver_iterations)
         self._build_shape()
         self._tray: int | None = None
         self._active = False
@@ -712,5 +707,4 @@ class Tipper(Device):
 
     def close(self) -> None:
         self._active = False
-        if self._owns_world:
-            self.world.close()
+        super().close()

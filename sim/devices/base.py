@@ -80,8 +80,25 @@ class Device(abc.ABC):
         """Device-specific figures for the result JSON, from the records' `extra` fields."""
         return {}
 
+    def attach_world(self, world, timestep: float, solver_iterations: int):
+        """Build into a shared World (its timestep must be the spec's) or into a new one the
+        device owns and closes; sets and returns `self.world`."""
+        from sim.errors import SpecError
+        from sim.world import PhysicsSettings, World
+
+        self._owns_world = world is None
+        if world is None:
+            world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations))
+        elif abs(world.dt - timestep) > 1e-12:
+            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} differs "
+                            f"from the shared world's {world.dt}")
+        self.world = world
+        return world
+
     def close(self) -> None:
-        """Release the device's world."""
+        """Release the device's world if it owns one."""
+        if getattr(self, "_owns_world", False):
+            self.world.close()
 
 
 def gesture_dict(gesture: Any) -> dict:

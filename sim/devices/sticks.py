@@ -46,7 +46,7 @@ from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
 from sim.spec import Table, load_toml
 from sim.stats import wilson_interval
-from sim.world import PhysicsSettings, World
+from sim.world import World
 
 STICKS = ("stick0", "stick1")
 TRAY = "sticks_tray"
@@ -140,12 +140,7 @@ class ThrowSticks(Device):
         self.spec_path = Path(spec_path)
         self._load(load_toml(self.spec_path))
         self.origin = tuple(float(v) for v in origin)
-        self._owns_world = world is None
-        if world is None:
-            world = World(PhysicsSettings(timestep=self.timestep, solver_iterations=self.solver_iterations))
-        elif abs(world.dt - self.timestep) > 1e-12:
-            raise SpecError(f"{self.spec_path}: physics.timestep {self.timestep} differs from the shared world's {world.dt}")
-        self.world = world
+        self.attach_world(world, self.timestep, self.solver_iterations)
         self._build_tray()
         c = self.world.client
         self._stick_shape = c.createCollisionShape(
@@ -481,6 +476,3 @@ class ThrowSticks(Device):
             "settle": dict(self.settle.__dict__),
         }
 
-    def close(self) -> None:
-        if self._owns_world and self.world.client is not None:
-            self.world.close()
