@@ -11,6 +11,7 @@ Bad input gets one line on stderr naming the problem and exit code 2; nothing is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -68,12 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
     est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
-    est.add_argument("--trials", type=_positive_int, default=1000, help="number of trials (default 1000)")
+    est.add_argument("--trials", type=_positive_int, default=None,
+                     help="number of trials (default 1000; with --precision the cap, default 100000)")
     est.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
     est.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
     est.add_argument("--out", type=Path, help="write the result as JSON to this file")
     est.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
+    est.add_argument("--resume", action="store_true",
+                     help="continue an interrupted run from the checkpoint beside --out")
+    est.add_argument("--precision", type=float, default=None, metavar="H",
+                     help="keep running until every label's 95%% interval half-width is at most H")
 
     bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
     bench.add_argument("--trials", type=_positive_int, default=100, help="trials per device (default 100)")
@@ -105,32 +111,70 @@ def cmd_play(args) -> int:
 
 
 def cmd_estimate(args) -> int:
+    import shlex
+
     from rich.console import Console
 
     from games.devices import DEVICES, default_spec, entry, make_device
     from sim.batch import DeviceRef, run_batch, summarize
+    from sim.checkpoint import Checkpoint, checkpoint_path
     from sim.output import check_output_path, write_json_atomic
+    from sim.spec import digest
     from sim.world import engine_versions
 
     entry(args.device)  # unknown device -> InputError
     if args.out is not None:
         check_output_path(args.out)
+    elif args.resume:
+        raise InputError("--resume needs --out: the checkpoint lives beside the result file")
+    if args.precision is not None and not 0.0 < args.precision < 0.5:
+        raise InputError(f"--precision: a 95% half-width between 0 and 0.5, got {args.precision}")
+    cap = args.trials or (100_000 if args.precision is not None else 1000)
     spec = (args.spec or default_spec(args.device)).resolve()
     device = make_device(args.device, spec)  # a bad spec fails here, before any work
     labels, params = device.labels, device.params()
     ref = DeviceRef("games.devices:make_device", (args.device, str(spec)))
     err = Console(stderr=True)
+    checkpoint = None
+    if args.out is not None:
+        header = {"device": args.device, "seed": args.seed, "params": digest(params)}
+        path = checkpoint_path(args.out)
+        checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(path, header)
+    records = list(checkpoint.records) if checkpoint else []
+    if records:
+        err.print(f"resuming: {len(records)} trials already in {checkpoint.path}")
+    # with --precision: a first round of 50 trials, then doubling until the intervals are narrow enough
+    target = cap if args.precision is None else min(cap, max(50, len(records)))
     started = time.perf_counter()
     try:
-        records = _with_progress(err, args, lambda progress: run_batch(
-            ref, args.trials, args.seed, args.workers,
-            device=device if args.workers == 1 else None, progress=progress))
+        with _progress(err, args, target) as bar:
+            bar.advance(min(len(records), target))
+            while True:
+                done = {r["index"] for r in records}
+                records += run_batch(ref, target, args.seed, args.workers,
+                                     device=device if args.workers == 1 else None, progress=bar.advance,
+                                     skip=done, on_chunk=checkpoint.append if checkpoint else None)
+                current = [r for r in records if r["index"] < target]
+                if args.precision is None or target >= cap:
+                    break
+                summary = summarize(labels, current)
+                widest = max((pr["ci95"][1] - pr["ci95"][0]) / 2 for pr in summary["probabilities"].values())
+                if widest <= args.precision:
+                    break
+                target = min(cap, target * 2)
+                bar.grow(target)
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted: no result written[/yellow]")
+        if checkpoint is None:
+            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]")
+        else:
+            again = shlex.join(["tabletop", *sys.argv[1:]] + ([] if args.resume else ["--resume"]))
+            err.print(f"[yellow]interrupted after {len(checkpoint.records)} trials, kept in {checkpoint.path}; "
+                      f"resume with: {again}[/yellow]")
         return 130
     finally:
         device.close()
     elapsed = time.perf_counter() - started
+    records = sorted((r for r in records if r["index"] < target), key=lambda r: r["index"])
     result = {
         "device": args.device,
         "description": DEVICES[args.device].summary,
@@ -143,22 +187,45 @@ def cmd_estimate(args) -> int:
         "versions": engine_versions(),
         "elapsed_s": round(elapsed, 3),
     }
+    if args.precision is not None:
+        widest = max((pr["ci95"][1] - pr["ci95"][0]) / 2 for pr in result["probabilities"].values())
+        result["precision"] = {"asked": args.precision, "reached": widest, "met": widest <= args.precision,
+                               "cap": cap, "trials_needed": len(records)}
+        err.print(f"precision {args.precision}: widest 95% half-width {widest:.4f} after {len(records)} trials"
+                  + ("" if widest <= args.precision else f" (the cap of {cap} trials was reached first)"))
     _print_table(Console(), result)
     if args.out is not None:
         write_json_atomic(args.out, result)
+        checkpoint.remove()
         err.print(f"wrote {args.out}")
     return 0
 
 
-def _with_progress(console, args, run):
+class _Bar:
+    """A rich progress bar (or nothing with --quiet) whose total can grow."""
+
+    def __init__(self, progress, task):
+        self.progress, self.task = progress, task
+
+    def advance(self, n: int) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task, n)
+
+    def grow(self, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, total=total)
+
+
+@contextlib.contextmanager
+def _progress(console, args, total: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     if args.quiet:
-        return run(None)
+        yield _Bar(None, None)
+        return
     columns = (TextColumn(f"{args.device}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task("trials", total=args.trials)
-        return run(lambda n: bar.advance(task, n))
+    with Progress(*columns, console=console, transient=False) as progress:
+        yield _Bar(progress, progress.add_task("trials", total=total))
 
 
 def _print_table(console, result: dict) -> None:

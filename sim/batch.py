@@ -64,48 +64,55 @@ def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int]) -> list[dict]:
     return run_trials(device, seed, indices)
 
 
-def chunk_indices(start: int, stop: int, size: int) -> list[range]:
-    return [range(a, min(a + size, stop)) for a in range(start, stop, size)]
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C goes to the parent, which stops the run and says how to resume."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
               device: Device | None = None, chunk_size: int | None = None,
-              progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Run trials 0..trials-1 and return their records in index order.
+              progress: Callable[[int], None] | None = None, skip: Iterable[int] = (),
+              on_chunk: Callable[[list[dict]], None] | None = None) -> list[dict]:
+    """Run trials 0..trials-1, except those in `skip`, and return their records in index order.
 
     With workers == 1 the trials run in this process (on `device` when given); otherwise in
-    a pool of `workers` spawned processes, each building its own device.
+    a pool of `workers` spawned processes, each building its own device. `on_chunk` gets each
+    finished chunk's records as it completes (checkpoints append them).
     """
+    done = set(skip)
+    todo = [i for i in range(trials) if i not in done]
     if chunk_size is None:
-        chunk_size = max(1, min(50, trials // (workers * 8) or 1))
-    chunks = chunk_indices(0, trials, chunk_size)
+        chunk_size = max(1, min(50, len(todo) // (workers * 8) or 1))
+    chunks = [todo[a:a + chunk_size] for a in range(0, len(todo), chunk_size)]
     records: list[dict] = []
+
+    def finished(part: list[dict]) -> None:
+        records.extend(part)
+        if on_chunk:
+            on_chunk(part)
+        if progress:
+            progress(len(part))
+
     if workers == 1:
         own = device is None
         device = device or ref.build()
         try:
             for chunk in chunks:
-                part = run_trials(device, seed, chunk)
-                records.extend(part)
-                if progress:
-                    progress(len(part))
+                finished(run_trials(device, seed, chunk))
         finally:
             if own:
                 device.close()
     else:
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = [pool.submit(_run_chunk, ref, seed, list(chunk)) for chunk in chunks]
-            try:
-                for fut in cf.as_completed(futures):
-                    part = fut.result()
-                    records.extend(part)
-                    if progress:
-                        progress(len(part))
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+        try:
+            futures = [pool.submit(_run_chunk, ref, seed, chunk) for chunk in chunks]
+            for fut in cf.as_completed(futures):
+                finished(fut.result())
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     records.sort(key=lambda r: r["index"])
     return records
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch import DeviceRef, chunk_indices, run_batch, run_trials, summarize, trial_rng
+from sim.batch import DeviceRef, run_batch, run_trials, summarize, trial_rng
 from sim.stats import wilson_interval
 
 QUADRANT = DeviceRef("tests.physics_fixtures:make_quadrant")
@@ -58,9 +58,14 @@ def test_progress_reports_every_trial(quadrant):
     assert seen == [5, 5, 5, 5, 3]
 
 
-def test_chunks_cover_every_index_once():
-    chunks = chunk_indices(0, 103, 10)
-    assert [i for c in chunks for i in c] == list(range(103))
+def test_skipped_trials_are_not_run_again(quadrant):
+    """A resumed run skips the trials it already has and runs every other one exactly once."""
+    seen = []
+    rest = run_batch(QUADRANT, 30, seed=5, device=quadrant, chunk_size=4, skip=range(0, 30, 3), on_chunk=seen.append)
+    assert [r["index"] for r in rest] == [i for i in range(30) if i % 3]
+    assert sorted(r["index"] for part in seen for r in part) == [r["index"] for r in rest]
+    whole = run_batch(QUADRANT, 30, seed=5, device=quadrant)
+    assert [r for r in whole if r["index"] % 3] == rest
 
 
 def test_summary_counts_every_status_and_never_drops_a_trial():
