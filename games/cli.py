@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--out", type=Path, help="write the result as JSON to this file")
     est.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
+    est.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="run the trials on this Dask cluster instead of local processes (pip install -e '.[dist]')")
     est.add_argument("--resume", action="store_true",
                      help="continue an interrupted run from the checkpoint beside --out")
     est.add_argument("--precision", type=float, default=None, metavar="H",
@@ -116,7 +118,7 @@ def cmd_estimate(args) -> int:
     from rich.console import Console
 
     from games.devices import DEVICES, default_spec, entry, make_device
-    from sim.batch import DeviceRef, run_batch, summarize
+    from sim.batch import DeviceRef, dask_executor, run_batch, summarize
     from sim.checkpoint import Checkpoint, checkpoint_path
     from sim.output import check_output_path, write_json_atomic
     from sim.spec import digest
@@ -135,6 +137,8 @@ def cmd_estimate(args) -> int:
     labels, params = device.labels, device.params()
     ref = DeviceRef("games.devices:make_device", (args.device, str(spec)))
     err = Console(stderr=True)
+    stack = contextlib.ExitStack()   # the Dask client, connected before anything is written
+    executor = stack.enter_context(dask_executor(args.scheduler)) if args.scheduler else None
     checkpoint = None
     if args.out is not None:
         header = {"device": args.device, "seed": args.seed, "params": digest(params)}
@@ -153,7 +157,8 @@ def cmd_estimate(args) -> int:
                 done = {r["index"] for r in records}
                 records += run_batch(ref, target, args.seed, args.workers,
                                      device=device if args.workers == 1 else None, progress=bar.advance,
-                                     skip=done, on_chunk=checkpoint.append if checkpoint else None)
+                                     skip=done, on_chunk=checkpoint.append if checkpoint else None,
+                                     executor=executor)
                 current = [r for r in records if r["index"] < target]
                 if args.precision is None or target >= cap:
                     break
@@ -173,6 +178,7 @@ def cmd_estimate(args) -> int:
         return 130
     finally:
         device.close()
+        stack.close()
     elapsed = time.perf_counter() - started
     records = sorted((r for r in records if r["index"] < target), key=lambda r: r["index"])
     result = {
@@ -180,6 +186,7 @@ def cmd_estimate(args) -> int:
         "description": DEVICES[args.device].summary,
         "seed": args.seed,
         "workers": args.workers,
+        "scheduler": args.scheduler,
         **summarize(labels, records),
         **device.summarize_extra(records),
         "spec": str(spec),

@@ -12,14 +12,17 @@ not depend on the trials run before it in the same world.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import importlib
 import multiprocessing
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from sim.devices.base import Device, Status
+from sim.errors import InputError
 from sim.stats import wilson_interval
 
 
@@ -54,14 +57,37 @@ def run_trials(device: Device, seed: int, indices: Iterable[int]) -> list[dict]:
     return out
 
 
-_worker_devices: dict[DeviceRef, Device] = {}
+_worker = threading.local()   # one device per worker thread (a Dask worker may run several threads)
 
 
 def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int]) -> list[dict]:
-    device = _worker_devices.get(ref)
+    devices = getattr(_worker, "devices", None)
+    if devices is None:
+        devices = _worker.devices = {}
+    device = devices.get(ref)
     if device is None:
-        device = _worker_devices[ref] = ref.build()
+        device = devices[ref] = ref.build()
     return run_trials(device, seed, indices)
+
+
+@contextlib.contextmanager
+def dask_executor(address: str, timeout: float = 10.0):
+    """A concurrent.futures executor on the Dask cluster at `address` (tcp://HOST:PORT).
+
+    An unreachable scheduler is an InputError naming the address."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install -e '.[dist]'") from None
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(f"--scheduler: cannot reach the Dask scheduler at {address} "
+                         f"({type(exc).__name__})") from None
+    try:
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()
 
 
 def _ignore_sigint() -> None:
@@ -74,12 +100,14 @@ def _ignore_sigint() -> None:
 def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
               device: Device | None = None, chunk_size: int | None = None,
               progress: Callable[[int], None] | None = None, skip: Iterable[int] = (),
-              on_chunk: Callable[[list[dict]], None] | None = None) -> list[dict]:
+              on_chunk: Callable[[list[dict]], None] | None = None,
+              executor: cf.Executor | None = None) -> list[dict]:
     """Run trials 0..trials-1, except those in `skip`, and return their records in index order.
 
-    With workers == 1 the trials run in this process (on `device` when given); otherwise in
-    a pool of `workers` spawned processes, each building its own device. `on_chunk` gets each
-    finished chunk's records as it completes (checkpoints append them).
+    With an `executor` (e.g. a Dask cluster's) the chunks run there; else with workers == 1 in
+    this process (on `device` when given); otherwise in a pool of `workers` spawned processes,
+    each building its own device. `on_chunk` gets each finished chunk's records as it completes
+    (checkpoints append them).
     """
     done = set(skip)
     todo = [i for i in range(trials) if i not in done]
@@ -95,7 +123,15 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
         if progress:
             progress(len(part))
 
-    if workers == 1:
+    if executor is not None:
+        futures = [executor.submit(_run_chunk, ref, seed, chunk) for chunk in chunks]
+        try:
+            for fut in cf.as_completed(futures):
+                finished(fut.result())
+        finally:
+            for fut in futures:
+                fut.cancel()
+    elif workers == 1:
         own = device is None
         device = device or ref.build()
         try:
