@@ -84,9 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="keep running until every label's 95%% interval half-width is at most H")
 
     bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
-    bench.add_argument("--trials", type=_positive_int, default=100, help="trials per device (default 100)")
+    bench.add_argument("--trials", type=_positive_int, default=None,
+                       help="trials per device (default 100, 20 with --quick)")
     bench.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
     bench.add_argument("--out", type=Path, help="write the figures as JSON to this file")
+    bench.add_argument("--quick", action="store_true", help="fewer trials, no scaling runs")
+    bench.add_argument("--scaling-trials", type=_positive_int, default=2000,
+                       help="crater trials for the 1 vs 2 workers vs Dask scaling runs (default 2000)")
     return parser
 
 
@@ -267,11 +271,20 @@ def cmd_bench(args) -> int:
     if args.out is not None:
         check_output_path(args.out)
     figures = {"versions": engine_versions(), "devices": {}}
+    trials = args.trials or (20 if args.quick else 100)
     for name in names:
-        figures["devices"][name] = fig = bench_device(name, args.trials)
+        figures["devices"][name] = fig = bench_device(name, trials)
         print(f"{name}: {fig['trials_per_s']:.2f} trials/s, bare loop {fig['bare_trials_per_s']:.2f} trials/s, "
               f"ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step)",
               flush=True)
+    if not args.quick:
+        from sim.bench import bench_scaling
+
+        figures["scaling"] = sc = bench_scaling("crater", args.scaling_trials)
+        print(f"scaling, {sc['trials']} crater trials: 1 worker {sc['local_1_s']:.1f} s, 2 workers "
+              f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
+              + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
+                 if "dask_2_s" in sc else ", Dask not installed"), flush=True)
     if args.out is not None:
         write_json_atomic(args.out, figures)
     else:

@@ -40,3 +40,28 @@ def bench_device(name: str, trials: int, seed: int = 12345) -> dict:
         "ratio_vs_bare": bare / ours,
         "us_per_step": 1e6 * ours / steps,
     }
+
+
+def bench_scaling(name: str, trials: int, seed: int = 2024) -> dict:
+    """Wall time of `trials` trials with one local worker, two local workers and a two-worker Dask
+    LocalCluster (when Dask is installed), and the speed-ups between them."""
+    from sim.batch import DeviceRef, run_batch
+
+    ref = DeviceRef("games.devices:make_device", (name,))
+    out: dict = {"device": name, "trials": trials}
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        run_batch(ref, trials, seed, workers=workers)
+        out[f"local_{workers}_s"] = time.perf_counter() - t0
+    out["speedup_2_vs_1"] = out["local_1_s"] / out["local_2_s"]
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        return out
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        t0 = time.perf_counter()
+        run_batch(ref, trials, seed, executor=client.get_executor(pure=False))
+        out["dask_2_s"] = time.perf_counter() - t0
+    out["dask_vs_local_2"] = out["local_2_s"] / out["dask_2_s"]
+    return out
