@@ -76,12 +76,34 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--out", type=Path, help="write the result as JSON to this file")
     est.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
+    est.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                     help="override a physical parameter of the spec (e.g. knock.speed=[0.3,0.7], "
+                          "materials.glass.friction=0.3); repeatable")
     est.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="run the trials on this Dask cluster instead of local processes (pip install -e '.[dist]')")
+    est.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the outcome probabilities with their 95%% intervals")
+    est.add_argument("--against", metavar="uniform|FILE.json",
+                     help="chi-square test against equal odds or a saved estimate result")
     est.add_argument("--resume", action="store_true",
                      help="continue an interrupted run from the checkpoint beside --out")
     est.add_argument("--precision", type=float, default=None, metavar="H",
                      help="keep running until every label's 95%% interval half-width is at most H")
+
+    sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
+    sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    sweep.add_argument("--param", required=True, metavar="NAME=LO:HI:STEPS",
+                       help="the parameter and its values, e.g. materials.glass.friction=0.2:0.5:4")
+    sweep.add_argument("--trials", type=_positive_int, default=200, help="trials at each value (default 200)")
+    sweep.add_argument("--seed", type=_seed, default=0)
+    sweep.add_argument("--workers", type=_positive_int, default=1)
+    sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT")
+    sweep.add_argument("--spec", type=Path)
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides")
+    sweep.add_argument("--out", type=Path, metavar="FILE.json", help="the table as JSON")
+    sweep.add_argument("--csv", type=Path, metavar="FILE.csv", help="the table as CSV")
+    sweep.add_argument("--plot", type=Path, metavar="FILE.png", help="each label's probability against the value")
+    sweep.add_argument("--quiet", action="store_true")
 
     bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
     bench.add_argument("--trials", type=_positive_int, default=None,
@@ -125,7 +147,7 @@ def cmd_estimate(args) -> int:
     from sim.batch import DeviceRef, dask_executor, run_batch, summarize
     from sim.checkpoint import Checkpoint, checkpoint_path
     from sim.output import check_output_path, write_json_atomic
-    from sim.spec import digest
+    from sim.spec import digest, override_value, parse_overrides
     from sim.world import engine_versions
 
     entry(args.device)  # unknown device -> InputError
@@ -135,11 +157,15 @@ def cmd_estimate(args) -> int:
         raise InputError("--resume needs --out: the checkpoint lives beside the result file")
     if args.precision is not None and not 0.0 < args.precision < 0.5:
         raise InputError(f"--precision: a 95% half-width between 0 and 0.5, got {args.precision}")
+    if args.plot is not None:
+        check_output_path(args.plot)
     cap = args.trials or (100_000 if args.precision is not None else 1000)
     spec = (args.spec or default_spec(args.device)).resolve()
-    device = make_device(args.device, spec)  # a bad spec fails here, before any work
+    overrides = parse_overrides(args.overrides)
+    device = make_device(args.device, spec, overrides)  # a bad spec or override fails here, before any work
     labels, params = device.labels, device.params()
-    ref = DeviceRef("games.devices:make_device", (args.device, str(spec)))
+    ref = DeviceRef("games.devices:make_device", (args.device, str(spec), overrides))
+    reference = _reference(args.against, args.device, labels) if args.against else None
     err = Console(stderr=True)
     stack = contextlib.ExitStack()   # the Dask client, connected before anything is written
     executor = stack.enter_context(dask_executor(args.scheduler)) if args.scheduler else None
@@ -194,6 +220,7 @@ def cmd_estimate(args) -> int:
         **summarize(labels, records),
         **device.summarize_extra(records),
         "spec": str(spec),
+        "overrides": {name: override_value(name, value) for name, value in overrides},
         "params": params,
         "versions": engine_versions(),
         "elapsed_s": round(elapsed, 3),
@@ -204,12 +231,122 @@ def cmd_estimate(args) -> int:
                                "cap": cap, "trials_needed": len(records)}
         err.print(f"precision {args.precision}: widest 95% half-width {widest:.4f} after {len(records)} trials"
                   + ("" if widest <= args.precision else f" (the cap of {cap} trials was reached first)"))
+    if reference is not None:
+        from sim.analysis import chi_square
+
+        result["against"] = {"name": args.against, **chi_square(result["counts"], reference)}
     _print_table(Console(), result)
+    if reference is not None:
+        a = result["against"]
+        Console().print(f"against {args.against}: chi-square {a['chi2']:.2f} on {a['dof']} degrees of freedom, "
+                        f"p = {a['p_value']:.3g}")
+    if args.plot is not None:
+        from sim.analysis import plot_outcomes
+
+        plot_outcomes(result, args.plot)
+        err.print(f"wrote {args.plot}")
     if args.out is not None:
         write_json_atomic(args.out, result)
         checkpoint.remove()
         err.print(f"wrote {args.out}")
     return 0
+
+
+def _reference(against: str, device: str, labels) -> dict[str, float]:
+    """Reference probabilities for --against: equal odds, or a saved estimate of the same device."""
+    if against == "uniform":
+        return {label: 1.0 / len(labels) for label in labels}
+    from games.chance import load_estimate_table
+
+    table = load_estimate_table(against)
+    if device not in table:
+        raise InputError(f"--against: {against} is a {next(iter(table))} result, not {device}")
+    return table[device]
+
+
+def cmd_sweep(args) -> int:
+    import csv
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from games.devices import default_spec, entry, make_device
+    from sim.batch import DeviceRef, dask_executor, run_batch, summarize
+    from sim.output import check_output_path, write_json_atomic
+    from sim.spec import parse_overrides
+    from sim.world import engine_versions
+
+    entry(args.device)
+    name, sep, rng_text = args.param.partition("=")
+    parts = rng_text.split(":")
+    try:
+        lo, hi, steps = float(parts[0]), float(parts[1]), int(parts[2])
+        if len(parts) != 3 or steps < 2 or not np.isfinite([lo, hi]).all():
+            raise ValueError
+    except (ValueError, IndexError):
+        raise InputError(f"--param: expected NAME=LO:HI:STEPS with STEPS >= 2, got {args.param!r}") from None
+    for path in (args.out, args.csv, args.plot):
+        if path is not None:
+            check_output_path(path)
+    spec = (args.spec or default_spec(args.device)).resolve()
+    base = parse_overrides(args.overrides)
+    values = [float(v) for v in np.linspace(lo, hi, steps)]
+    for v in (values[-1], values[0]):   # an unknown name or an impossible value fails before any work
+        probe = make_device(args.device, spec, base + ((name, repr(v)),))
+        labels = probe.labels
+        probe.close()
+    err, out = Console(stderr=True), Console()
+    executor_cm = dask_executor(args.scheduler) if args.scheduler else contextlib.nullcontext(None)
+    rows = []
+    with executor_cm as executor:
+        for v in values:
+            ref = DeviceRef("games.devices:make_device", (args.device, str(spec), base + ((name, repr(v)),)))
+            records = run_batch(ref, args.trials, args.seed, args.workers, executor=executor)
+            s = summarize(labels, records)
+            rows.append({"value": v, **{k: s[k] for k in ("trials", "labelled", "unsettled", "escaped", "lodged",
+                                                          "counts", "probabilities")}})
+            if not args.quiet:
+                err.print(f"{name} = {v:.6g}: " + ", ".join(f"{k} {pr['p']:.3f}" for k, pr in s["probabilities"].items()))
+    table = io.StringIO()
+    w = csv.writer(table)
+    w.writerow([name, "trials", "labelled", *[f"p_{k}" for k in labels], *[f"lo_{k}" for k in labels],
+                *[f"hi_{k}" for k in labels]])
+    for r in rows:
+        pr = r["probabilities"]
+        w.writerow([r["value"], r["trials"], r["labelled"], *[pr[k]["p"] for k in labels],
+                    *[pr[k]["ci95"][0] for k in labels], *[pr[k]["ci95"][1] for k in labels]])
+    from rich.table import Table
+
+    shown = Table(title=f"{args.device}: {args.trials} trials at each {name}")
+    shown.add_column(name, justify="right")
+    for k in labels:
+        shown.add_column(f"p({k})", justify="right")
+    for r in rows:
+        shown.add_row(f"{r['value']:.6g}", *[f"{r['probabilities'][k]['p']:.3f}" for k in labels])
+    out.print(shown)
+    result = {"device": args.device, "param": name, "values": values, "seed": args.seed, "trials_each": args.trials,
+              "overrides": dict(base), "rows": rows, "spec": str(spec), "versions": engine_versions()}
+    if args.out is not None:
+        write_json_atomic(args.out, result)
+    if args.csv is not None:
+        _write_text_atomic(args.csv, table.getvalue())
+    if args.plot is not None:
+        from sim.analysis import plot_sweep
+
+        plot_sweep(args.device, name, values, rows, args.plot)
+    return 0
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
 
 
 class _Bar:
@@ -295,7 +432,8 @@ def cmd_bench(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return {"play": cmd_play, "estimate": cmd_estimate, "bench": cmd_bench}[args.command](args)
+        return {"play": cmd_play, "estimate": cmd_estimate, "sweep": cmd_sweep,
+                "bench": cmd_bench}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

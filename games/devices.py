@@ -42,9 +42,10 @@ def entry(name: str) -> DeviceEntry:
         raise InputError(f"unknown device {name!r}; choose one of: {', '.join(DEVICES)}") from None
 
 
-def make_device(name: str, spec: str | Path | None = None) -> Device:
-    """Build the named device from its spec (the default one unless given)."""
+def make_device(name: str, spec: str | Path | None = None, overrides=()) -> Device:
+    """Build the named device from its spec (the default one unless given), with `--set`
+    overrides: pairs (dotted name, TOML value text), `materials.NAME.FIELD` for materials."""
     e = entry(name)
     module, cls = e.target.split(":")
     device_cls = getattr(importlib.import_module(module), cls)
-    return device_cls(Path(spec) if spec is not None else default_spec(name))
+    return device_cls(Path(spec) if spec is not None else default_spec(name), overrides=tuple(overrides))

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sim.errors import SpecError
-from sim.spec import Table, load_toml
+from sim.spec import MATERIALS_PREFIX, Table, apply_overrides, load_toml
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,9 @@ def pick_material(t: Table, key: str, materials: dict[str, Material]) -> Materia
     return materials[name]
 
 
-def load_materials(path: str | Path) -> dict[str, Material]:
-    """All materials of a materials TOML file, by name."""
+def load_materials(path: str | Path, overrides=()) -> dict[str, Material]:
+    """All materials of a materials TOML file, by name; `--set materials.NAME.FIELD=VALUE` overrides."""
     spec = load_toml(path)
+    if overrides:
+        spec = Table(apply_overrides(spec.data, overrides, str(path), MATERIALS_PREFIX), spec.source)
     return {name: Material.from_table(name, spec.table(name)) for name in spec.data}

@@ -100,8 +100,62 @@ class Table:
         return tuple(float(v) for v in value)
 
 
-def load_toml(path: str | Path) -> Table:
-    """Read a TOML spec file; a missing or malformed file raises SpecError."""
+MATERIALS_PREFIX = "materials."
+
+
+def parse_overrides(items) -> tuple[tuple[str, str], ...]:
+    """`NAME=VALUE` strings (VALUE in TOML syntax: 0.3, [0.2, 0.5], "glass") -> hashable pairs."""
+    out = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise SpecError(f"--set: expected NAME=VALUE, got {item!r}")
+        out.append((name.strip(), value.strip()))
+    return tuple(out)
+
+
+def override_value(name: str, text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise SpecError(f"--set {name}: {text!r} is not a TOML value (a number, [a, b] or \"text\")") from None
+
+
+def leaf_names(data: Any, prefix: str = "") -> list[str]:
+    """Every settable dotted name in a spec: table keys, with array-of-table indices."""
+    if isinstance(data, dict):
+        return [n for k, v in data.items() for n in leaf_names(v, f"{prefix}{k}.")]
+    if isinstance(data, list) and data and all(isinstance(v, dict) for v in data):
+        return [n for i, v in enumerate(data) for n in leaf_names(v, f"{prefix}{i}.")]
+    return [prefix[:-1]]
+
+
+def apply_overrides(data: dict, overrides, source: str, prefix: str = "") -> dict:
+    """A copy of `data` with the overrides whose names start with `prefix` set; an unknown
+    name is a SpecError listing the valid ones."""
+    import copy
+
+    data = copy.deepcopy(data)
+    valid = set(leaf_names(data))
+    for name, text in overrides:
+        if not name.startswith(prefix) or (not prefix and name.startswith(MATERIALS_PREFIX)):
+            continue
+        key = name[len(prefix):]
+        if key not in valid:
+            raise SpecError(f"--set: unknown parameter {name!r} for {source}; valid: "
+                            f"{', '.join(prefix + n for n in sorted(valid))}"
+                            + ("" if prefix else f", and {MATERIALS_PREFIX}NAME.FIELD for a material"))
+        *path, last = key.split(".")
+        node = data
+        for part in path:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[last] = override_value(name, text)
+    return data
+
+
+def load_toml(path: str | Path, overrides=()) -> Table:
+    """Read a TOML spec file with optional `--set` overrides; a missing or malformed file (or an
+    unknown override) raises SpecError."""
     path = Path(path)
     try:
         with path.open("rb") as fh:
@@ -114,6 +168,8 @@ def load_toml(path: str | Path) -> Table:
         raise SpecError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise SpecError(f"cannot read spec file {path}: {exc.strerror}") from None
+    if overrides:
+        data = apply_overrides(data, overrides, str(path))
     return Table(data, str(path))
 
 

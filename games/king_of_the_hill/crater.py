@@ -107,10 +107,11 @@ class Crater(Device):
 
     name = "crater"
 
-    def __init__(self, spec_path: Path, world: World | None = None):
+    def __init__(self, spec_path: Path, world: World | None = None, overrides=()):
         """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0."""
         self.spec_path = Path(spec_path)
-        spec = load_toml(self.spec_path)
+        self.overrides = tuple(overrides)
+        spec = load_toml(self.spec_path, self.overrides)
         self._read_spec(spec)
         self._plan_geometry()
         self.attach_world(world, self.timestep, self.solver_iterations)
@@ -124,7 +125,7 @@ class Crater(Device):
 
     # -- spec -------------------------------------------------------------------------------
     def _read_spec(self, spec: Table) -> None:
-        materials = load_materials(assets_dir() / "materials.toml")
+        materials = load_materials(assets_dir() / "materials.toml", self.overrides)
 
         def material(t: Table, key: str) -> Material:
             return pick_material(t, key, materials)

@@ -99,10 +99,11 @@ class Tipper(Device):
     name = "tipper"
 
     def __init__(self, spec_path: Path, world: World | None = None,
-                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""
         self.spec_path = Path(spec_path)
-        self._load(load_toml(self.spec_path))
+        self.overrides = tuple(overrides)
+        self._load(load_toml(self.spec_path, self.overrides))
         self.origin = tuple(float(v) for v in origin)
         self.attach_world(world, self.timestep, self.solver_iterations)
         self._build_shape()
@@ -113,7 +114,7 @@ class Tipper(Device):
     def _load(self, spec: Table) -> None:
         src = spec.source
         mats_path = assets_dir() / "materials.toml"
-        materials = load_materials(mats_path)
+        materials = load_materials(mats_path, self.overrides)
 
         def material(t: Table) -> Material:
             return pick_material(t, "material", materials)

@@ -135,10 +135,11 @@ class ThrowSticks(Device):
     name = "sticks"
 
     def __init__(self, spec_path: Path, world: World | None = None,
-                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the tray into `world` (a new one of its own when None) with its floor centre at `origin`."""
         self.spec_path = Path(spec_path)
-        self._load(load_toml(self.spec_path))
+        self.overrides = tuple(overrides)
+        self._load(load_toml(self.spec_path, self.overrides))
         self.origin = tuple(float(v) for v in origin)
         self.attach_world(world, self.timestep, self.solver_iterations)
         self._build_tray()
@@ -149,7 +150,7 @@ class ThrowSticks(Device):
     # -- spec -------------------------------------------------------------------------------
     def _load(self, spec: Table) -> None:
         src = spec.source
-        materials = load_materials(assets_dir() / "materials.toml")
+        materials = load_materials(assets_dir() / "materials.toml", self.overrides)
 
         s = spec.table("stick")
         self.length = s.number("length", 0.02, 0.5)

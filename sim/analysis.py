@@ -1,0 +1,94 @@
+"""Comparisons and plots of estimate results: chi-square against a reference, outcome bars,
+sweep curves. matplotlib draws off-screen (Agg); scipy gives the chi-square tail."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from sim.errors import InputError
+
+
+def chi_square(counts: dict[str, int], reference: dict[str, float]) -> dict:
+    """Pearson's chi-square of observed counts against reference probabilities over the same labels."""
+    from scipy.stats import chi2
+
+    labels = list(counts)
+    missing = [label for label in labels if label not in reference]
+    if missing:
+        raise InputError(f"--against: the reference has no probability for {missing[0]!r}")
+    n = sum(counts.values())
+    total = sum(reference[label] for label in labels)
+    expected = {label: n * reference[label] / total for label in labels}
+    if any(e <= 0 for e in expected.values()):
+        raise InputError("--against: the reference gives an outcome probability 0; chi-square needs all > 0")
+    stat = sum((counts[label] - expected[label]) ** 2 / expected[label] for label in labels)
+    dof = len(labels) - 1
+    return {"reference": {label: reference[label] / total for label in labels}, "chi2": stat, "dof": dof,
+            "p_value": float(chi2.sf(stat, dof)), "expected": expected}
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str | Path) -> None:
+    """Write a figure to a temp file beside `path`, then rename it into place."""
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=path.suffix)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def plot_outcomes(result: dict, path: str | Path) -> None:
+    """Bars of each label's probability with 95% interval whiskers (and the reference, if any)."""
+    plt = _pyplot()
+    labels = list(result["probabilities"])
+    p = [result["probabilities"][k]["p"] for k in labels]
+    lo = [pk - result["probabilities"][k]["ci95"][0] for k, pk in zip(labels, p)]
+    hi = [result["probabilities"][k]["ci95"][1] - pk for k, pk in zip(labels, p)]
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 3.6))
+    ax.bar(labels, p, color="#4C72B0", yerr=[lo, hi], capsize=4, ecolor="#222222", label="simulated, 95% interval")
+    if "against" in result:
+        ref = result["against"]["reference"]
+        ax.scatter(labels, [ref[k] for k in labels], marker="_", s=600, color="#C44E52", zorder=3,
+                   label=f"reference (chi-square p = {result['against']['p_value']:.3g})")
+    ax.set_ylabel("probability")
+    ax.set_title(f"{result['device']}: {result['labelled']} labelled trials, seed {result['seed']}")
+    ax.legend(loc="upper right", fontsize=8)
+    ax.set_ylim(0, max(p[i] + hi[i] for i in range(len(p))) * 1.25)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+def plot_sweep(device: str, param: str, values: Sequence[float], rows: Sequence[dict], path: str | Path) -> None:
+    """Each label's probability against the swept parameter, with 95% interval bands."""
+    plt = _pyplot()
+    labels = list(rows[0]["probabilities"])
+    fig, ax = plt.subplots(figsize=(7.0, 4.2))
+    for label in labels:
+        p = [r["probabilities"][label]["p"] for r in rows]
+        lo = [r["probabilities"][label]["ci95"][0] for r in rows]
+        hi = [r["probabilities"][label]["ci95"][1] for r in rows]
+        line, = ax.plot(values, p, marker="o", label=label)
+        ax.fill_between(values, lo, hi, color=line.get_color(), alpha=0.18)
+    ax.set_xlabel(param)
+    ax.set_ylabel("probability")
+    ax.set_title(f"{device}: outcome probabilities against {param} (95% bands)")
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
