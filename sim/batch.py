@@ -70,6 +70,15 @@ def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int]) -> list[dict]:
     return run_trials(device, seed, indices)
 
 
+def _executor_slots(executor: cf.Executor) -> int:
+    """How many chunks an executor runs at once (a Dask cluster's threads; else 2)."""
+    client = getattr(executor, "_client", None)
+    try:
+        return max(1, sum(client.nthreads().values())) if client is not None else 2
+    except Exception:  # noqa: BLE001 - a cluster that cannot say: assume two
+        return 2
+
+
 @contextlib.contextmanager
 def dask_executor(address: str, timeout: float = 10.0):
     """A concurrent.futures executor on the Dask cluster at `address` (tcp://HOST:PORT).
@@ -112,7 +121,8 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
     done = set(skip)
     todo = [i for i in range(trials) if i not in done]
     if chunk_size is None:
-        chunk_size = max(1, min(50, len(todo) // (workers * 8) or 1))
+        slots = _executor_slots(executor) if executor is not None else workers
+        chunk_size = max(1, min(50 if executor is None else 20, len(todo) // (slots * 8) or 1))
     chunks = [todo[a:a + chunk_size] for a in range(0, len(todo), chunk_size)]
     records: list[dict] = []
 
