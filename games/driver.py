@@ -37,6 +37,14 @@ class TurnLimitError(RuntimeError):
     """A game that did not end within the turn limit (a defect, never expected)."""
 
 
+def replay(game, history):
+    """A game's state re-driven from the start through its history of actions and chance outcomes."""
+    state = game.new_initial_state()
+    for action in history:
+        state.apply(action)
+    return state
+
+
 def drive(state, seats: Sequence, source: OutcomeSource, seed: int,
           on_event: Callable[[str], None] | None = None, max_turns: int = 5000,
           after_action: Callable | None = None):

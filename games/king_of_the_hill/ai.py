@@ -1,26 +1,16 @@
 """Baseline AI seats for King of the Hill: random, and a greedy heuristic."""
 from __future__ import annotations
 
-import numpy as np
-
+from games.seats import RandomSeat, ScoringSeat
 from games.king_of_the_hill.rules import DRAWER, Move, State
 
 
-class RandomSeat:
-    """Picks uniformly among the legal actions."""
-
-    name = "random"
-
-    def choose(self, state: State, rng: np.random.Generator):
-        legal = state.legal_actions()
-        return legal[int(rng.integers(len(legal)))]
-
-
-class GreedySeat:
+class GreedySeat(ScoringSeat):
     """Scores each legal move one ply ahead: finishing first, then knocking opponents into the
     crater, progress along the path, and staying off exposed edge spaces; ties at random."""
 
     name = "ai"
+    move_type = Move
     FINISH, KNOCK_OPPONENT, KNOCK_OWN = 1000.0, 60.0, -80.0
     PROGRESS, ON_EDGE, OFF_EDGE = 2.0, -25.0, 15.0
 
@@ -39,13 +29,6 @@ class GreedySeat:
             score += self.OFF_EDGE
         return score
 
-    def choose(self, state: State, rng: np.random.Generator):
-        legal = state.legal_actions()
-        if len(legal) == 1 or not isinstance(legal[0], Move):
-            return legal[0]
-        scores = np.array([self.score(state, m) for m in legal])
-        best = np.flatnonzero(scores == scores.max())
-        return legal[int(best[rng.integers(len(best))])]
 
 
 SEATS = {"ai": GreedySeat, "random": RandomSeat}

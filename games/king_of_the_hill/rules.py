@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Union
 
-from games.driver import CHANCE, ChanceOutcome, Pass
+from games.driver import CHANCE, ChanceOutcome, Pass, replay
 from games.errors import IllegalMoveError
 from games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
@@ -126,10 +126,7 @@ class Game:
 
     def replay(self, history: list[Action]) -> "State":
         """Re-drive a game from its history of actions and chance outcomes."""
-        state = self.new_initial_state()
-        for action in history:
-            state.apply(action)
-        return state
+        return replay(self, history)
 
 
 class State:

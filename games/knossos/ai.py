@@ -1,31 +1,21 @@
 """Baseline AI seats for the Knossos Game: random, and a one-ply heuristic."""
 from __future__ import annotations
 
-import numpy as np
-
+from games.seats import RandomSeat, ScoringSeat
 from games.knossos.rules import OFF, START, STICK_LABELS, Move, State
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
 ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}
 
 
-class RandomSeat:
-    """Picks uniformly among the legal actions."""
-
-    name = "random"
-
-    def choose(self, state: State, rng: np.random.Generator):
-        legal = state.legal_actions()
-        return legal[int(rng.integers(len(legal)))]
-
-
-class HeuristicSeat:
+class HeuristicSeat(ScoringSeat):
     """Scores each legal move one ply ahead: bearing off, taking an opponent's piece (the more
     advanced, the better), getting out of reach of the opponent's next throw (the safe space, across
     the bridge), holding the space after the bridge while opponent's pieces still have to cross (no
     piece is taken there, so it closes the bridge to them) and racing ahead; ties at random."""
 
     name = "ai"
+    move_type = Move
     BEAR_OFF, TAKE, TAKE_PER_STEP = 100.0, 40.0, 4.0
     PROGRESS, RISK_PER_STEP, RISK = 3.0, 6.0, 20.0
     BLOCK = 30.0     # per opponent's piece still before the bridge
@@ -69,13 +59,6 @@ class HeuristicSeat:
             score += self.BLOCK * waiting * ((move.to == after) - (here == after))
         return score
 
-    def choose(self, state: State, rng: np.random.Generator):
-        legal = state.legal_actions()
-        if len(legal) == 1 or not isinstance(legal[0], Move):
-            return legal[0]
-        scores = np.array([self.score(state, m) for m in legal])
-        best = np.flatnonzero(scores == scores.max())
-        return legal[int(best[rng.integers(len(best))])]
 
 
 SEATS = {"ai": HeuristicSeat, "random": RandomSeat}

@@ -58,7 +58,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Union
 
-from games.driver import CHANCE, ChanceOutcome, Pass
+from games.driver import CHANCE, ChanceOutcome, Pass, replay
 from games.errors import IllegalMoveError
 from games.knossos.board import Board, load_board
 
@@ -197,10 +197,7 @@ class Game:
 
     def replay(self, history: list[Action]) -> "State":
         """Re-drive a match from its history of actions and chance outcomes."""
-        state = self.new_initial_state()
-        for action in history:
-            state.apply(action)
-        return state
+        return replay(self, history)
 
 
 class State:
