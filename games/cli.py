@@ -158,7 +158,7 @@ def cmd_estimate(args) -> int:
     if args.precision is not None and not 0.0 < args.precision < 0.5:
         raise InputError(f"--precision: a 95% half-width between 0 and 0.5, got {args.precision}")
     if args.plot is not None:
-        check_output_path(args.plot)
+        check_output_path(args.plot, "--plot")
     cap = args.trials or (100_000 if args.precision is not None else 1000)
     spec = (args.spec or default_spec(args.device)).resolve()
     overrides = parse_overrides(args.overrides)
@@ -286,9 +286,9 @@ def cmd_sweep(args) -> int:
             raise ValueError
     except (ValueError, IndexError):
         raise InputError(f"--param: expected NAME=LO:HI:STEPS with STEPS >= 2, got {args.param!r}") from None
-    for path in (args.out, args.csv, args.plot):
+    for option, path in (("--out", args.out), ("--csv", args.csv), ("--plot", args.plot)):
         if path is not None:
-            check_output_path(path)
+            check_output_path(path, option)
     spec = (args.spec or default_spec(args.device)).resolve()
     base = parse_overrides(args.overrides)
     values = [float(v) for v in np.linspace(lo, hi, steps)]

@@ -84,6 +84,10 @@ def dask_executor(address: str, timeout: float = 10.0):
     """A concurrent.futures executor on the Dask cluster at `address` (tcp://HOST:PORT).
 
     An unreachable scheduler is an InputError naming the address."""
+    import re
+
+    if not re.fullmatch(r"(?:(?:tcp|tls)://)?[\w.\-]+:\d{1,5}", address):
+        raise InputError(f"--scheduler: expected tcp://HOST:PORT, got {address!r}")
     try:
         from distributed import Client
     except ImportError:

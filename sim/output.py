@@ -9,16 +9,16 @@ from pathlib import Path
 from sim.errors import InputError
 
 
-def check_output_path(path: str | Path) -> Path:
+def check_output_path(path: str | Path, option: str = "--out") -> Path:
     """Fail early (InputError) when `path` cannot be written as a file."""
     path = Path(path)
     if path.is_dir():
-        raise InputError(f"--out {path} is a folder; give a file name")
+        raise InputError(f"{option} {path} is a folder; give a file name")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise InputError(f"--out {path}: folder {parent} does not exist")
+        raise InputError(f"{option} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK):
-        raise InputError(f"--out {path}: folder {parent} is not writable")
+        raise InputError(f"{option} {path}: folder {parent} is not writable")
     return path
 
 

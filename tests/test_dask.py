@@ -28,6 +28,13 @@ def test_dask_counts_equal_local_counts(tmp_path, cluster):
     assert runs["dask"]["scheduler"] == cluster
 
 
+def test_a_malformed_scheduler_address_is_one_line(tmp_path, capsys):
+    assert main(["estimate", "tipper", "--trials", "4", "--scheduler", "nonsense", "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert "--scheduler: expected tcp://HOST:PORT, got 'nonsense'" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "x.json"
     assert main(["estimate", "tipper", "--trials", "4", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)]) == 2

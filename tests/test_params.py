@@ -83,3 +83,5 @@ def test_plot_and_chi_square_against_uniform_and_a_saved_result(tmp_path, capsys
     assert json.loads(again.read_text())["against"]["chi2"] == pytest.approx(0.0)
     assert main(["estimate", "tipper", "--trials", "2", "--against", str(out)]) == 2
     assert "is a sticks result, not tipper" in capsys.readouterr().err
+    assert main(["estimate", "sticks", "--trials", "2", "--plot", str(tmp_path / "no" / "p.png")]) == 2
+    assert "--plot " in capsys.readouterr().err
