@@ -172,8 +172,12 @@ def cmd_estimate(args) -> int:
     checkpoint = None
     if args.out is not None:
         header = {"device": args.device, "seed": args.seed, "params": digest(params)}
-        path = checkpoint_path(args.out)
-        checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(path, header)
+        try:
+            checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(checkpoint_path(args.out), header)
+        except InputError:
+            stack.close()
+            device.close()
+            raise
     records = list(checkpoint.records) if checkpoint else []
     if records:
         err.print(f"resuming: {len(records)} trials already in {checkpoint.path}")
