@@ -1,15 +1,13 @@
 """Whole Knossos matches: invariants over many matches, determinism, a golden playthrough."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from games.chance import TableOutcomes
 from games.knossos.ai import HeuristicSeat, RandomSeat
 from games.knossos.play import play_match
 from games.knossos.rules import OFF, PIECES_PER_PLAYER, START, ChanceOutcome, Game, Move, Pass, Phase
+from tests.golden import check_golden, log_in_fresh_process
 
 GOLDEN = Path(__file__).parent / "golden" / "knossos-seed7.txt"
 STICKS = TableOutcomes({"sticks": {"1": 0.25, "2": 0.5, "3": 0.25}})
@@ -104,16 +102,10 @@ def _golden_log(seed: int = 7) -> str:
 def test_golden_playthrough():
     """A heuristic-seat match with table chance, seed 7, matches the recorded human-readable log
     (set TABLETOP_UPDATE_GOLDEN=1 to re-record after a deliberate rules change)."""
-    log = _golden_log()
-    if os.environ.get("TABLETOP_UPDATE_GOLDEN"):
-        GOLDEN.write_text(log)
-    assert log == GOLDEN.read_text()
+    check_golden(GOLDEN, _golden_log())
 
 
 def test_same_seed_same_log_across_processes():
-    code = "from tests.test_knossos_games import _golden_log; import sys; sys.stdout.write(_golden_log(11))"
-    root = Path(__file__).parents[1]
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True).stdout
-            for _ in range(2)]
+    runs = [log_in_fresh_process("tests.test_knossos_games", 11) for _ in range(2)]
     assert runs[0] == runs[1] == _golden_log(11)
     assert _golden_log(12) != runs[0]

@@ -1,9 +1,6 @@
 """Whole King of the Hill games: invariants over many games, determinism, a golden playthrough."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +9,7 @@ from games.chance import TableOutcomes
 from games.king_of_the_hill.ai import GreedySeat, RandomSeat
 from games.king_of_the_hill.play import play_game
 from games.king_of_the_hill.rules import DRAWER, IN_CRATER, Game, Move, Phase, Variant
+from tests.golden import check_golden, log_in_fresh_process
 
 GOLDEN = Path(__file__).parent / "golden" / "koth-4p-greedy-seed7.txt"
 UNIFORM = TableOutcomes({"tipper": {l: 1 / 7 for l in "123456J"},
@@ -70,16 +68,10 @@ def _golden_log(seed: int = 7) -> str:
 def test_golden_playthrough():
     """A 4-player greedy game with table chance, seed 7, matches the recorded human-readable log
     (set TABLETOP_UPDATE_GOLDEN=1 to re-record after a deliberate rules change)."""
-    log = _golden_log()
-    if os.environ.get("TABLETOP_UPDATE_GOLDEN"):
-        GOLDEN.write_text(log)
-    assert log == GOLDEN.read_text()
+    check_golden(GOLDEN, _golden_log())
 
 
 def test_same_seed_same_log_across_processes():
-    code = ("from tests.test_koth_games import _golden_log; import sys; sys.stdout.write(_golden_log(11))")
-    root = Path(__file__).parents[1]
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True).stdout
-            for _ in range(2)]
+    runs = [log_in_fresh_process("tests.test_koth_games", 11) for _ in range(2)]
     assert runs[0] == runs[1] == _golden_log(11)
     assert _golden_log(12) != runs[0]
