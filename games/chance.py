@@ -77,3 +77,31 @@ def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     if not probs or sum(probs.values()) <= 0 or min(probs.values()) < 0:
         raise InputError(f"{path}: its probabilities are empty or invalid")
     return {device: probs}
+
+
+class WatchedOutcomes:
+    """A physics outcome source whose every chance event is recorded as a Motion (pose frames
+    of the bodies while they move), for the window to play back and for replay files.
+
+    The wrapped source must have `table_for(state)`, the physical table (with its `world`)
+    it simulates on. `motions` holds one Motion per answered event, in order.
+    """
+
+    def __init__(self, source, rate: float = 60.0):
+        self.source = source
+        self.rate = rate
+        self.motions: list = []
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        from sim.motion import MotionRecorder
+
+        world = self.source.table_for(state).world
+        with MotionRecorder(world, self.rate) as recorder:
+            label = self.source.outcome(event, state, rng)
+        self.motions.append(recorder.motion)
+        return label
+
+    def close(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close:
+            close()

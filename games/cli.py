@@ -54,9 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    play = sub.add_parser("play", help="play a game (headless for now)")
+    play = sub.add_parser("play", help="play a game in the 3D window, or --headless")
     play.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     play.add_argument("--headless", action="store_true", help="no window: print the game log")
+    play.add_argument("--screenshot", metavar="FILE.png", help="render offscreen after --after-turns turns "
+                      "(every seat played by the AI) and write a PNG instead of opening the window")
+    play.add_argument("--after-turns", type=int, default=0, help="turns to play before --screenshot (default 0)")
+    play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
+    play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
     play.add_argument("--seats", default="ai,ai", help="comma-separated seats, ai, random or human "
                       "(king-of-the-hill 2-4, knossos 2)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
@@ -66,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--outcomes", default="physics",
                       help="physics (simulate every tilt and knock), or table:FILE.json[,FILE.json] "
                            "to sample from saved estimate results")
+    play.add_argument("--record", type=Path, metavar="FILE.ttr",
+                      help="write the replay here (default: replays/GAME-seedS-DATE-TIME.ttr)")
+    play.add_argument("--no-record", action="store_true", help="write no replay")
 
     est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
     est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
@@ -89,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="continue an interrupted run from the checkpoint beside --out")
     est.add_argument("--precision", type=float, default=None, metavar="H",
                      help="keep running until every label's 95%% interval half-width is at most H")
+    est.add_argument("--record-trials", type=_positive_int, default=None, metavar="K",
+                     help="record the first K trials (pose frames and outcomes) as a replay")
+    est.add_argument("--record", type=Path, metavar="FILE.ttr",
+                     help="with --record-trials: the replay file (default: replays/DEVICE-seedS-trials-DATE-TIME.ttr)")
+
+    rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
+    rep.add_argument("file", type=Path, help="a .ttr replay file")
+    rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
+    rep.add_argument("--verify", action="store_true",
+                     help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
 
     sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
     sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
@@ -124,18 +142,62 @@ def cmd_play(args) -> int:
     if args.game not in GAMES:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
     if args.game == "king-kong":
-        raise InputError("king-kong is not playable yet; king-of-the-hill and knossos are")
+        from games.king_kong import session
+        return session.play_command(args.seats, args.headless, args.seed, args.outcomes)
     seats = [s.strip() for s in args.seats.split(",")]
     unknown = [s for s in seats if s not in SEAT_KINDS]
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
-    if "human" in seats or not args.headless:
-        raise InputError("the 3D window is not available yet: use --headless with ai or random seats")
+    if not args.headless:
+        from games.view.window import parse_size, play_window
+        if args.after_turns < 0:
+            raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
+        if args.pace < 0:
+            raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
+        return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
+                           args.after_turns, parse_size(args.size), args.pace)
+    if "human" in seats:
+        raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
+    record = _record_path(args, args.game)
     if args.game == "knossos":
         from games.knossos import session
-        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes)
+        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record)
     from games.king_of_the_hill import session
-    return session.play_headless(seats, args.seed, args.variant, args.outcomes)
+    return session.play_headless(seats, args.seed, args.variant, args.outcomes, record)
+
+
+def _record_path(args, name: str, suffix: str = "") -> Path | None:
+    """Where `play` (or `estimate --record-trials`) writes its replay; None with --no-record."""
+    if getattr(args, "no_record", False):
+        if args.record is not None:
+            raise InputError("--record and --no-record contradict each other; give one")
+        return None
+    if args.record is not None:
+        from sim.output import check_output_path
+        return check_output_path(args.record, "--record")
+    from games.replay import default_path
+    return default_path(name, args.seed, suffix=suffix)
+
+
+def cmd_replay(args) -> int:
+    from games.replay import Divergence, describe, open_window, summary_lines, verify
+    from sim.record import ReplayFile
+
+    if not (args.summary or args.verify):
+        return open_window(args.file, args)
+    replay = ReplayFile.open(args.file)
+    for warning in replay.warnings:
+        print(f"tabletop: warning: {warning}", file=sys.stderr)
+    if args.summary:
+        print("\n".join(summary_lines(replay)))
+        print(describe(replay), file=sys.stderr)
+    if args.verify:
+        try:
+            print(verify(replay))
+        except Divergence as exc:
+            print(f"tabletop: replay differs: {exc}", file=sys.stderr)
+            return 1
+    return 0
 
 
 def cmd_estimate(args) -> int:
@@ -160,6 +222,11 @@ def cmd_estimate(args) -> int:
     if args.plot is not None:
         check_output_path(args.plot, "--plot")
     cap = args.trials or (100_000 if args.precision is not None else 1000)
+    if args.record is not None and args.record_trials is None:
+        raise InputError("--record needs --record-trials K: the number of trials to record")
+    if args.record_trials is not None and args.record_trials > cap:
+        raise InputError(f"--record-trials: {args.record_trials} is more than the {cap} trials of the run")
+    record = _record_path(args, args.device, "trials") if args.record_trials else None
     spec = (args.spec or default_spec(args.device)).resolve()
     overrides = parse_overrides(args.overrides)
     device = make_device(args.device, spec, overrides)  # a bad spec or override fails here, before any work
@@ -202,6 +269,15 @@ def cmd_estimate(args) -> int:
                     break
                 target = min(cap, target * 2)
                 bar.grow(target)
+        if record is not None:
+            # the batch ran in workers (or on its own device): the first K trials run again here on a
+            # fresh device with the same per-trial seeds, watched by a MotionRecorder
+            from games.replay import record_trials
+
+            for warning in record_trials(record, args.device, spec, overrides, args.seed,
+                                         min(args.record_trials, target), records):
+                err.print(f"[yellow]warning: {warning}[/yellow]")
+            err.print(f"recorded {min(args.record_trials, target)} trials in {record}")
     except KeyboardInterrupt:
         if checkpoint is None:
             err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]")
@@ -437,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return {"play": cmd_play, "estimate": cmd_estimate, "sweep": cmd_sweep,
-                "bench": cmd_bench}[args.command](args)
+                "bench": cmd_bench, "replay": cmd_replay}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

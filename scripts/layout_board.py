@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from games.king_of_the_hill.board import hill_height
+
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "games" / "king_of_the_hill" / "board.toml"
 SPACING = 0.030          # target distance between neighbouring path seats (m)
@@ -54,18 +56,6 @@ ROUTE = [
     ("at", (647.6, 0.103)),
     ("edge", "edge4"), ("edge", "edge5"), ("edge", "edge6"),
 ]
-
-
-def hill_height(x: float, y: float) -> float:
-    """Height of the hill's surface outside the crater top: a square-based mesa falling from the
-    crater's outer edge (12 cm) to 5.5 cm at the caves' corners (above the tunnel ceiling at 5 cm),
-    then a steep skirt to the table. n is the 4-norm of (x, y), square-ish like the base."""
-    n = (x ** 4 + y ** 4) ** 0.25
-    if n <= 0.095:
-        return 0.12
-    if n <= 0.168:
-        return 0.12 - 0.065 * (n - 0.095) / 0.073
-    return max(0.0, 0.055 * (0.175 - n) / 0.007)
 
 
 def polar_to_xy(angle_deg: float, n: float) -> np.ndarray:

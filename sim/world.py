@@ -53,6 +53,9 @@ class World:
         )
         c.setGravity(0.0, 0.0, -settings.gravity)
         self.bodies: dict[str, int] = {}
+        self.materials: dict[str, str] = {}        # body name -> material name (for views)
+        self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
+        self.watchers: list = []                   # callables(world) run after every step (recorders)
         self.steps = 0
 
     # -- lifetime ---------------------------------------------------------------------------
@@ -77,17 +80,28 @@ class World:
         return self.steps * self.settings.timestep
 
     def step(self, n: int = 1) -> None:
-        """Advance the world n fixed timesteps."""
+        """Advance the world n fixed timesteps; watchers (pose recorders) see every step."""
         step = self.client.stepSimulation
+        if not self.watchers:
+            for _ in range(n):
+                step()
+            self.steps += n
+            return
         for _ in range(n):
             step()
-        self.steps += n
+            self.steps += 1
+            for watch in self.watchers:
+                watch(self)
 
     # -- bodies -----------------------------------------------------------------------------
-    def _register(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,)) -> int:
+    def _register(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,),
+                  mesh: str | Path | Sequence | None = None) -> int:
         if name in self.bodies:
             raise ValueError(f"a body named {name!r} is already in this world")
         self.bodies[name] = body
+        self.materials[name] = material.name
+        if mesh is not None:
+            self.mesh_sources[name] = str(mesh) if isinstance(mesh, (str, Path)) else mesh
         for link in links:
             self.set_material(body, material, link)
         return body
@@ -111,7 +125,7 @@ class World:
             pybullet.GEOM_MESH, fileName=str(obj_path),
             flags=pybullet.GEOM_FORCE_CONCAVE_TRIMESH | pybullet.GEOM_CONCAVE_INTERNAL_EDGE)
         body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape)
-        return self._register(name, body, material)
+        return self._register(name, body, material, mesh=obj_path)
 
     def add_sphere(self, name: str, radius: float, material: Material,
                    position: Sequence[float], mass: float | None = None) -> int:
@@ -124,12 +138,17 @@ class World:
                                  basePosition=list(position))
         return self._register(name, body, material)
 
-    def add_body(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,)) -> int:
-        """Register a body built with `self.client` (compounds, jointed mechanisms)."""
-        return self._register(name, body, material, links)
+    def add_body(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,),
+                 mesh: str | Path | Sequence | None = None) -> int:
+        """Register a body built with `self.client` (compounds, jointed mechanisms). A body with
+        a mesh shape names its source, an OBJ path or the vertices of its convex hull, because
+        PyBullet does not keep it and views build their geometry from the same source."""
+        return self._register(name, body, material, links, mesh)
 
     def remove(self, name: str) -> None:
         self.client.removeBody(self.bodies.pop(name))
+        self.materials.pop(name, None)
+        self.mesh_sources.pop(name, None)
 
     # -- state ------------------------------------------------------------------------------
     def position(self, name: str) -> np.ndarray:

@@ -11,6 +11,19 @@ BOARD_FILE = Path(__file__).with_name("board.toml")
 CRATER_LABELS = tuple(f"cave{c}/seat{s}" for c in (1, 2, 3) for s in (1, 2))
 
 
+def hill_height(x: float, y: float) -> float:
+    """Height of the hill's surface outside the crater top, where the path seats lie: a square-based
+    mesa falling from the crater's outer edge (12 cm) to 5.5 cm at the caves' corners (above the
+    tunnel ceiling at 5 cm), then a steep skirt to the table. n is the 4-norm of (x, y), square-ish
+    like the base. scripts/layout_board.py seats the path on it and the window draws it."""
+    n = (x ** 4 + y ** 4) ** 0.25
+    if n <= 0.095:
+        return 0.12
+    if n <= 0.168:
+        return 0.12 - 0.065 * (n - 0.095) / 0.073
+    return max(0.0, 0.055 * (0.175 - n) / 0.007)
+
+
 @dataclass(frozen=True)
 class Board:
     path_length: int                 # path spaces 0 (Start) .. path_length - 1

@@ -44,6 +44,7 @@ class HillTable:
             self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
             self.crater = Crater(default_spec("crater"), world=self.world)
             self.tipper = Tipper(default_spec("tipper"), world=self.world, origin=TIPPER_ORIGIN)
+            self.tipper.place("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
             r = self.crater.marble_radius
             self.drawer = [(-0.12 + 0.024 * i, DRAWER_Y, r) for i in range(marbles)]
             self.marbles = [f"koth-marble-{i}" for i in range(marbles)]
@@ -97,9 +98,13 @@ class PhysicsOutcomes:
     def __init__(self):
         self.table: HillTable | None = None
 
-    def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
+    def table_for(self, state: State) -> HillTable:
         if self.table is None:
             self.table = HillTable(len(state.track), state.game.board)
+        return self.table
+
+    def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
+        self.table_for(state)
         if event == "tipper":
             return self.table.tilt(rng).label
         if event == "crater":

@@ -2,12 +2,21 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from games.chance import OutcomeSource, TableOutcomes
 from games.knossos.ai import SEATS
 from games.knossos.play import play_match
 from games.knossos.rules import COLOURS, Game
 from sim.errors import InputError
+
+
+def make_game(players: int, games_to_win: int) -> Game:
+    if players != 2:
+        raise InputError(f"--seats: the Knossos Game needs exactly 2 seats, not {players}")
+    if games_to_win < 1:
+        raise InputError(f"--games-to-win: must be at least 1, got {games_to_win}")
+    return Game(games_to_win=games_to_win)
 
 
 def make_source(spec: str) -> OutcomeSource:
@@ -23,20 +32,27 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str) -> int:
-    if len(seats) != 2:
-        raise InputError(f"--seats: the Knossos Game needs exactly 2 seats, not {len(seats)}")
-    if games_to_win < 1:
-        raise InputError(f"--games-to-win: must be at least 1, got {games_to_win}")
+def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None) -> int:
+    """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
+    from games.replay import open_recorder
+
+    game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)
-    game = Game(games_to_win=games_to_win)
     players = [SEATS[kind]() for kind in seats]
-    print(f"Knossos (Hillbom), first to {games_to_win}, seats "
-          f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}",
-          flush=True)
+    banner = (f"Knossos (Hillbom), first to {games_to_win}, seats "
+              f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
+    print(banner, flush=True)
+    recorder = None
     try:
-        play_match(game, players, source, seed, on_event=lambda line: print(line, flush=True))
+        config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
+        recorder = open_recorder(record, "knossos", config, seed, game.new_initial_state(), source, [banner])
+        final = play_match(game, players, recorder or source, seed, on_event=lambda line: print(line, flush=True),
+                           after_action=recorder.after_action if recorder else None)
+        if recorder:
+            recorder.finish(final, [])
     finally:
+        if recorder:
+            recorder.close()
         close = getattr(source, "close", None)
         if close:
             close()

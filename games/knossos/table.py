@@ -48,8 +48,10 @@ class KnossosTable:
             self.pieces = [f"knossos-piece-{i}" for i in range(pieces)]
             for i, name in enumerate(self.pieces):
                 body = c.createMultiBody(0, shape, basePosition=list(self.piece_position(i, START)))
-                self.world.add_body(name, body, mats["hardwood"])
+                self.world.add_body(name, body, mats["hardwood"], mesh=cone)
             self.retries: dict[str, int] = {}
+            # the sticks lie side by side in the tray until the first throw (each throw makes fresh ones)
+            self.sticks.place([self.sticks.lying_pose(0.0, dy, 90.0) for dy in (-0.04, 0.04)])
         except BaseException:
             self.sticks.close()
             raise
@@ -85,12 +87,15 @@ class PhysicsOutcomes:
     def __init__(self):
         self.table: KnossosTable | None = None
 
+    def table_for(self, state: State) -> KnossosTable:
+        if self.table is None:
+            self.table = KnossosTable(len(state.pos), state.game.board)
+        return self.table
+
     def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
         if event != "sticks":
             raise ValueError(f"Knossos has no {event!r} event")
-        if self.table is None:
-            self.table = KnossosTable(len(state.pos), state.game.board)
-        self.table.sync(state)
+        self.table_for(state).sync(state)
         return self.table.throw(rng).label
 
     def close(self) -> None:

@@ -144,8 +144,8 @@ class ThrowSticks(Device):
         self.attach_world(world, self.timestep, self.solver_iterations)
         self._build_tray()
         c = self.world.client
-        self._stick_shape = c.createCollisionShape(
-            pybullet.GEOM_MESH, vertices=half_cylinder_vertices(self.length, self.radius, self.segments))
+        self._stick_vertices = half_cylinder_vertices(self.length, self.radius, self.segments)
+        self._stick_shape = c.createCollisionShape(pybullet.GEOM_MESH, vertices=self._stick_vertices)
 
     # -- spec -------------------------------------------------------------------------------
     def _load(self, spec: Table) -> None:
@@ -286,7 +286,7 @@ class ThrowSticks(Device):
         for name, (pos, orn, lin, ang) in zip(STICKS, states):
             body = c.createMultiBody(baseMass=self.mass, baseCollisionShapeIndex=self._stick_shape,
                                      basePosition=list(pos), baseOrientation=list(orn))
-            w.add_body(name, body, self.stick_material)
+            w.add_body(name, body, self.stick_material, mesh=self._stick_vertices)
             c.changeDynamics(body, -1, localInertiaDiagonal=list(self.inertia), collisionMargin=self.margin)
             c.resetBaseVelocity(body, list(lin), list(ang))
 

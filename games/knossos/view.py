@@ -1,0 +1,125 @@
+"""The Knossos Game in the window: the board with its fourteen sites, the bridge and the pieces,
+and the throw sticks' tray beside it, from a KnossosTable."""
+from __future__ import annotations
+
+from games.knossos.ai import SEATS
+from games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
+from games.knossos.table import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosTable, PhysicsOutcomes
+from games.knossos.board import load_board
+from games.view.adapter import TableAdapter
+from games.view.controller import Destination
+from sim.view.geometry import track_node
+
+PIECE_RGB = {"red": (0.80, 0.14, 0.10), "blue": (0.12, 0.28, 0.80)}
+BOARD_RGB = (0.70, 0.56, 0.36)
+SITE_RGB = (0.33, 0.22, 0.12)
+SITE_HALF = 0.042          # painted squares of the sites (m)
+
+
+class KnossosAdapter(TableAdapter):
+    """What the window needs to know about the Knossos Game."""
+
+    title = "Knossos Game"
+    chance_button = "Throw the sticks  [Space]"
+    marker_radius = PIECE_RADIUS * 1.1
+    marker_drop = PIECE_HEIGHT / 2
+    follow_distance = 0.7
+    seat_kinds = SEATS
+    source_class = PhysicsOutcomes
+    help_lines = [
+        "",
+        "Knossos (Hillbom)",
+        "  Space throws the two sticks: two round sides 1, one flat 2, two flat 3 (and throw again).",
+        "  Click one of your pieces, then a lit space. The bridge to 10 needs a 3; 12 and 13 are safe;",
+        "  exit from the apex (11) with an exact throw. First to win three games wins the match.",
+    ]
+
+    def __init__(self, players: int, games_to_win: int):
+        from games.knossos.session import make_game
+
+        self.game = make_game(players, games_to_win)
+        self.table = KnossosTable(len(self.game.new_initial_state().pos), load_board())
+        self.board = self.table.board
+        self.piece_bodies = self.table.pieces
+
+    def build(self, app) -> None:
+        app.floor()
+        colors = {"board": BOARD_RGB}
+        for i, name in enumerate(self.piece_bodies):
+            colors[name] = PIECE_RGB[COLOURS[i // 2]]
+        self.add_world_bodies(app, colors)
+        self.pickable_pieces(app, PIECE_RADIUS * 1.3)
+        self._decorate(app)
+        app.camera.set_home((0.38, -0.04, 0.0), 2.2, 0.0, 64.0)
+
+    def _decorate(self, app) -> None:
+        """The board's painted sites, the bridge, and the site numbers."""
+        cx, cy = BOARD_CENTRE
+        z = BOARD_THICKNESS
+        paint = []
+        for x, y in self.board.positions:
+            paint.append({"kind": "box", "half": [SITE_HALF, SITE_HALF, 0.0005], "pos": [cx + x, cy + y, z + 0.0005],
+                          "orn": [0.0, 0.0, 0.0, 1.0]})
+        b = self.board
+        (x10, y10) = b.positions[b.after_bridge]
+        ys = [b.positions[s][1] for s in b.bridge_from]
+        y0 = max(ys) + SITE_HALF
+        y1 = y10 - SITE_HALF
+        paint.append({"kind": "box", "half": [0.012, (y1 - y0) / 2, 0.0005], "pos": [cx + x10, cy + (y0 + y1) / 2, z + 0.0005],
+                      "orn": [0.0, 0.0, 0.0, 1.0]})
+        node = track_node("board-paint", paint)
+        node.reparent_to(app.render)
+        node.set_color(*SITE_RGB, 1)
+        for site, (x, y) in enumerate(b.positions):
+            app.label(str(site), (cx + x - SITE_HALF * 0.62, cy + y - SITE_HALF * 0.62, z + 0.0012), scale=0.016,
+                      color=(0.95, 0.88, 0.7, 1))
+        for player, colour in enumerate(COLOURS):
+            sx, sy = b.tracks[player].start
+            app.label(colour, (cx + sx, cy + sy - 0.045, z + 0.001), scale=0.02, color=(*PIECE_RGB[colour], 1))
+        ex, ey = b.exit_at
+        app.label("off", (cx + ex, cy + ey + 0.035, z + 0.001), scale=0.018)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def piece_positions(self, state: State) -> dict[int, tuple]:
+        return {i: self.table.piece_position(i, site) for i, site in enumerate(state.pos)}
+
+    def destinations(self, state: State, piece: int) -> list[Destination]:
+        out = []
+        for action in state.legal_actions():
+            if isinstance(action, Move) and action.piece == piece:
+                text = "off" if action.to == OFF else str(action.to)
+                out.append(Destination(action, self.table.piece_position(piece, action.to), text))
+        return out
+
+    # -- chance ----------------------------------------------------------------------------
+    def needs_gesture(self, state: State) -> bool:
+        return state.chance_event == "sticks"
+
+    def follow_track(self, state: State, event: str, motion) -> str | None:
+        return next(iter(sorted(motion.looks)), None)
+
+    # -- text ------------------------------------------------------------------------------
+    def status(self, state: State) -> str:
+        score = " - ".join(f"{COLOURS[p]} {state.score[p]}" for p in range(len(state.score)))
+        if state.is_terminal():
+            return f"Knossos - match over ({score})"
+        who = COLOURS[state.current]
+        doing = "throws the sticks" if state.phase is Phase.THROW else f"moves (throw: {state.throw})"
+        return f"Knossos - game {state.game_number} ({score}): {who} {doing}"
+
+    def players(self, state: State, kinds) -> str:
+        lines = []
+        for p, colour in enumerate(COLOURS):
+            mine = state.pos[2 * p:2 * p + 2]
+            where = ", ".join("waiting" if s == START else "off" if s == OFF else f"on {s}" for s in mine)
+            lines.append(f"{colour:5s} {kinds[p]:6s} games {state.score[p]}/{self.game.games_to_win}  {where}")
+        return "\n".join(lines)
+
+    def result(self, state: State) -> str:
+        return f"{COLOURS[state.winner]} wins the match!"
+
+    def chance_prompt(self, state: State) -> str:
+        return f"{COLOURS[state.current]}: press Space to throw the sticks"
+
+    def move_prompt(self, state: State) -> str:
+        return f"{COLOURS[state.current]}: throw {state.throw} - click one of your pieces"

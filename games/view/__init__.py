@@ -1,0 +1,1 @@
+"""The desktop window for every game: `tabletop play GAME` without --headless."""

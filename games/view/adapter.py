@@ -1,0 +1,86 @@
+"""What the window's game loop asks of a game, with the parts every game shares.
+
+A game's adapter holds its rules Game and its physical table; it draws the table's bodies
+from their looks, says where each piece stands for a rules state, which destinations a piece
+has, and what the HUD shows. Subclasses: games/<game>/view.py.
+"""
+from __future__ import annotations
+
+from games.view.controller import Destination
+from sim.scene import look, poses
+from sim.view.geometry import disc
+
+
+class TableAdapter:
+    title = ""
+    chance_button = ""
+    marker_radius = 0.012
+    follow_distance = 0.4
+    help_lines: list[str] = []
+    seat_kinds: dict = {}          # seat kind -> AI class
+    piece_bodies: list[str] = []   # body name of each piece, by piece index
+
+    # -- set-up ----------------------------------------------------------------------------
+    def new_state(self):
+        return self.game.new_initial_state()
+
+    def make_seats(self, kinds):
+        return [None if k == "human" else self.seat_kinds[k]() for k in kinds]
+
+    def physics_source(self):
+        """The game's physics outcome source, simulating on this adapter's table."""
+        source = self.source_class()
+        source.table = self.table
+        return source
+
+    def close(self) -> None:
+        self.table.close()
+
+    def add_world_bodies(self, app, colors: dict, skip=()) -> None:
+        """Draw every body of the table's World at its current pose."""
+        world = self.table.world
+        for name in list(world.bodies):
+            if name not in skip:
+                app.add_body(name, look(world, name), color=colors.get(name))
+                app.set_poses(poses(world, name))
+
+    def pickable_pieces(self, app, radius: float, center=(0.0, 0.0, 0.0)) -> None:
+        for i, name in enumerate(self.piece_bodies):
+            app.make_pickable(f"piece:{i}", app.nodes[name], radius, center)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def piece_id(self, text: str) -> int:
+        return int(text)
+
+    def put_piece(self, app, piece: int, pos) -> None:
+        app.set_poses({self.piece_bodies[piece]: (*pos, 0.0, 0.0, 0.0, 1.0)})
+
+    def place_pieces(self, app, state) -> None:
+        for piece, pos in self.piece_positions(state).items():
+            self.put_piece(app, piece, pos)
+
+    def marker(self, app, dest: Destination):
+        """A lit disc where a selected piece can go, with its caption floating above."""
+        node = disc(self.marker_radius, 0.002, "marker")
+        node.reparent_to(app.render)
+        x, y, z = dest.position
+        node.set_pos(x, y, z - self.marker_drop + 0.0008)
+        node.set_color(1.0, 0.95, 0.3, 1)
+        node.set_shader_off(1)              # unlit: it glows whatever the light
+        node.set_light_off(1)
+        app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
+        return node
+
+    def highlight(self, app, piece) -> None:
+        for i, name in enumerate(self.piece_bodies):
+            node = app.nodes[name]
+            node.set_color_scale(1.6, 1.6, 1.6, 1) if i == piece else node.clear_color_scale()
+
+    def hidden_during(self, state, event: str) -> list[str]:
+        return []
+
+    def follow_track(self, state, event: str, motion) -> str | None:
+        return None
+
+    def after_motion(self, app, state, event: str, motion) -> None:
+        pass

@@ -1,0 +1,424 @@
+"""Playing a game in the window: seats take turns, chance events are simulated and watched.
+
+The controller owns the rules state and the physical table (through the game's adapter). A
+chance event is simulated on the table with its fixed timestep while a MotionRecorder keeps
+the pose frames; the window then plays those frames back in real time, so what is seen is
+exactly what was simulated and the frame clock never steps the physics. Piece moves the
+rules decide (a marble hopping seat to seat, a piece moving site to site) are animated
+between the seats the table would put them on.
+
+Seats and chance use the generators the headless driver uses (SeedSequence(seed).spawn(2)),
+so an all-AI game in the window is the game `--headless` plays with the same seed.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from panda3d.core import ClockObject, Vec3
+
+from games.chance import WatchedOutcomes
+from games.driver import ChanceOutcome, Pass
+from sim.view.hud import Hud
+
+HOP_SECONDS = 0.45      # a piece moving seat to seat
+HOP_HEIGHT = 0.025
+
+
+@dataclass
+class Destination:
+    """A place a selected piece can go: the action that takes it there and what to show."""
+
+    action: object
+    position: tuple[float, float, float]
+    text: str
+
+
+@dataclass
+class Animation:
+    """Something playing on screen; `finish` runs once it has run `duration` seconds."""
+
+    duration: float
+    show: Callable[[float], None]           # t in seconds since the start
+    finish: Callable[[], None]
+    t: float = 0.0
+    follow: Callable[[float], tuple | None] | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class GameWindow:
+    """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
+
+    def __init__(self, app, adapter, seats: list[str], seed: int, pace: float = 0.8):
+        self.app = app
+        self.adapter = adapter
+        self.seat_kinds = seats
+        self.seed = seed
+        self.pace = pace
+        self.follow = True
+        self.speed = 1.0
+        self.anim: Animation | None = None
+        self.selected = None
+        self.destinations: list[Destination] = []
+        self._markers = []
+        self._wait = 0.0
+        self._pointer_down = None
+        self._camera_back = None
+        self.pointer = None            # film coordinates given by tests when there is no mouse
+        self.frame_times: list[float] = []
+        adapter.build(app)
+        self.hud = Hud(app.base)
+        self._bind()
+        self.new_game()
+        app.base.taskMgr.add(self._update, "game-update")
+
+    # -- game lifetime ---------------------------------------------------------------------
+    def new_game(self) -> None:
+        seat_ss, chance_ss = np.random.SeedSequence(self.seed).spawn(2)
+        self.seat_rng = np.random.default_rng(seat_ss)
+        self.chance_rng = np.random.default_rng(chance_ss)
+        self.seats = self.adapter.make_seats(self.seat_kinds)
+        self.state = self.adapter.new_state()
+        self.source = WatchedOutcomes(self.adapter.physics_source())
+        self.anim = None
+        self._clear_selection()
+        self._shown = 0
+        self.hud.clear_log()
+        self.hud.set_banner("")
+        self.adapter.place_pieces(self.app, self.state)
+        self._log_events()
+        self._wait = self.pace
+        self._refresh()
+
+    def human(self, player: int) -> bool:
+        return self.seat_kinds[player] == "human"
+
+    def actor(self) -> int:
+        """The player who acts now: the mover, or whose chance event is pending."""
+        s = self.state
+        return s.chance_player if s.is_chance_node() else s.current_player
+
+    # -- the loop ----------------------------------------------------------------------------
+    def _update(self, task):
+        clock = ClockObject.get_global_clock()
+        dt = min(clock.get_dt(), 0.1)
+        self.frame_times.append(clock.get_frame_time())
+        self._drag()
+        if self.anim is not None:
+            self._advance(dt * self.speed)
+            return task.cont
+        if self._camera_back is not None:          # ease back to the view before the camera followed
+            target, distance = self._camera_back
+            self.app.camera.approach(target, distance, min(1.0, 5.0 * dt))
+            if (self.app.camera.target - target).length() < 1e-3:
+                self._camera_back = None
+        s = self.state
+        if s.is_terminal():
+            return task.cont
+        if s.is_chance_node():
+            if not (self.human(self.actor()) and self.adapter.needs_gesture(s)):
+                self._wait -= dt
+                if self._wait <= 0:
+                    self.chance()
+        elif not self.human(s.current_player):
+            self._wait -= dt
+            if self._wait <= 0:
+                self.act(self.seats[s.current_player].choose(s, self.seat_rng))
+        return task.cont
+
+    def _advance(self, dt: float) -> None:
+        a = self.anim
+        a.t = min(a.duration, a.t + dt)
+        a.show(a.t)
+        if self.follow and a.follow is not None:
+            point = a.follow(a.t)
+            if point is not None:
+                self.app.camera.approach(point, self.adapter.follow_distance, min(1.0, 4.0 * dt))
+        if a.t >= a.duration:
+            self.anim = None
+            a.finish()
+
+    def finish_animation(self) -> None:
+        """Run the current animation to its end at once, the camera back where it was (tests,
+        fast-forward)."""
+        while self.anim is not None:
+            self._advance(self.anim.duration)
+        if self._camera_back is not None:
+            self.app.camera.approach(*self._camera_back, 1.0)
+            self._camera_back = None
+
+    # -- actions ---------------------------------------------------------------------------
+    def chance(self) -> None:
+        """Answer the pending chance event by simulating it, then watch it."""
+        s = self.state
+        if not s.is_chance_node() or self.anim is not None:
+            return
+        event = s.chance_event
+        self.hud.set_prompt("")
+        label = self.source.outcome(event, s, self.chance_rng)
+        motion = self.source.motions[-1]
+        states = motion.states()
+        hidden = self.adapter.hidden_during(s, event)
+        for name, look in motion.looks.items():
+            self.app.add_body(name, look)
+        for name in hidden:
+            self.app.show_body(name, False)
+        follow_track = self.adapter.follow_track(s, event, motion)
+
+        def show(t: float) -> None:
+            i = motion.index_at(t)
+            if i >= 0:
+                self.app.set_poses(states[i])
+
+        def follow(t: float):
+            i = motion.index_at(t)
+            pose = states[i].get(follow_track) if i >= 0 and follow_track else None
+            return None if pose is None else pose[:3]
+
+        def finish() -> None:
+            show(motion.duration)
+            self.adapter.after_motion(self.app, s, event, motion)
+            for name in hidden:
+                self.app.show_body(name, True)
+            self._apply(ChanceOutcome(label))
+
+        if follow_track and self.follow and self._camera_back is None:
+            self._camera_back = (Vec3(self.app.camera.target), self.app.camera.distance)
+        self.anim = Animation(max(motion.duration, 0.3), show, finish, follow=follow if follow_track else None)
+
+    def act(self, action) -> None:
+        """Apply a seat's action, animating the pieces it moves."""
+        if self.anim is not None:
+            return
+        self._clear_selection()
+        before = self.adapter.piece_positions(self.state)
+        self._apply(action, place=False)
+        after = self.adapter.piece_positions(self.state)
+        moved = {p: (before[p], after[p]) for p in after if before.get(p) != after[p]}
+        if not moved:
+            self.adapter.place_pieces(self.app, self.state)
+            return
+
+        def show(t: float) -> None:
+            u = min(1.0, t / HOP_SECONDS)
+            for piece, (a, b) in moved.items():
+                lift = HOP_HEIGHT * math.sin(math.pi * u)
+                p = tuple(a[k] + (b[k] - a[k]) * u for k in range(3))
+                self.adapter.put_piece(self.app, piece, (p[0], p[1], p[2] + lift))
+
+        def finish() -> None:
+            self.adapter.place_pieces(self.app, self.state)
+            self._wait = self.pace
+            self._refresh()
+
+        self.anim = Animation(HOP_SECONDS, show, finish)
+
+    def _apply(self, action, place: bool = True) -> None:
+        self.state.apply(action)
+        self._log_events()
+        if place:
+            self.adapter.place_pieces(self.app, self.state)
+        self._wait = self.pace
+        self._refresh()
+
+    def _log_events(self) -> None:
+        for line in self.state.events[self._shown:]:
+            self.hud.log(line)
+        self._shown = len(self.state.events)
+
+    def fast_forward(self, turns: int) -> None:
+        """Play on with every seat as an AI (human seats included) until `turns` turns have
+        been played or the game ends, with no waiting (screenshots, tests)."""
+        ai = self.adapter.make_seats(["ai"] * len(self.seat_kinds))
+        while not self.state.is_terminal() and self.state.turn < turns:
+            s = self.state
+            if s.is_chance_node():
+                self.chance()
+            else:
+                seat = self.seats[s.current_player] if not self.human(s.current_player) else ai[s.current_player]
+                self.act(seat.choose(s, self.seat_rng))
+            self.finish_animation()
+
+    # -- the display -----------------------------------------------------------------------
+    def _refresh(self) -> None:
+        s = self.state
+        a = self.adapter
+        self.hud.set_status(a.status(s))
+        self.hud.set_players(a.players(s, self.seat_kinds))
+        human_chance = s.is_chance_node() and self.human(self.actor()) and a.needs_gesture(s)
+        human_move = not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
+        self.hud.enable("chance", human_chance)
+        passing = human_move and s.legal_actions() == [Pass()]
+        self.hud.enable("pass", passing)
+        if s.is_terminal():
+            self.hud.set_banner(a.result(s))
+            self.hud.set_prompt("press N for a new game")
+        elif human_chance:
+            self.hud.set_prompt(a.chance_prompt(s))
+        elif passing:
+            self.hud.set_prompt("no legal move: press Enter to pass")
+        elif human_move:
+            self.hud.set_prompt(a.move_prompt(s))
+        else:
+            self.hud.set_prompt("")
+
+    def _clear_selection(self) -> None:
+        self.selected = None
+        self.destinations = []
+        for tag, node in self._markers:
+            self.app.drop_pickable(tag)
+            node.remove_node()
+        self._markers = []
+        self.adapter.highlight(self.app, None)
+
+    def select(self, piece) -> bool:
+        """Select one of the current human player's pieces; light up where it can go."""
+        s = self.state
+        if self.anim is not None or s.is_terminal() or s.is_chance_node() or not self.human(s.current_player):
+            return False
+        options = self.adapter.destinations(s, piece)
+        if not options:
+            return False
+        self._clear_selection()
+        self.selected = piece
+        self.destinations = options
+        self.adapter.highlight(self.app, piece)
+        for i, d in enumerate(options):
+            tag = f"dest:{i}"
+            node = self.adapter.marker(self.app, d)
+            self.app.make_pickable(tag, node, self.adapter.marker_radius)
+            self._markers.append((tag, node))
+        return True
+
+    def choose(self, index: int) -> None:
+        if 0 <= index < len(self.destinations):
+            self.act(self.destinations[index].action)
+
+    def click(self, x: float, y: float) -> str | None:
+        """A left click at film coordinates (x, y): select a piece or move to a destination."""
+        tag = self.app.pick(x, y)
+        if tag is None:
+            self._clear_selection()
+        elif tag.startswith("dest:"):
+            self.choose(int(tag[5:]))
+        elif tag.startswith("piece:"):
+            if not self.select(self.adapter.piece_id(tag[6:])):
+                self._clear_selection()
+        return tag
+
+    # -- input -----------------------------------------------------------------------------
+    def _mouse(self):
+        mw = self.app.base.mouseWatcherNode
+        if mw is not None and mw.has_mouse():
+            m = mw.get_mouse()
+            return float(m.x), float(m.y)
+        return self.pointer
+
+    def _bind(self) -> None:
+        b = self.app.base
+        cam = self.app.camera
+        keys = {
+            "f1": self._help, "escape": self.quit, "q": self.quit, "n": self.new_game,
+            "space": self.chance_key, "enter": self.pass_key, "c": cam.reset, "home": cam.reset,
+            "f": self._toggle_follow, "[": lambda: self.hud.scroll(3), "]": lambda: self.hud.scroll(-3),
+            "page_up": lambda: self.hud.scroll(3), "page_down": lambda: self.hud.scroll(-3),
+            "=": lambda: cam.zoom(0.9), "+": lambda: cam.zoom(0.9), "-": lambda: cam.zoom(1.1),
+            "wheel_up": lambda: cam.zoom(0.9), "wheel_down": lambda: cam.zoom(1.1),
+            ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5),
+        }
+        for key, fn in keys.items():
+            b.accept(key, fn)
+        for key, (dh, dp) in {"arrow_left": (-5, 0), "arrow_right": (5, 0), "arrow_up": (0, 4),
+                              "arrow_down": (0, -4)}.items():
+            b.accept(key, cam.orbit, [dh, dp])
+            b.accept(key + "-repeat", cam.orbit, [dh, dp])
+        for key, (dx, dy) in {"a": (-0.02, 0), "d": (0.02, 0), "w": (0, 0.02), "s": (0, -0.02)}.items():
+            b.accept(key, cam.pan, [dx, dy])
+            b.accept(key + "-repeat", cam.pan, [dx, dy])
+        for i in range(1, 10):
+            b.accept(str(i), self.choose, [i - 1])
+        b.accept("mouse1", self._press, ["left"])
+        b.accept("mouse1-up", self._release, ["left"])
+        b.accept("mouse3", self._press, ["right"])
+        b.accept("mouse3-up", self._release, ["right"])
+        b.accept("mouse2", self._press, ["middle"])
+        b.accept("mouse2-up", self._release, ["middle"])
+        self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
+        self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
+        self.hud.button("new", "New game  [N]", self.new_game, 1)
+        self.hud.button("help", "Help  [F1]", self._help, 0)
+
+    def _press(self, button: str) -> None:
+        p = self._mouse()
+        if p is not None:
+            self._pointer_down = (button, p, p)
+
+    def _release(self, button: str) -> None:
+        down, self._pointer_down = self._pointer_down, None
+        if down is None or down[0] != button:
+            return
+        p = self._mouse() or down[1]
+        if button == "left" and math.dist(p, down[1]) < 0.01:
+            self.click(*p)
+
+    def _drag(self) -> None:
+        if self._pointer_down is None:
+            return
+        p = self._mouse()
+        if p is None:
+            return
+        button, start, last = self._pointer_down
+        dx, dy = p[0] - last[0], p[1] - last[1]
+        if button in ("left", "right"):
+            self.app.camera.orbit(-dx * 120, -dy * 60)
+        else:
+            d = self.app.camera.distance
+            self.app.camera.pan(-dx * d, -dy * d)
+        self._pointer_down = (button, start, p)
+
+    def chance_key(self) -> None:
+        s = self.state
+        if s.is_chance_node() and self.human(self.actor()) and self.anim is None:
+            self.chance()
+
+    def pass_key(self) -> None:
+        s = self.state
+        if (not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
+                and s.legal_actions() == [Pass()]):
+            self.act(Pass())
+
+    def _toggle_follow(self) -> None:
+        self.follow = not self.follow
+        self.hud.log(f"camera follows the action: {'on' if self.follow else 'off'}")
+
+    def _speed(self, factor: float) -> None:
+        self.speed = min(8.0, max(0.25, self.speed * factor))
+        self.hud.log(f"animation speed {self.speed:g}x")
+
+    def _help(self) -> None:
+        self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
+
+    def quit(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close:
+            close()
+        self.app.destroy()
+        sys.exit(0)
+
+
+HELP = [
+    "Controls",
+    "  left click            select your piece, then click a lit destination",
+    "  1-9                   choose the n-th lit destination",
+    "  Space                 the chance action (tilt, throw, roll, spin) when it is yours",
+    "  Enter                 pass when you have no legal move",
+    "  left/right drag       orbit the camera;  middle drag: pan;  wheel: zoom",
+    "  arrow keys            orbit;  W A S D: pan;  + / -: zoom",
+    "  C or Home             reset the view;  F: camera follows the action on/off",
+    "  , and .               animation speed down / up (0.25x-8x)",
+    "  [ and ] / PgUp PgDn   scroll the log",
+    "  N new game   F1 this help   Esc or Q quit",
+]

@@ -1,0 +1,69 @@
+"""Opening a game in the window, or rendering it offscreen to a PNG (`--screenshot`)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from sim.errors import InputError
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--size: expected WIDTHxHEIGHT such as 1280x720, got {text!r}") from None
+    if not (64 <= w <= 7680 and 64 <= h <= 4320):
+        raise InputError(f"--size: {w}x{h} is outside 64x64 .. 7680x4320")
+    return w, h
+
+
+def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int):
+    if game == "king-of-the-hill":
+        from games.king_of_the_hill.view import HillAdapter
+        return HillAdapter(len(seats), variant)
+    if game == "knossos":
+        from games.knossos.view import KnossosAdapter
+        return KnossosAdapter(len(seats), games_to_win)
+    raise InputError(f"{game} has no window yet")
+
+
+def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,
+              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool = True):
+    """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
+    any window opens."""
+    started = time.perf_counter()
+    adapter = make_adapter(game, seats, variant, games_to_win)
+    from games.view.controller import GameWindow
+    from sim.view.app import TableApp
+
+    try:
+        app = TableApp(size=size, offscreen=offscreen, title=f"tabletop - {adapter.title}", shadows=shadows)
+    except BaseException:
+        adapter.close()
+        raise
+    controller = GameWindow(app, adapter, seats, seed, pace=pace)
+    controller.started = started
+    return app, controller
+
+
+def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_win: int,
+                screenshot: str | None, after_turns: int, size: tuple[int, int], pace: float) -> int:
+    if screenshot is not None:
+        out = Path(screenshot)
+        if not out.parent.is_dir():
+            raise InputError(f"--screenshot: folder {out.parent} does not exist")
+        if out.suffix.lower() != ".png":
+            raise InputError(f"--screenshot: write a .png file, not {out.name}")
+    app, controller = open_game(game, seats, seed, variant, games_to_win, size=size,
+                                offscreen=screenshot is not None, pace=pace)
+    if screenshot is not None:
+        controller.fast_forward(after_turns)
+        app.camera.reset()
+        app.render_frame()
+        app.screenshot(screenshot)
+        print(f"wrote {screenshot} ({size[0]}x{size[1]}, after {controller.state.turn} turns)")
+        controller.adapter.close()
+        app.destroy()
+        return 0
+    app.base.run()
+    return 0

@@ -1,0 +1,128 @@
+"""What a body looks like and where it is, read from a World, for views and replays.
+
+A view never has its own copy of a part's geometry: a body's *look* is read back from the
+collision shapes PyBullet holds (boxes, spheres, cylinders, capsules, with their local frames)
+and, for mesh shapes, from the source the World was given when the body was added (an OBJ file
+or the vertices of a convex hull). Looks and poses are plain JSON-able data, so the same
+description drives the live window and a replay file, and playback needs no PyBullet.
+
+Poses are (x, y, z, qx, qy, qz, qw) of a *track*: a body's base ("name") or one of its links
+("name:3"), in the frame the look's part frames are relative to (the inertial frame).
+"""
+from __future__ import annotations
+
+from sim.bullet import pybullet
+
+_KINDS = {pybullet.GEOM_BOX: "box", pybullet.GEOM_SPHERE: "sphere", pybullet.GEOM_CYLINDER: "cylinder",
+          pybullet.GEOM_CAPSULE: "capsule", pybullet.GEOM_MESH: "mesh", pybullet.GEOM_PLANE: "plane"}
+
+
+def track_name(body: str, link: int) -> str:
+    return body if link < 0 else f"{body}:{link}"
+
+
+def split_track(track: str) -> tuple[str, int]:
+    body, _, link = track.rpartition(":")
+    if body and link.isdigit():
+        return body, int(link)
+    return track, -1
+
+
+def _part(data: tuple, mesh_source) -> dict:
+    kind = _KINDS.get(data[2], "unknown")
+    dims = [float(v) for v in data[3]]
+    part = {"kind": kind, "pos": [float(v) for v in data[5]], "orn": [float(v) for v in data[6]]}
+    if kind == "box":
+        part["half"] = [d / 2 for d in dims]           # PyBullet reports full extents
+    elif kind == "sphere":
+        part["radius"] = dims[0]
+    elif kind in ("cylinder", "capsule"):
+        part["length"], part["radius"] = dims[0], dims[1]
+    elif kind == "mesh":
+        part["scale"] = dims
+        if isinstance(mesh_source, str):
+            part["obj"] = mesh_source
+        elif mesh_source is not None:
+            part["hull"] = [[float(v) for v in p] for p in mesh_source]
+    return part
+
+
+def _welded(c, body: int) -> dict[int, int]:
+    """link -> the link (or -1, the base) it moves with exactly: a fixed joint with no offset
+    welds a link onto its parent, so both share one track (a compound split into links)."""
+    rep = {-1: -1}
+    for link in range(c.getNumJoints(body)):
+        info = c.getJointInfo(body, link)
+        parent = info[16]
+        still = (info[2] == pybullet.JOINT_FIXED and max(abs(v) for v in info[14]) < 1e-12
+                 and max(abs(v) for v in info[15][:3]) < 1e-12
+                 and max(abs(v) for v in c.getDynamicsInfo(body, link)[3]) < 1e-12)
+        rep[link] = rep[parent] if still and parent >= 0 else link
+    return rep
+
+
+def look(world, name: str) -> dict:
+    """{"material": name, "tracks": {track: [part, ...]}} for the body `name` of `world`."""
+    c = world.client
+    body = world.bodies[name]
+    source = world.mesh_sources.get(name)
+    tracks: dict[str, list] = {}
+    for link, rep in _welded(c, body).items():
+        parts = [_part(d, source) for d in c.getCollisionShapeData(body, link)]
+        parts = [p for p in parts if p["kind"] != "unknown"]
+        if parts:
+            tracks.setdefault(track_name(name, rep), []).extend(parts)
+    return {"material": world.materials.get(name), "tracks": tracks}
+
+
+def is_static(world, name: str) -> bool:
+    """A body the physics never moves: no mass and no joints (kinematic pieces count as static)."""
+    c = world.client
+    body = world.bodies[name]
+    return c.getNumJoints(body) == 0 and c.getDynamicsInfo(body, -1)[0] == 0.0
+
+
+def moving_links(world, name: str) -> tuple[bool, list[int]]:
+    """(whether the base carries parts, the links that carry their own track) of body `name`."""
+    c = world.client
+    body = world.bodies[name]
+    return (bool(c.getCollisionShapeData(body, -1)),
+            sorted({rep for rep in _welded(c, body).values() if rep >= 0}))
+
+
+def poses(world, name: str, tracks: tuple[bool, list[int]] | None = None) -> dict[str, tuple[float, ...]]:
+    """{track: (x, y, z, qx, qy, qz, qw)} of every part-carrying track of the body `name`
+    (`tracks`: its `moving_links`, when the caller has them already)."""
+    c = world.client
+    body = world.bodies[name]
+    base, links = tracks or moving_links(world, name)
+    out = {}
+    if base:
+        p, q = c.getBasePositionAndOrientation(body)
+        out[name] = (*p, *q)
+    if links:
+        for link, state in zip(links, c.getLinkStates(body, links)):
+            out[track_name(name, link)] = (*state[0], *state[1])
+    return out
+
+
+def top_heights(world, name: str, xs, ys, ground: float = 0.0):
+    """Heights z[j, i] of body `name`'s top surface over the grid (xs[i], ys[j]): the first hit
+    of a vertical ray from above, `ground` where the ray misses the body. Draws a body whose
+    collision mesh has only the surfaces things touch as one skin seen from above."""
+    import numpy as np
+
+    c = world.client
+    body = world.bodies[name]
+    X, Y = np.meshgrid(xs, ys)
+    starts = np.column_stack([X.ravel(), Y.ravel(), np.full(X.size, 10.0)])
+    ends = starts.copy()
+    ends[:, 2] = ground - 1.0
+    z = np.full(X.size, ground)
+    batch = 8000
+    for i in range(0, len(starts), batch):
+        hits = c.rayTestBatch(starts[i:i + batch].tolist(), ends[i:i + batch].tolist())
+        for k, hit in enumerate(hits):
+            if hit[0] == body:
+                z[i + k] = max(ground, hit[3][2])
+    return z.reshape(X.shape)

@@ -1,0 +1,337 @@
+"""The Panda3D window (or offscreen buffer) that draws a table: bodies from their looks, lights,
+shadows, an orbit camera, 3D labels, mouse picking and screenshots.
+
+It never steps physics: bodies are placed at poses given to it (a World's, a recorded Motion's
+or a game state's). One TableApp per process at a time (a second ShowBase fails until the
+first is destroyed).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from panda3d.core import (AmbientLight, AntialiasAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
+                          CollisionNode, CollisionRay, CollisionSphere, CollisionTraverser, DirectionalLight,
+                          Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
+                          Vec3, loadPrcFileData)
+
+from sim.errors import InputError
+from sim.view.geometry import set_pose, track_node
+from sim.view.shaders import scene_shader
+
+PICK_MASK = BitMask32.bit(8)   # not bit 20, which every GeomNode answers by default
+
+
+class ViewError(InputError):
+    """The window cannot open (no display, no graphics pipe): a one-line message."""
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a material reads on screen: base colour, specular strength, shininess, opacity."""
+
+    color: tuple[float, float, float]
+    specular: float = 0.2
+    shininess: float = 20.0
+    alpha: float = 1.0
+
+
+LOOKS = {
+    "glass": Look((0.75, 0.85, 0.9), 0.9, 90.0, 0.85),
+    "polystyrene": Look((0.30, 0.55, 0.25), 0.35, 30.0),
+    "wood": Look((0.55, 0.38, 0.22), 0.08, 8.0),
+    "hardwood": Look((0.45, 0.28, 0.15), 0.15, 12.0),
+    "cardboard": Look((0.78, 0.70, 0.55), 0.03, 4.0),
+    "plastic": Look((0.85, 0.25, 0.2), 0.4, 35.0),
+}
+DEFAULT_LOOK = Look((0.7, 0.7, 0.7))
+
+
+def has_display() -> bool:
+    """Whether an on-screen window can open here (an X display is set)."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _material(look: Look) -> Material:
+    """Lighting terms of a look; the colour itself is the node's colour (set_color), so that one
+    material serves every colour of marble."""
+    m = Material()
+    m.set_diffuse((1.0, 1.0, 1.0, 1.0))
+    m.set_ambient((1.0, 1.0, 1.0, 1.0))
+    s = look.specular
+    m.set_specular((s, s, s, 1.0))
+    m.set_shininess(look.shininess)
+    return m
+
+
+class OrbitCamera:
+    """A camera orbiting a target point: heading and pitch in degrees, distance in metres."""
+
+    def __init__(self, camera: NodePath, target=(0.0, 0.0, 0.0), distance=1.0, heading=0.0, pitch=35.0):
+        self.camera = camera
+        self.home = (tuple(target), distance, heading, pitch)
+        self.reset()
+
+    def reset(self) -> None:
+        target, self.distance, self.heading, self.pitch = self.home
+        self.target = Vec3(*target)
+        self.apply()
+
+    def set_home(self, target, distance, heading, pitch) -> None:
+        self.home = (tuple(target), distance, heading, pitch)
+        self.reset()
+
+    def orbit(self, d_heading: float, d_pitch: float) -> None:
+        self.heading = (self.heading + d_heading) % 360.0
+        self.pitch = min(89.0, max(5.0, self.pitch + d_pitch))
+        self.apply()
+
+    def zoom(self, factor: float) -> None:
+        self.distance = min(5.0, max(0.08, self.distance * factor))
+        self.apply()
+
+    def pan(self, right: float, forward: float) -> None:
+        """Move the target in the table plane, in camera-relative directions (metres)."""
+        h = math.radians(self.heading)
+        self.target += Vec3(math.cos(h) * right - math.sin(h) * forward,
+                            math.sin(h) * right + math.cos(h) * forward, 0.0)
+        self.apply()
+
+    def approach(self, point, distance: float | None, rate: float) -> None:
+        """Ease the target (and distance) toward a point: `rate` in 0..1 per call."""
+        self.target += (Vec3(*point) - self.target) * rate
+        if distance is not None:
+            self.distance += (distance - self.distance) * rate
+        self.apply()
+
+    def apply(self) -> None:
+        h, p = math.radians(self.heading), math.radians(self.pitch)
+        # heading 0 looks along +Y from the -Y side
+        offset = Vec3(math.sin(h) * math.cos(p), -math.cos(h) * math.cos(p), math.sin(p)) * self.distance
+        self.camera.set_pos(self.target + offset)
+        self.camera.look_at(Point3(self.target), Vec3(0, 0, 1))
+
+
+class TableApp:
+    """A ShowBase with the table scene. `offscreen=True` renders into an offscreen buffer (EGL)."""
+
+    def __init__(self, size=(1280, 720), offscreen=False, title="tabletop", shadows=True):
+        if not offscreen and not has_display():
+            raise ViewError("no display available for the 3D window; run it with --headless "
+                            "(or take a picture offscreen with --screenshot FILE.png)")
+        loadPrcFileData("tabletop", "\n".join([
+            f"window-type {'offscreen' if offscreen else 'onscreen'}",
+            "load-display p3headlessgl" if offscreen else "load-display pandagl",
+            f"win-size {size[0]} {size[1]}",
+            f"window-title {title}",
+            "audio-library-name null",
+            "sync-video false",
+            "notify-level-display error",
+            "notify-level-device fatal",
+            "notify-level-egldisplay fatal",
+            "framebuffer-multisample 0",
+            "textures-power-2 none",
+            "default-directnotify-level error",
+        ]))
+        from direct.showbase.ShowBase import ShowBase
+
+        try:
+            self.base = ShowBase()
+        except Exception as exc:   # Panda3D raises a bare Exception when no pipe opens
+            raise ViewError(f"the 3D window could not open ({exc}); run it with --headless") from None
+        if self.base.win is None:
+            raise ViewError("the 3D window could not open (no graphics pipe); run it with --headless")
+        self.size = size
+        self.offscreen = offscreen
+        b = self.base
+        b.disableMouse()
+        b.setBackgroundColor(0.16, 0.18, 0.22, 1)
+        self.render: NodePath = b.render
+        self.render.set_antialias(AntialiasAttrib.M_auto)
+        self.camera = OrbitCamera(b.camera)
+        b.camLens.set_fov(50)
+        b.camLens.set_near_far(0.01, 20.0)
+        self._lights(shadows)
+        self.nodes: dict[str, NodePath] = {}       # track -> node
+        self.body_tracks: dict[str, list[str]] = {}
+        self._pick_nodes: dict[str, NodePath] = {}
+        self._traverser = CollisionTraverser("pick")
+        self._queue = CollisionHandlerQueue()
+        ray_node = CollisionNode("pick-ray")
+        ray_node.set_from_collide_mask(PICK_MASK)
+        ray_node.set_into_collide_mask(BitMask32.all_off())
+        self._ray = CollisionRay()
+        ray_node.add_solid(self._ray)
+        self._ray_np = b.camera.attach_new_node(ray_node)
+        self._traverser.add_collider(self._ray_np, self._queue)
+
+    # -- scene -----------------------------------------------------------------------------
+    def _lights(self, shadows: bool) -> None:
+        r = self.render
+        amb = AmbientLight("ambient")
+        amb.set_color((0.38, 0.38, 0.42, 1))
+        r.set_light(r.attach_new_node(amb))
+        sun = DirectionalLight("sun")
+        sun.set_color((0.85, 0.82, 0.75, 1))
+        self.sun = r.attach_new_node(sun)
+        self.sun.set_pos(0.6, -0.9, 1.6)
+        self.sun.look_at(0, 0, 0)
+        r.set_light(self.sun)
+        fill = DirectionalLight("fill")
+        fill.set_color((0.25, 0.27, 0.32, 1))
+        fill_np = r.attach_new_node(fill)
+        fill_np.set_hpr(120, -35, 0)
+        r.set_light(fill_np)
+        self.sun.node().set_priority(10)      # first in the shader's light list: the shadow caster
+        self.shadows = shadows
+        if shadows:
+            sun.set_shadow_caster(True, 1024, 1024)
+            lens = sun.get_lens()
+            lens.set_film_size(1.2, 1.2)
+            lens.set_near_far(0.8, 3.2)
+        r.set_material(_material(DEFAULT_LOOK))
+        r.set_shader(scene_shader())
+        r.set_shader_input("textured", 0.0)
+        r.set_shader_input("shadowed", 1.0 if shadows else 0.0)
+
+    def floor(self, half=1.5, z=-0.0205, color=(0.22, 0.24, 0.2)) -> NodePath:
+        """A large cloth-covered surface under everything, so the table never floats in a void."""
+        cm = CardMaker("floor")
+        cm.set_frame(-half, half, -half, half)
+        node = self.render.attach_new_node(cm.generate())
+        node.set_p(-90)
+        node.set_z(z)
+        node.set_color(*color, 1)
+        node.set_material(_material(Look(color, 0.02, 2.0)), 1)
+        return node
+
+    def add_body(self, name: str, look: dict, color=None, texture: Texture | None = None) -> list[str]:
+        """Nodes for every track of a body's look (sim.scene.look), coloured by its material
+        unless `color` overrides it. Returns the body's track names."""
+        if name in self.body_tracks:
+            return self.body_tracks[name]
+        base = LOOKS.get(look.get("material") or "", DEFAULT_LOOK)
+        vis = Look(tuple(color), base.specular, base.shininess, base.alpha) if color else base
+        tracks = []
+        for track, parts in look["tracks"].items():
+            node = track_node(track, parts)
+            node.reparent_to(self.render)
+            node.set_material(_material(vis), 1)
+            node.set_color(*vis.color, vis.alpha)
+            if vis.alpha < 1:
+                node.set_transparency(TransparencyAttrib.M_alpha)
+            if texture is not None:
+                node.set_texture(texture)
+            self.nodes[track] = node
+            tracks.append(track)
+        self.body_tracks[name] = tracks
+        return tracks
+
+    def set_poses(self, poses: dict) -> None:
+        """Put tracks at poses; a None pose hides the track."""
+        for track, pose in poses.items():
+            node = self.nodes.get(track)
+            if node is None:
+                continue
+            if pose is None:
+                node.hide()
+            else:
+                node.show()
+                set_pose(node, pose)
+
+    def show_body(self, name: str, shown: bool) -> None:
+        for track in self.body_tracks.get(name, ()):
+            self.nodes[track].show() if shown else self.nodes[track].hide()
+
+    def label(self, text: str, pos, scale=0.02, color=(1, 1, 1, 1), flat=True, heading=0.0,
+              parent: NodePath | None = None) -> NodePath:
+        """A text label in the scene: lying flat on the surface (facing up) or always facing the camera."""
+        tn = TextNode(f"label-{text}")
+        tn.set_text(text)
+        tn.set_align(TextNode.A_center)
+        tn.set_text_color(*color)
+        tn.set_shadow(0.04, 0.04)
+        tn.set_shadow_color(0, 0, 0, 0.8)
+        node = (parent or self.render).attach_new_node(tn)
+        node.set_scale(scale)
+        node.set_pos(*pos)
+        node.set_light_off(1)
+        node.set_shader_off(1)
+        if flat:
+            node.set_hpr(heading, -90, 0)
+        else:
+            node.set_billboard_point_eye()
+        node.set_depth_offset(2)
+        return node
+
+    def texture(self, rgb, name: str) -> Texture:
+        """A texture from an (h, w, 3) float array in 0..1, row 0 at the top (board art, grain)."""
+        import numpy as np
+
+        h, w, _ = rgb.shape
+        tex = Texture(name)
+        tex.setup_2d_texture(w, h, Texture.T_unsigned_byte, Texture.F_rgb)
+        data = (np.clip(rgb[::-1, :, ::-1], 0.0, 1.0) * 255).astype(np.uint8)   # Panda: bottom-up, BGR
+        tex.set_ram_image(np.ascontiguousarray(data).tobytes())
+        tex.set_minfilter(Texture.FT_linear_mipmap_linear)
+        tex.set_magfilter(Texture.FT_linear)
+        return tex
+
+    # -- picking ---------------------------------------------------------------------------
+    def make_pickable(self, tag: str, node: NodePath, radius: float, center=(0.0, 0.0, 0.0)) -> None:
+        """Clicking within `radius` of `center` (in `node`'s frame) picks `tag`."""
+        old = self._pick_nodes.pop(tag, None)
+        if old is not None:
+            old.remove_node()
+        cn = CollisionNode(f"pick-{tag}")
+        cn.add_solid(CollisionSphere(Point3(*center), radius))
+        cn.set_into_collide_mask(PICK_MASK)
+        cn.set_from_collide_mask(BitMask32.all_off())
+        cn.set_tag("pick", tag)
+        self._pick_nodes[tag] = node.attach_new_node(cn)
+
+    def drop_pickable(self, tag: str) -> None:
+        old = self._pick_nodes.pop(tag, None)
+        if old is not None:
+            old.remove_node()
+
+    def pick(self, x: float, y: float) -> str | None:
+        """The tag under the screen point (x, y) in -1..1 film coordinates, nearest first."""
+        self._ray.set_from_lens(self.base.camNode, x, y)
+        self._traverser.traverse(self.render)
+        if self._queue.get_num_entries() == 0:
+            return None
+        self._queue.sort_entries()
+        for entry in self._queue.get_entries():
+            node = entry.get_into_node_path().get_parent()   # collision nodes themselves are never drawn
+            if not node.is_hidden():
+                return entry.get_into_node().get_tag("pick")
+        return None
+
+    def project(self, point) -> tuple[float, float] | None:
+        """Film coordinates (-1..1) of a world point, or None when it is off screen."""
+        p3 = self.base.cam.get_relative_point(self.render, Point3(*point))
+        p2 = Point3()
+        if not self.base.camLens.project(p3, p2):
+            return None
+        return float(p2.x), float(p2.y)
+
+    # -- frames ----------------------------------------------------------------------------
+    def render_frame(self) -> None:
+        self.base.taskMgr.step()
+
+    def screenshot(self, path: str | Path) -> Path:
+        """Render a frame and write it as PNG (to a temp name first, then renamed)."""
+        path = Path(path)
+        self.base.graphicsEngine.render_frame()
+        self.base.graphicsEngine.render_frame()
+        tmp = path.with_name(f".{path.stem}.tmp.png")
+        if not self.base.win.save_screenshot(Filename.from_os_specific(str(tmp))):
+            raise ViewError(f"could not write the screenshot {path}")
+        os.replace(tmp, path)
+        return path
+
+    def destroy(self) -> None:
+        self.base.destroy()

@@ -1,0 +1,131 @@
+"""Panda3D geometry built from a body's look (sim.scene.look): the same parts the physics collides with.
+
+Boxes, spheres, cylinders and capsules are tessellated here; mesh parts load the OBJ the World
+was built from (cached per process) or take the convex hull of the recorded vertices. Flat-shaded
+parts get one normal per face; curved ones smooth normals.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import trimesh
+from panda3d.core import Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat, LQuaternionf, NodePath
+
+SEGMENTS = 24   # around a cylinder or a sphere
+
+
+def _geom(vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray, name: str) -> GeomNode:
+    data = GeomVertexData(name, GeomVertexFormat.get_v3n3(), Geom.UH_static)
+    data.unclean_set_num_rows(len(vertices))
+    arr = np.ascontiguousarray(np.hstack([vertices, normals]).astype(np.float32))
+    data.modify_array(0).modify_handle().copy_data_from(arr.tobytes())
+    tris = GeomTriangles(Geom.UH_static)
+    tris.set_index_type(Geom.NT_uint32)
+    idx = np.ascontiguousarray(faces.astype(np.uint32).ravel())
+    handle = tris.modify_vertices()
+    handle.unclean_set_num_rows(len(idx))
+    handle.modify_handle().copy_data_from(idx.tobytes())
+    geom = Geom(data)
+    geom.add_primitive(tris)
+    node = GeomNode(name)
+    node.add_geom(geom)
+    return node
+
+
+def _flat(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One vertex per face corner, so every face is shaded flat."""
+    v = mesh.vertices[mesh.faces].reshape(-1, 3)
+    n = np.repeat(mesh.face_normals, 3, axis=0)
+    return v, n, np.arange(len(v)).reshape(-1, 3)
+
+
+def _smooth(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.asarray(mesh.vertices), np.asarray(mesh.vertex_normals), np.asarray(mesh.faces)
+
+
+@lru_cache(maxsize=64)
+def _obj(path: str) -> trimesh.Trimesh:
+    return trimesh.load(path, force="mesh", process=False)
+
+
+def _sphere(radius: float) -> trimesh.Trimesh:
+    return trimesh.creation.uv_sphere(radius=radius, count=[SEGMENTS // 2, SEGMENTS])
+
+
+def part_mesh(part: dict) -> tuple[trimesh.Trimesh, bool]:
+    """(mesh in the part's own frame, smooth-shaded?) for one part of a look."""
+    kind = part["kind"]
+    if kind == "box":
+        return trimesh.creation.box(extents=[2 * h for h in part["half"]]), False
+    if kind == "sphere":
+        return _sphere(part["radius"]), True
+    if kind == "cylinder":
+        return trimesh.creation.cylinder(radius=part["radius"], height=part["length"], sections=SEGMENTS), True
+    if kind == "capsule":
+        return trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[SEGMENTS, SEGMENTS]), True
+    if kind == "mesh":
+        if "obj" in part:
+            mesh = _obj(part["obj"])
+            smooth = len(mesh.faces) > 200
+        else:
+            mesh, smooth = trimesh.convex.convex_hull(np.asarray(part["hull"], float)), False
+        scale = part.get("scale", [1.0, 1.0, 1.0])
+        if any(abs(s - 1.0) > 1e-12 for s in scale):
+            mesh = mesh.copy()
+            mesh.vertices = mesh.vertices * np.asarray(scale)
+        return mesh, smooth
+    raise ValueError(f"cannot draw a {kind!r} part")
+
+
+def _smooth_cylinder(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smooth sides, flat caps: split faces by whether their normal is vertical."""
+    cap = np.abs(mesh.face_normals[:, 2]) > 0.99
+    v1, n1, f1 = _flat(trimesh.Trimesh(mesh.vertices, mesh.faces[cap], process=False))
+    side = trimesh.Trimesh(mesh.vertices, mesh.faces[~cap], process=False)
+    radial = side.vertices.copy()
+    radial[:, 2] = 0.0
+    norm = np.linalg.norm(radial, axis=1, keepdims=True)
+    radial = np.divide(radial, norm, out=np.zeros_like(radial), where=norm > 0)
+    v2, f2 = side.vertices, side.faces
+    return np.vstack([v1, v2]), np.vstack([n1, radial]), np.vstack([f1, f2 + len(v1)])
+
+
+def track_node(name: str, parts: list[dict]) -> NodePath:
+    """One node for a track: all its parts merged into one GeomNode (cheap to draw)."""
+    verts, norms, faces, base = [], [], [], 0
+    for part in parts:
+        mesh, smooth = part_mesh(part)
+        if part["kind"] == "cylinder":
+            v, n, f = _smooth_cylinder(mesh)
+        else:
+            v, n, f = _smooth(mesh) if smooth else _flat(mesh)
+        q = part["orn"]
+        rot = trimesh.transformations.quaternion_matrix([q[3], q[0], q[1], q[2]])[:3, :3]
+        verts.append(v @ rot.T + np.asarray(part["pos"]))
+        norms.append(n @ rot.T)
+        faces.append(f + base)
+        base += len(v)
+    return NodePath(_geom(np.vstack(verts), np.vstack(norms), np.vstack(faces), name))
+
+
+def set_pose(node: NodePath, pose) -> None:
+    """Put a node at a pose (x, y, z, qx, qy, qz, qw) in world coordinates."""
+    node.set_pos(pose[0], pose[1], pose[2])
+    node.set_quat(LQuaternionf(pose[6], pose[3], pose[4], pose[5]))
+
+
+def disc(radius: float, height: float, name: str = "disc") -> NodePath:
+    """A flat cylinder standing on z=0 (markers, seats)."""
+    return track_node(name, [{"kind": "cylinder", "radius": radius, "length": height,
+                              "pos": [0.0, 0.0, height / 2], "orn": [0.0, 0.0, 0.0, 1.0]}])
+
+
+def arrow(length: float, width: float, name: str = "arrow") -> NodePath:
+    """A flat arrow on z=0 pointing along +X, facing up (edge-space arrows)."""
+    w, half, head = width / 2, length / 2, length * 0.45
+    v = np.array([(-half, -w * 0.45, 0), (half - head, -w * 0.45, 0), (half - head, w * 0.45, 0),
+                  (-half, w * 0.45, 0), (half - head, -w, 0), (half, 0, 0), (half - head, w, 0)], float)
+    faces = np.array([(0, 1, 2), (0, 2, 3), (4, 5, 6)])
+    normals = np.tile([0.0, 0.0, 1.0], (len(v), 1))
+    return NodePath(_geom(v, normals, faces, name))

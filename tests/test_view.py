@@ -1,0 +1,246 @@
+"""The window, rendered offscreen (EGL): pictures of each game, and moves driven by simulated
+mouse and key events. Skipped where no graphics pipe can open."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("panda3d")
+
+from games.driver import Pass  # noqa: E402
+from sim.view.app import ViewError  # noqa: E402
+
+SIZE = (480, 270)
+
+
+@pytest.fixture
+def open_window():
+    """open_window(game, seats, **kw) -> (app, controller); the app is destroyed after the test."""
+    from games.view.window import open_game
+
+    opened = []
+
+    def make(game, seats, **kw):
+        try:
+            app, ctrl = open_game(game, seats, seed=kw.pop("seed", 3), size=SIZE, offscreen=True, pace=0.0, **kw)
+        except ViewError as exc:
+            pytest.skip(f"no graphics pipe: {exc}")
+        opened.append((app, ctrl))
+        return app, ctrl
+
+    yield make
+    for app, ctrl in opened:
+        ctrl.adapter.close()
+        app.destroy()
+
+
+def pixels(app, path):
+    """The screenshot as a function (x, y) in film coordinates -> (r, g, b) in 0..1."""
+    from panda3d.core import Filename, PNMImage
+
+    app.screenshot(path)
+    img = PNMImage()
+    assert img.read(Filename.from_os_specific(str(path)))
+    w, h = img.get_x_size(), img.get_y_size()
+
+    def at(fx, fy):
+        x = min(w - 1, max(0, int((fx + 1) / 2 * w)))
+        y = min(h - 1, max(0, int((1 - fy) / 2 * h)))
+        return tuple(img.get_xel(x, y))
+    return at, img
+
+
+def until_human_moves(ctrl, limit=400):
+    """Play on (AI seats as themselves, the human's chance actions by key) until a human seat
+    has a real choice of move."""
+    from games.king_of_the_hill.ai import GreedySeat
+
+    stand_in = GreedySeat()
+    for _ in range(limit):
+        s = ctrl.state
+        assert not s.is_terminal()
+        if s.is_chance_node():
+            ctrl.chance()
+        elif ctrl.human(s.current_player):
+            if s.legal_actions() != [Pass()]:
+                return
+            ctrl.act(Pass())
+        else:
+            seat = ctrl.seats[s.current_player] or stand_in
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    raise AssertionError("the human seat never had a move")
+
+
+def click_at(app, ctrl, point):
+    """A left click on a 3D point, through the mouse events the window listens to."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    film = app.project(point)
+    assert film is not None, f"{point} is off screen"
+    ctrl.pointer = film
+    messenger.send("mouse1")
+    messenger.send("mouse1-up")
+
+
+def is_colour(rgb, dominant: int, margin=0.12):
+    return all(rgb[dominant] > rgb[k] + margin for k in range(3) if k != dominant)
+
+
+@pytest.mark.parametrize("game,seats,turns", [("king-of-the-hill", ["ai", "ai"], 6), ("knossos", ["ai", "ai"], 6)])
+def test_picture_shows_the_table_and_pieces(open_window, tmp_path, game, seats, turns):
+    """After a few turns the picture is not blank: the table fills the middle, and every piece on
+    the board shows its own colour where the camera projects it."""
+    app, ctrl = open_window(game, seats)
+    ctrl.fast_forward(turns)
+    app.camera.reset()
+    at, img = pixels(app, tmp_path / "shot.png")
+    grid = [at(x / 10, y / 10) for x in range(-9, 10, 3) for y in range(-9, 10, 3)]
+    spread = max(max(c) for c in grid) - min(min(c) for c in grid)
+    assert spread > 0.3, "the picture is (nearly) one colour"
+    adapter = ctrl.adapter
+    checked = 0
+    for piece, pos in adapter.piece_positions(ctrl.state).items():
+        film = app.project(pos)
+        if film is None or abs(film[0]) > 0.95 or abs(film[1]) > 0.95:
+            continue
+        name = adapter.piece_bodies[piece]
+        colour = app.nodes[name].get_color()
+        dominant = max(range(3), key=lambda k: colour[k])
+        rgb = at(*film)
+        assert is_colour(rgb, dominant, 0.05), f"{name} at {film} shows {rgb}, expected its colour {tuple(colour)}"
+        checked += 1
+    assert checked >= 2
+
+
+def test_koth_click_select_highlight_move(open_window, tmp_path):
+    """A human player tilts with the Space key, clicks a marble (its destinations light up), then
+    clicks a lit seat: the move is the rules' move to that seat."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = open_window("king-of-the-hill", ["human", "ai"])
+    s = ctrl.state
+    assert s.is_chance_node() and ctrl.human(ctrl.actor())
+    messenger.send("space")                      # the human's tilt for turn order
+    ctrl.finish_animation()
+    assert len(s.history) == 1
+    until_human_moves(ctrl)
+    s = ctrl.state
+    marble = next(m for m in range(len(s.track)) if ctrl.adapter.destinations(s, m))
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[marble])
+    assert ctrl.selected == marble
+    options = ctrl.destinations
+    assert options and len(ctrl._markers) == len(options)
+    at, _ = pixels(app, tmp_path / "lit.png")
+    lit = app.project(ctrl._markers[0][1].get_pos(app.render))
+    assert lit is not None and at(*lit)[0] > 0.7 and at(*lit)[1] > 0.6, "the destination is not lit"
+    expected = s.clone()
+    expected.apply(options[-1].action)
+    click_at(app, ctrl, options[-1].position)
+    ctrl.finish_animation()
+    assert ctrl.state.history[len(expected.history) - 1] == options[-1].action
+    assert ctrl.state.track[marble] == expected.track[marble]
+    assert ctrl.selected is None and not ctrl._markers
+
+
+def test_knossos_click_move_and_keys(open_window):
+    """Knossos: Space throws for the human; a click on a piece then on a lit space moves it;
+    number keys choose a destination too; clicking empty table clears the selection."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = open_window("knossos", ["human", "ai"], seed=5)
+    until_human_moves(ctrl)
+    s = ctrl.state
+    piece = next(p for p in range(len(s.pos)) if ctrl.adapter.destinations(s, p))
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[piece])
+    assert ctrl.selected == piece
+    click_at(app, ctrl, (-0.3, 0.3, 0.0))        # the empty tray
+    assert ctrl.selected is None
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[piece])
+    option = ctrl.destinations[0]
+    expected = s.clone()
+    expected.apply(option.action)
+    messenger.send("1")                           # the first lit destination
+    ctrl.finish_animation()
+    assert ctrl.state.pos[piece] == expected.pos[piece]
+
+
+def test_help_and_camera_keys(open_window):
+    """F1 toggles the help listing every control; C resets the camera after orbiting."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = open_window("knossos", ["ai", "ai"])
+    assert ctrl.hud.help.isHidden()
+    messenger.send("f1")
+    assert not ctrl.hud.help.isHidden() and "Space" in ctrl.hud.help_text.getText()
+    messenger.send("f1")
+    assert ctrl.hud.help.isHidden()
+    home = app.base.camera.get_pos()
+    messenger.send("arrow_left")
+    messenger.send("-")
+    assert (app.base.camera.get_pos() - home).length() > 0.01
+    messenger.send("c")
+    assert (app.base.camera.get_pos() - home).length() < 1e-6
+
+
+def test_ai_game_in_the_window_matches_headless(open_window):
+    """An all-AI game in the window draws seats and chance from the same generators as the
+    headless driver: same seed, same log."""
+    from games.driver import TurnLimitError, drive
+    from games.knossos.ai import HeuristicSeat
+    from games.knossos.session import make_game
+    from games.knossos.table import PhysicsOutcomes
+
+    app, ctrl = open_window("knossos", ["ai", "ai"], seed=11)
+    ctrl.fast_forward(8)
+    source = PhysicsOutcomes()
+    lines = []
+    try:
+        with pytest.raises(TurnLimitError):
+            drive(make_game(2, 3).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 11,
+                  on_event=lines.append, max_turns=7)
+    finally:
+        source.close()
+    n = min(len(lines), len(ctrl.state.events))
+    assert n > 8 and ctrl.state.events[:n] == lines[:n]
+
+
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "games.cli", *args], capture_output=True, text=True, env=env)
+
+
+def test_no_display_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    r = _cli("play", "knossos", "--seats", "human,ai", env=env)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no display" in lines[0] and "--headless" in lines[0]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--size", "big"], "--size"),
+    (["--size", "10x10"], "--size"),
+    (["--screenshot", "/nonexistent/x.png"], "--screenshot"),
+    (["--screenshot", "shot.jpg"], "--screenshot"),
+    (["--after-turns", "-1", "--screenshot", "x.png"], "--after-turns"),
+])
+def test_bad_window_options(tmp_path, args, message):
+    r = _cli("play", "knossos", "--seats", "ai,ai", *args)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and message in r.stderr
+
+
+def test_screenshot_command(tmp_path):
+    """`tabletop play GAME --screenshot FILE` writes a PNG of the requested size."""
+    out = tmp_path / "kn.png"
+    r = _cli("play", "knossos", "--seats", "ai,ai", "--seed", "2", "--after-turns", "3",
+             "--screenshot", str(out), "--size", "320x180")
+    if r.returncode != 0 and "could not open" in r.stderr:
+        pytest.skip("no graphics pipe")
+    assert r.returncode == 0, r.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(data[16:20], "big") == 320 and int.from_bytes(data[20:24], "big") == 180
