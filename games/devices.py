@@ -28,6 +28,11 @@ DEVICES: dict[str, DeviceEntry] = {
                           "King of the Hill's crater: the cave and seat a knocked-in marble reaches"),
     "sticks": DeviceEntry("sim.devices.sticks:ThrowSticks", "knossos/sticks.toml",
                           "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"),
+    "die": DeviceEntry("sim.devices.die:Die", "king_kong/die.toml",
+                       "King Kong's die thrown into the box lid: the face on top, 1-6"),
+    "spinner": DeviceEntry("sim.devices.spinner:Spinner", "king_kong/spinner.toml",
+                           "King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
+                           "climb in the circles block)"),
 }
 
 

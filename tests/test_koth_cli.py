@@ -24,7 +24,7 @@ def tables(tmp_path):
 
 
 def play(*args):
-    return subprocess.run([sys.executable, "-m", "games.cli", "play", "king-of-the-hill", "--headless", *args],
+    return subprocess.run([sys.executable, "-m", "games.cli", "play", "king-of-the-hill", "--headless", "--no-record", *args],
                           capture_output=True, text=True, timeout=600)
 
 
@@ -53,7 +53,7 @@ def test_special_two_player_game(tables):
      "needs exactly 2 seats"),
     (["play", "king-of-the-hill", "--headless", "--outcomes", "dice"], "expected physics or table:"),
     (["play", "king-of-the-hill", "--headless", "--outcomes", "table:/nonexistent.json"], "outcome table not found"),
-    (["play", "king-of-the-hill", "--seats", "human,ai"], "window is not available yet"),
+    (["play", "king-of-the-hill", "--headless", "--seats", "human,ai"], "a human seat needs the window"),
 ])
 def test_bad_play_input(capsys, args, message):
     assert main(args) == 2

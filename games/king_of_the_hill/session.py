@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from games.chance import OutcomeSource, TableOutcomes
 from games.king_of_the_hill.ai import SEATS
@@ -41,18 +42,31 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, variant: str, outcomes: str) -> int:
+def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None) -> int:
+    """Play to the end, printing the log; with `record`, write the replay there as it goes."""
+    from games.replay import open_recorder
+
     game = make_game(len(seats), variant)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
-    print(f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
-          f"seed {seed}, outcomes {outcomes}", flush=True)
+    banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
+              f"seed {seed}, outcomes {outcomes}")
+    print(banner, flush=True)
+    recorder = None
     try:
-        final = play_game(game, players, source, seed, on_event=lambda line: print(line, flush=True))
+        config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
+        recorder = open_recorder(record, "king-of-the-hill", config, seed, game.new_initial_state(), source, [banner])
+        final = play_game(game, players, recorder or source, seed, on_event=lambda line: print(line, flush=True),
+                          after_action=recorder.after_action if recorder else None)
+        result = f"winner: {COLOURS[final.winner]} after {final.turn} turns"
+        print(result)
+        if recorder:
+            recorder.finish(final, [result])
     finally:
+        if recorder:
+            recorder.close()
         close = getattr(source, "close", None)
         if close:
             close()
-    print(f"winner: {COLOURS[final.winner]} after {final.turn} turns")
     sys.stdout.flush()
     return 0

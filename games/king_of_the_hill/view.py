@@ -24,7 +24,7 @@ MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0
 HILL_RGB = (0.52, 0.62, 0.36)
 TIPPER_RGB = (0.92, 0.62, 0.12)
 BALL_RGB = (0.85, 0.85, 0.88)
-SKIN_STEP = 0.002       # grid of the hill's drawn skin (m)
+SKIN_STEP = 0.004       # grid of the hill's drawn skin (m): 15k triangles, cheap on a software renderer
 
 
 def _normal(x: float, y: float, h: float = 1e-3) -> tuple[float, float, float]:
@@ -69,8 +69,10 @@ class HillAdapter(TableAdapter):
         for m, name in enumerate(self.table.marbles):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
         app.add_body("hill", self._hill_look(), color=HILL_RGB)
+        app.casts_no_shadow(app.nodes["hill"])
         self._add_tray(app, look(world, "tray"))
         self.add_world_bodies(app, colors, skip=("hill",))
+        app.casts_no_shadow(app.nodes["table"])
         self.pickable_pieces(app, self.radius * 1.4)
         self._decorate(app)
         app.camera.set_home((0.0, -0.14, 0.0), 1.2, 0.0, 55.0)
@@ -97,10 +99,14 @@ class HillAdapter(TableAdapter):
         world = self.table.world
         crater = self.table.crater
         half = crater.base_size / 2 + 0.002
-        params = {"hill": world.mesh_sources["hill"], "half": half, "step": SKIN_STEP}
+        params = {"hill": world.mesh_sources["hill"], "half": half, "step": SKIN_STEP, "grid": "crater-fine-2"}
 
         def build():
-            xs = ys = np.arange(-half, half + SKIN_STEP / 2, SKIN_STEP)
+            # fine over the crater, coarse over the mesa's plain slopes (the seats are drawn on top)
+            inner = crater.outer_radius + 2 * SKIN_STEP
+            edge = np.array([0.160, 0.164, 0.168, 0.1705, 0.173, 0.175, half])     # the skirt, sampled finely
+            outer = np.concatenate([np.linspace(inner, 0.160, 8), edge])
+            xs = ys = np.unique(np.round(np.concatenate([-outer, np.arange(-inner, inner, SKIN_STEP), outer]), 6))
             z = top_heights(world, "hill", xs, ys, ground=-0.001)
             X, Y = np.meshgrid(xs, ys)
             outside = np.hypot(X, Y) > crater.outer_radius
@@ -113,13 +119,19 @@ class HillAdapter(TableAdapter):
         return {"material": world.materials["hill"], "tracks": {"hill": [part]}}
 
     def _decorate(self, app) -> None:
+        decor = app.render.attach_new_node("decor")     # seats and arrows, merged into one draw below
+        self._decorate_hill(app, decor)
+        decor.flatten_strong()
+        app.casts_no_shadow(decor)
+
+    def _decorate_hill(self, app, decor) -> None:
         b = self.board
         r = self.radius
         for i, (x, y, z) in enumerate(b.path_positions):
             if i in b.edge_spaces:
                 continue
             seat = disc(r * 0.95, 0.0015, f"seat-{i}")
-            seat.reparent_to(app.render)
+            seat.reparent_to(decor)
             seat.set_pos(x, y, z - r - 0.0004)
             seat.look_at(seat.get_pos() + _normal(x, y), (0, 0, 1))
             seat.set_p(seat.get_p() - 90)
@@ -132,7 +144,7 @@ class HillAdapter(TableAdapter):
         for name, space in b.edges.items():
             x, y, z = b.path_positions[space]
             node = arrow(0.014, 0.010, f"arrow-{name}")
-            node.reparent_to(app.render)
+            node.reparent_to(decor)
             node.set_pos(x, y, z - r + 0.0012)
             node.set_h(math.degrees(math.atan2(y, x)) + 180)      # pointing into the crater
             node.set_color(0.95, 0.92, 0.85, 1)

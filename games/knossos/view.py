@@ -48,6 +48,8 @@ class KnossosAdapter(TableAdapter):
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PIECE_RGB[COLOURS[i // 2]]
         self.add_world_bodies(app, colors)
+        for name in ("board", "sticks_tray"):
+            app.casts_no_shadow(app.nodes[name])
         self.pickable_pieces(app, PIECE_RADIUS * 1.3)
         self._decorate(app)
         app.camera.set_home((0.38, -0.04, 0.0), 2.2, 0.0, 64.0)

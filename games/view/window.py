@@ -28,7 +28,7 @@ def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int):
 
 
 def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,
-              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool = True):
+              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None):
     """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
     any window opens."""
     started = time.perf_counter()

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from panda3d.core import (AmbientLight, AntialiasAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
+from panda3d.core import (AmbientLight, ColorWriteAttrib, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
                           CollisionNode, CollisionRay, CollisionSphere, CollisionTraverser, DirectionalLight,
                           Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
                           Vec3, loadPrcFileData)
@@ -21,6 +21,7 @@ from sim.errors import InputError
 from sim.view.geometry import set_pose, track_node
 from sim.view.shaders import scene_shader
 
+SHADOW_MASK = BitMask32.bit(9)   # the sun's shadow camera draws only what casts shadows
 PICK_MASK = BitMask32.bit(8)   # not bit 20, which every GeomNode answers by default
 
 
@@ -117,7 +118,7 @@ class OrbitCamera:
 class TableApp:
     """A ShowBase with the table scene. `offscreen=True` renders into an offscreen buffer (EGL)."""
 
-    def __init__(self, size=(1280, 720), offscreen=False, title="tabletop", shadows=True):
+    def __init__(self, size=(1280, 720), offscreen=False, title="tabletop", shadows: bool | None = None):
         if not offscreen and not has_display():
             raise ViewError("no display available for the 3D window; run it with --headless "
                             "(or take a picture offscreen with --screenshot FILE.png)")
@@ -149,10 +150,11 @@ class TableApp:
         b.disableMouse()
         b.setBackgroundColor(0.16, 0.18, 0.22, 1)
         self.render: NodePath = b.render
-        self.render.set_antialias(AntialiasAttrib.M_auto)
         self.camera = OrbitCamera(b.camera)
         b.camLens.set_fov(50)
         b.camLens.set_near_far(0.01, 20.0)
+        if shadows is None:
+            shadows = offscreen or not self.software_renderer()
         self._lights(shadows)
         self.nodes: dict[str, NodePath] = {}       # track -> node
         self.body_tracks: dict[str, list[str]] = {}
@@ -166,6 +168,12 @@ class TableApp:
         ray_node.add_solid(self._ray)
         self._ray_np = b.camera.attach_new_node(ray_node)
         self._traverser.add_collider(self._ray_np, self._queue)
+
+    def software_renderer(self) -> bool:
+        """Whether OpenGL runs on the CPU (Mesa's llvmpipe, softpipe or swrast): a live window
+        then leaves shadows off to keep its frame rate (screenshots always draw them)."""
+        name = self.base.win.get_gsg().get_driver_renderer().lower()
+        return any(k in name for k in ("llvmpipe", "softpipe", "swrast", "software"))
 
     # -- scene -----------------------------------------------------------------------------
     def _lights(self, shadows: bool) -> None:
@@ -188,13 +196,21 @@ class TableApp:
         self.shadows = shadows
         if shadows:
             sun.set_shadow_caster(True, 1024, 1024)
+            sun.set_camera_mask(SHADOW_MASK)
+            # the shadow pass writes depth only: no scene shader (it would sample the very map
+            # being drawn), no colour, no lights - an order of magnitude cheaper on llvmpipe
+            sun.set_initial_state(RenderState.make(ShaderAttrib.make_off(), LightAttrib.make_all_off(),
+                                                   ColorWriteAttrib.make(ColorWriteAttrib.C_off), 1000))
             lens = sun.get_lens()
             lens.set_film_size(1.2, 1.2)
             lens.set_near_far(0.8, 3.2)
         r.set_material(_material(DEFAULT_LOOK))
-        r.set_shader(scene_shader())
-        r.set_shader_input("textured", 0.0)
-        r.set_shader_input("shadowed", 1.0 if shadows else 0.0)
+        r.set_shader(scene_shader(shadows))
+
+    def casts_no_shadow(self, node: NodePath) -> None:
+        """Leave a large static part (a hill, a board, a table) out of the shadow pass: it still
+        receives shadows; only the small moving things cast them, which keeps the pass cheap."""
+        node.hide(SHADOW_MASK)
 
     def floor(self, half=1.5, z=-0.0205, color=(0.22, 0.24, 0.2)) -> NodePath:
         """A large cloth-covered surface under everything, so the table never floats in a void."""
@@ -204,7 +220,9 @@ class TableApp:
         node.set_p(-90)
         node.set_z(z)
         node.set_color(*color, 1)
-        node.set_material(_material(Look(color, 0.02, 2.0)), 1)
+        node.set_shader_off(1)         # a plain cloth: unlit, almost free to fill the background
+        node.set_light_off(1)
+        node.hide(SHADOW_MASK)
         return node
 
     def add_body(self, name: str, look: dict, color=None, texture: Texture | None = None) -> list[str]:
@@ -224,6 +242,7 @@ class TableApp:
                 node.set_transparency(TransparencyAttrib.M_alpha)
             if texture is not None:
                 node.set_texture(texture)
+                node.set_shader(scene_shader(self.shadows, textured=True))
             self.nodes[track] = node
             tracks.append(track)
         self.body_tracks[name] = tracks

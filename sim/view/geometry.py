@@ -49,8 +49,14 @@ def _obj(path: str) -> trimesh.Trimesh:
     return trimesh.load(path, force="mesh", process=False)
 
 
+def segments(radius: float) -> int:
+    """Facets round a curved part: fewer for small parts (a peg), the full count from 8 mm up."""
+    return 8 if radius < 0.003 else 12 if radius < 0.009 else SEGMENTS
+
+
 def _sphere(radius: float) -> trimesh.Trimesh:
-    return trimesh.creation.uv_sphere(radius=radius, count=[SEGMENTS // 2, SEGMENTS])
+    n = max(12, segments(radius))
+    return trimesh.creation.uv_sphere(radius=radius, count=[n // 2 + 1, n])
 
 
 def part_mesh(part: dict) -> tuple[trimesh.Trimesh, bool]:
@@ -61,9 +67,11 @@ def part_mesh(part: dict) -> tuple[trimesh.Trimesh, bool]:
     if kind == "sphere":
         return _sphere(part["radius"]), True
     if kind == "cylinder":
-        return trimesh.creation.cylinder(radius=part["radius"], height=part["length"], sections=SEGMENTS), True
+        return trimesh.creation.cylinder(radius=part["radius"], height=part["length"],
+                                         sections=segments(part["radius"])), True
     if kind == "capsule":
-        return trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[SEGMENTS, SEGMENTS]), True
+        n = segments(part["radius"])
+        return trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[n, n]), True
     if kind == "mesh":
         if "obj" in part:
             mesh = _obj(part["obj"])
@@ -116,7 +124,7 @@ def set_pose(node: NodePath, pose) -> None:
 
 
 def disc(radius: float, height: float, name: str = "disc") -> NodePath:
-    """A flat cylinder standing on z=0 (markers, seats)."""
+    """A flat cylinder standing on z=0 (markers, seats), with segments(radius) facets."""
     return track_node(name, [{"kind": "cylinder", "radius": radius, "length": height,
                               "pos": [0.0, 0.0, height / 2], "orn": [0.0, 0.0, 0.0, 1.0]}])
 

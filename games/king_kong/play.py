@@ -1,0 +1,240 @@
+"""Drive a King Kong game, and the outcome sources King Kong needs beside the shared ones.
+
+Any source works once wrapped in `ShuffleSource`, which answers the deck's shuffles; the die and
+the spinner's circles come from measured tables (`TableOutcomes`) or a script, and Kong's move from
+a kong-knockover estimate (`KnockoverTable`), a script or, later, the physics.
+
+A spinner estimate gives the outer circle in "probabilities" and both circles in "circles"
+({"outer": {"probabilities": ...}, "inner": {"probabilities": ...}}); a file whose labels are
+"OUTER/INNER" pairs, or one file per circle ("device": "spin-outer" / "spin-inner"), works too.
+
+A kong-knockover estimate is a `tabletop estimate` JSON file with "device": "kong-knockover" and
+"by_group": {GROUP: {FATE: p or {"p": p}}}, FATE one of standing, knocked, pushed. A GROUP is
+"<where>/<twist>" or just "<where>": <where> is a groove (left_hand, right_hand, left_foot,
+right_foot), "groove" (any groove) or "adjacent" (a pawn on a window space near Kong's path);
+<twist> is the twist of the move, "0", "L1".."L6" or "R1".."R6". A pawn's fate is drawn from the
+first group found among "<groove or adjacent>/<twist>", "<groove or adjacent>", then (for a pawn
+in a groove) "groove/<twist>" and "groove", and last the file's overall "probabilities".
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from games.chance import OutcomeSource, TableOutcomes, load_estimate_table
+from games.driver import TurnLimitError, drive
+from games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
+from sim.errors import InputError
+
+__all__ = ["play_game", "ShuffleSource", "KnockoverTable", "uniform_source", "table_source", "TurnLimitError",
+           "UNIFORM_KNOCKOVER"]
+
+KNOCKOVER_DEVICE = "kong-knockover"
+SPINNER_SEPARATORS = ("/", "|", "+")
+# The stand-in's fixed knock-over rates (invented, not measured): a pawn in a groove is dragged by
+# Kong's hand or foot; a pawn beside his path is only brushed.
+UNIFORM_KNOCKOVER = {"groove": {"standing": 0.55, "knocked": 0.30, "pushed": 0.15},
+                     "adjacent": {"standing": 0.85, "knocked": 0.10, "pushed": 0.05}}
+UNIFORM_DESCRIPTION = ("uniform: a stand-in, NOT physics: die faces and spinner sectors equally likely, "
+                       "a pawn in a groove stands 55% / knocked over 30% / pushed out 15%, "
+                       "a pawn near Kong's path 85% / 10% / 5%")
+
+
+def play_game(game: Game, seats: Sequence, source: OutcomeSource, seed: int,
+              on_event: Callable[[str], None] | None = None,
+              after_action: Callable[[State], None] | None = None, max_turns: int = 5000) -> State:
+    """Play a whole game from the set-up and return its final state; `max_turns` caps the turns."""
+    return drive(game.new_initial_state(), seats, source, seed, on_event, max_turns, after_action)
+
+
+class ShuffleSource:
+    """Answers "shuffle" with a uniformly random order of the pile, from the Generator it is given;
+    every other event goes to the wrapped source."""
+
+    def __init__(self, inner: OutcomeSource):
+        self.inner = inner
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        if event == "shuffle":
+            pile = state.shuffle_pile()
+            return " ".join(str(pile[i]) for i in rng.permutation(len(pile)))
+        return self.inner.outcome(event, state, rng)
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close:
+            close()
+
+
+class KnockoverTable:
+    """Answers "kong-move" by drawing each pawn's fate from a kong-knockover table (see the module
+    docstring); every other event goes to `fallback`, or is an error."""
+
+    def __init__(self, by_group: dict[str, dict[str, float]], overall: dict[str, float] | None = None,
+                 fallback: OutcomeSource | None = None):
+        self.groups = {g: _fate_array(p) for g, p in by_group.items()}
+        self.overall = _fate_array(overall) if overall else None
+        self.fallback = fallback
+
+    @classmethod
+    def from_file(cls, path: str | Path, fallback: OutcomeSource | None = None) -> "KnockoverTable":
+        by_group, overall = load_knockover_table(path)
+        return cls(by_group, overall, fallback)
+
+    def fate_probabilities(self, risk, twist_key: str) -> np.ndarray:
+        """P(standing, knocked, pushed) for a pawn at risk (an AtRisk) in a move with this twist."""
+        keys = [f"{risk.group}/{twist_key}", risk.group]
+        if risk.in_groove:
+            keys += [f"groove/{twist_key}", "groove"]
+        for key in keys:
+            if key in self.groups:
+                return self.groups[key]
+        if self.overall is None:
+            raise RuntimeError(f"the kong-knockover table has no group for {keys[0]} (nor {', '.join(keys[1:])})")
+        return self.overall
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        if event != "kong-move":
+            if self.fallback is None:
+                raise RuntimeError(f"no source for the {event}")
+            return self.fallback.outcome(event, state, rng)
+        move = state.kong_move
+        if not move.at_risk:
+            return NO_RISK
+        tokens = []
+        for risk in move.at_risk:
+            p = self.fate_probabilities(risk, move.twist_key)
+            tokens.append(f"{COLOURS[risk.player]}:{FATES[int(rng.choice(len(FATES), p=p))]}")
+        return " ".join(tokens)
+
+
+def _fate_array(probs: dict[str, float]) -> np.ndarray:
+    p = np.array([float(probs.get(f, 0.0)) for f in FATES])
+    return p / p.sum()
+
+
+def load_knockover_table(path: str | Path) -> tuple[dict[str, dict[str, float]], dict[str, float] | None]:
+    """(by_group, overall probabilities or None) from a kong-knockover estimate; a bad file is an InputError."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+        raw = data["by_group"]
+        by_group = {str(g): {str(f): float(v["p"] if isinstance(v, dict) else v) for f, v in probs.items()}
+                    for g, probs in raw.items()}
+        overall = ({str(f): float(v["p"] if isinstance(v, dict) else v) for f, v in data["probabilities"].items()}
+                   if "probabilities" in data else None)
+    except FileNotFoundError:
+        raise InputError(f"outcome table not found: {path}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(f"{path}: not a kong-knockover estimate (needs by_group: {{GROUP: {{FATE: p}}}})") from None
+    for group, probs in list(by_group.items()) + ([("probabilities", overall)] if overall else []):
+        bad = sorted(set(probs) - set(FATES))
+        if bad:
+            raise InputError(f"{path}: by_group.{group}: unknown fate {bad[0]!r}; fates are {', '.join(FATES)}")
+        if not probs or min(probs.values()) < 0 or sum(probs.values()) <= 0:
+            raise InputError(f"{path}: by_group.{group}: its probabilities are empty or invalid")
+    if not by_group:
+        raise InputError(f"{path}: by_group is empty")
+    return by_group, overall
+
+
+def spinner_tables(device: str, probs: dict[str, float], path) -> dict[str, dict[str, float]]:
+    """The spinner's two circles from an estimate: labels "OUTER/INNER" (one sector, read on each
+    circle; each circle's odds are the marginals), or labels of one circle only."""
+    if device in ("spin-outer", "spin-inner"):
+        return {device: probs}
+    outer: dict[str, float] = {}
+    inner: dict[str, float] = {}
+    for label, p in probs.items():
+        sep = next((s for s in SPINNER_SEPARATORS if s in label), None)
+        if sep is not None:
+            a, _, b = label.partition(sep)
+            outer[a.strip()] = outer.get(a.strip(), 0.0) + p
+            inner[b.strip()] = inner.get(b.strip(), 0.0) + p
+        elif label in OUTER_LABELS:
+            outer[label] = p
+        elif label in INNER_LABELS:
+            inner[label] = p
+        else:
+            raise InputError(f"{path}: spinner label {label!r} is neither OUTER/INNER nor a circle's label")
+    for name, table, vocab in (("outer", outer, OUTER_LABELS), ("inner", inner, INNER_LABELS)):
+        bad = sorted(set(table) - set(vocab))
+        if bad:
+            raise InputError(f"{path}: {bad[0]!r} is not a label of the spinner's {name} circle "
+                             f"({', '.join(vocab)})")
+    return {k: v for k, v in (("spin-outer", outer), ("spin-inner", inner)) if v}
+
+
+def spinner_circles(circles: dict, path) -> dict[str, dict[str, float]]:
+    """Both circles from a spinner estimate's "circles" block (`tabletop estimate spinner`)."""
+    out = {}
+    for name, event, vocab in (("outer", "spin-outer", OUTER_LABELS), ("inner", "spin-inner", INNER_LABELS)):
+        try:
+            probs = {str(k): float(v["p"]) for k, v in circles[name]["probabilities"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise InputError(f"{path}: circles.{name}: expected probabilities of the {name} circle") from None
+        bad = sorted(set(probs) - set(vocab))
+        if bad:
+            raise InputError(f"{path}: circles.{name}: {bad[0]!r} is not a label of the spinner's {name} circle")
+        if sum(probs.values()) <= 0 or min(probs.values()) < 0:
+            raise InputError(f"{path}: circles.{name}: its probabilities are empty or invalid")
+        out[event] = probs
+    return out
+
+
+def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
+    """A source from saved estimates: a die table, a spinner table (or one per circle) and a
+    kong-knockover table."""
+    tables: dict[str, dict[str, float]] = {}
+    knock: KnockoverTable | None = None
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text())
+            device = data.get("device")
+        except FileNotFoundError:
+            raise InputError(f"outcome table not found: {path}") from None
+        except (OSError, ValueError, AttributeError):
+            raise InputError(f"{path}: not a tabletop estimate result") from None
+        if device == KNOCKOVER_DEVICE:
+            knock = KnockoverTable.from_file(path)
+            continue
+        ((device, probs),) = load_estimate_table(path).items()
+        if device == "die":
+            bad = sorted(set(probs) - set(DIE_LABELS))
+            if bad:
+                raise InputError(f"{path}: {bad[0]!r} is not a die face")
+            tables["die"] = probs
+        elif device == "spinner" and isinstance(data.get("circles"), dict):
+            tables.update(spinner_circles(data["circles"], path))
+        elif device in ("spinner", "spin-outer", "spin-inner"):
+            tables.update(spinner_tables(device, probs, path))
+        else:
+            raise InputError(f"--outcomes: a {device} table does not answer King Kong events")
+    missing = [e for e in ("die", "spin-outer", "spin-inner") if e not in tables]
+    if knock is None:
+        missing.append(KNOCKOVER_DEVICE)
+    if missing:
+        raise InputError(f"--outcomes: King Kong needs die, spinner and kong-knockover tables; missing: "
+                         f"{', '.join(missing)}")
+    knock.fallback = TableOutcomes(tables)
+    return ShuffleSource(knock)
+
+
+class EvenOdds:
+    """Every label of the die and of each spinner circle equally likely."""
+
+    LABELS = {"die": DIE_LABELS, "spin-outer": OUTER_LABELS, "spin-inner": INNER_LABELS}
+
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        labels = self.LABELS.get(event)
+        if labels is None:
+            raise RuntimeError(f"no even odds for the {event}")
+        return labels[int(rng.integers(len(labels)))]
+
+
+def uniform_source() -> ShuffleSource:
+    """The documented stand-in for the physics (see UNIFORM_DESCRIPTION): not a measurement."""
+    return ShuffleSource(KnockoverTable(UNIFORM_KNOCKOVER, fallback=EvenOdds()))

@@ -1,0 +1,413 @@
+"""A six-sided die thrown from the hand into a box lid; the throw is read from the face that
+ends up on top once the die has settled.
+
+The die is a cube of edge `die.size` with its edges and corners rounded by `die.edge_radius`.
+Its collision shape is the convex hull of the eight corners of the cube's core (edge
+size - 2 r) with Bullet's collision margin set to r: Bullet's convex-convex contact (GJK/EPA)
+treats a hull as its vertices' hull swept by a sphere of the margin's radius, which is exactly
+a cube with edges and corners rounded by r, flat faces of size - 2 r, resting at half its size.
+Eight vertices cost less per contact than the hundreds of a hull of a rounded mesh, and the
+rounding is exact instead of faceted. The rounded-cube mesh (cached, built with trimesh) gives
+the inertia and is what a view draws. Mass: density x the exact volume of the rounded cube.
+Die frame: origin at the centre, axes along the face normals; `die.faces` labels the faces of
++X, -X, +Y, -Y, +Z, -Z. The lid is one static compound of boxes (floor and four walls);
+device frame origin at the centre of the floor's top.
+
+Gesture (`Throw`), sampled by `sample_gesture` from the spec's [gesture] table: release height,
+hand speed, elevation and azimuth uniform over their ranges; the die's orientation in the hand
+uniform over all rotations (a normalised 4-d Gaussian quaternion); its spin uniform in
+magnitude about an axis uniform over all directions. The hand is placed so that the die would
+land `aim_back` short of the lid's centre. A uniform orientation makes the die fair by its
+symmetry alone (any rotation of the die onto itself permutes the faces and leaves the physics
+unchanged), so the estimate tests that nothing in the build breaks that symmetry.
+
+Reading: once the die has settled (our own rule, not Bullet's sleeping), the face whose outward
+normal is closest to world up is on top. The die is read only when that normal is within
+`reading.tilt_deg` of up and its centre within `reading.height_tol` of half its size above the
+floor; otherwise it rests cocked (leaning on a wall) and the trial is LODGED, never coerced to
+the nearest face: a player would throw again, and so does a table that needs a number.
+
+Statuses: OK with the label "1".."6"; LODGED cocked; UNSETTLED when the die does not settle
+within `settle.cap`; ESCAPED when it leaves the lid (a defect).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from sim.bullet import pybullet
+from sim.devices.base import Device, Outcome, Status, gesture_dict
+from sim.errors import SpecError
+from sim.materials import load_materials, pick_material
+from sim.meshes import cached_mesh, load_mesh
+from sim.paths import assets_dir
+from sim.readouts import SettleRule, run_until_settled
+from sim.spec import Table, load_toml
+from sim.stats import wilson_interval
+from sim.world import World
+
+DIE = "die"
+LID = "die_lid"
+LABELS = ("1", "2", "3", "4", "5", "6")
+AXES = ("+x", "-x", "+y", "-y", "+z", "-z")       # the order of `die.faces`
+_MESH_SUBDIVISIONS = 3                              # icosphere subdivisions of the rounded corners (view, inertia)
+
+
+@dataclass(frozen=True)
+class Throw:
+    """One throw of the die from the hand.
+
+    height         release height of the die's centre above the lid floor (m)
+    speed          speed of the hand at release (m/s)
+    elevation_deg  angle of the release velocity above the horizontal (degrees; negative: downward)
+    azimuth_deg    horizontal direction of the throw (degrees from +X, counter-clockwise)
+    orientation    the die's orientation in the hand, a unit quaternion (x, y, z, w)
+    spin           the die's angular velocity at release (rad/s, world frame)
+    """
+
+    height: float
+    speed: float
+    elevation_deg: float
+    azimuth_deg: float
+    orientation: tuple[float, float, float, float]
+    spin: tuple[float, float, float]
+
+
+# -- small rotation helpers (pure Python: used a few times per throw) -------------------------
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _qaxis(axis, angle):
+    s = math.sin(angle / 2)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
+
+
+def rounded_cube_volume(size: float, radius: float) -> float:
+    """Volume of a cube of edge `size` with edges and corners rounded by `radius` (the core cube
+    swept by a ball): a^3 + 6 a^2 r + 3 pi a r^2 + 4/3 pi r^3 with a = size - 2 r."""
+    a = size - 2 * radius
+    return a ** 3 + 6 * a * a * radius + 3 * math.pi * a * radius ** 2 + 4.0 / 3.0 * math.pi * radius ** 3
+
+
+def rounded_cube_mesh(size: float, radius: float, subdivisions: int = _MESH_SUBDIVISIONS) -> trimesh.Trimesh:
+    """The rounded cube as a closed mesh: the convex hull of a sphere of `radius` at each corner
+    of the core cube."""
+    h = size / 2 - radius
+    ball = trimesh.creation.icosphere(subdivisions=subdivisions, radius=radius).vertices
+    points = np.concatenate([ball + (sx * h, sy * h, sz * h) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    return trimesh.convex.convex_hull(points)
+
+
+def top_face(orientation, faces) -> tuple[str, float]:
+    """(label, tilt in degrees) of the face whose outward normal is closest to world up, for a
+    die at `orientation` (x, y, z, w) with `faces` labelling +X, -X, +Y, -Y, +Z, -Z."""
+    x, y, z, w = orientation
+    # world-Z components of the die's X, Y, Z axes (the bottom row of the rotation matrix)
+    up = (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
+    cosines = (up[0], -up[0], up[1], -up[1], up[2], -up[2])
+    k = max(range(6), key=cosines.__getitem__)
+    return faces[k], math.degrees(math.acos(max(-1.0, min(1.0, cosines[k]))))
+
+
+def _uniform_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """A rotation uniform over SO(3): a normalised 4-d standard Gaussian."""
+    while True:
+        q = rng.normal(size=4)
+        n = float(np.linalg.norm(q))
+        if n > 1e-9:
+            return tuple(float(v / n) for v in q)
+
+
+def _unit_vector(rng: np.random.Generator) -> tuple[float, float, float]:
+    """A direction uniform over the sphere."""
+    while True:
+        v = rng.normal(size=3)
+        n = float(np.linalg.norm(v))
+        if n > 1e-9:
+            return tuple(float(c / n) for c in v)
+
+
+class Die(Device):
+    """A six-sided die: labels "1".."6", the face on top once it rests on the lid floor."""
+
+    name = "die"
+
+    def __init__(self, spec_path: Path, world: World | None = None,
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
+        """Build the lid into `world` (a new one of its own when None) with its floor centre at `origin`."""
+        self.spec_path = Path(spec_path)
+        self.overrides = tuple(overrides)
+        self._load(load_toml(self.spec_path, self.overrides))
+        self.origin = tuple(float(v) for v in origin)
+        self.attach_world(world, self.timestep, self.solver_iterations)
+        self._build_lid()
+        h = self.size / 2 - self.edge_radius
+        self._die_shape = self.world.client.createCollisionShape(
+            pybullet.GEOM_MESH, vertices=[[sx * h, sy * h, sz * h] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+
+    # -- spec -------------------------------------------------------------------------------
+    def _load(self, spec: Table) -> None:
+        src = spec.source
+        materials = load_materials(assets_dir() / "materials.toml", self.overrides)
+
+        d = spec.table("die")
+        self.size = d.number("size", 0.005, 0.05)
+        self.edge_radius = d.number("edge_radius", 0.0002, self.size / 4)
+        self.die_material = pick_material(d, "material", materials)
+        faces = d.data.get("faces")
+        if (not isinstance(faces, list) or len(faces) != 6 or sorted(map(str, faces)) != list(LABELS)
+                or not all(isinstance(f, str) for f in faces)):
+            raise SpecError(f"{src}: die.faces: expected the six labels \"1\"..\"6\" once each, for "
+                            f"+X, -X, +Y, -Y, +Z, -Z, got {faces!r}")
+        for axis in range(3):
+            a, b = faces[2 * axis], faces[2 * axis + 1]
+            if int(a) + int(b) != 7:
+                raise SpecError(f"{src}: die.faces: opposite faces {AXES[2 * axis]} ({a}) and "
+                                f"{AXES[2 * axis + 1]} ({b}) must sum to 7")
+        self.faces = tuple(faces)
+        self.mesh_path = cached_mesh("die-rounded-cube", 1, {"size": self.size, "edge_radius": self.edge_radius,
+                                                             "subdivisions": _MESH_SUBDIVISIONS},
+                                     lambda: rounded_cube_mesh(self.size, self.edge_radius))
+        self.mass = self.die_material.density * rounded_cube_volume(self.size, self.edge_radius)
+        mesh = load_mesh(self.mesh_path)
+        # the rounded cube's inertia is isotropic; take the mesh's radius of gyration and the exact mass
+        self.inertia = self.mass * float(np.trace(mesh.moment_inertia)) / 3.0 / mesh.volume
+
+        t = spec.table("lid")
+        self.lid_material = pick_material(t, "material", materials)
+        self.half_x = t.number("half_x", 0.05, 2.0)
+        self.half_y = t.number("half_y", 0.05, 2.0)
+        self.wall_height = t.number("wall_height", 0.0, 0.5)
+        self.wall_thickness = t.number("wall_thickness", 0.005, 0.2)
+        self.floor_thickness = t.number("floor_thickness", 0.005, 0.2)
+
+        g = spec.table("gesture")
+        self.height_range = g.range("height", self.size, 1.0)
+        self.speed_range = g.range("speed", 0.0, 5.0)
+        self.elevation_range = g.range("elevation_deg", -89.0, 80.0)
+        self.azimuth_range = g.range("azimuth_deg", -360.0, 720.0)
+        self.spin_range = g.range("spin", 0.0, 200.0)
+        self.aim_back = g.number("aim_back", -1.0, 1.0)
+        half_diagonal = self.size * math.sqrt(3) / 2
+        if self.height_range[0] - half_diagonal <= self.wall_height:
+            raise SpecError(f"{src}: gesture.height: a die released at {self.height_range[0]} m could start with a "
+                            f"corner {half_diagonal:.4f} m lower, at or below the lid's {self.wall_height} m walls")
+        if min(self.half_x, self.half_y) < 4 * self.size:
+            raise SpecError(f"{src}: lid: the floor ({2 * self.half_x} x {2 * self.half_y}) must be at least "
+                            f"eight dice ({8 * self.size}) across")
+
+        rd = spec.table("reading")
+        self.tilt_tol = rd.number("tilt_deg", 0.5, 30.0)
+        self.height_tol = rd.number("height_tol", 1e-5, self.size / 4)
+
+        ph = spec.table("physics")
+        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
+        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        self.settle = SettleRule.from_table(spec.table("settle"))
+
+    # -- geometry ---------------------------------------------------------------------------
+    def _build_lid(self) -> None:
+        """The lid: one static compound of boxes (floor, four walls), floor top at the origin."""
+        c = self.world.client
+        hx, hy, wt, wh, ft = self.half_x, self.half_y, self.wall_thickness, self.wall_height, self.floor_thickness
+        boxes = [((hx + wt, hy + wt, ft / 2), (0.0, 0.0, -ft / 2))]
+        if wh > 0:
+            hz = (wh + ft) / 2
+            zc = (wh - ft) / 2
+            boxes += [((wt / 2, hy + wt, hz), (hx + wt / 2, 0.0, zc)), ((wt / 2, hy + wt, hz), (-hx - wt / 2, 0.0, zc)),
+                      ((hx, wt / 2, hz), (0.0, hy + wt / 2, zc)), ((hx, wt / 2, hz), (0.0, -hy - wt / 2, zc))]
+        shape = c.createCollisionShapeArray(
+            [pybullet.GEOM_BOX] * len(boxes), halfExtents=[list(h) for h, _ in boxes],
+            collisionFramePositions=[list(p) for _, p in boxes])
+        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=list(self.origin))
+        self.world.add_body(LID, body, self.lid_material)
+        ox, oy, oz = self.origin
+        # the die's centre outside the lid's footprint and below its wall tops has left over a wall;
+        # one below the floor has passed through it
+        self._bounds = (ox - hx - wt, ox + hx + wt, oy - hy - wt, oy + hy + wt, oz + wh, oz - 0.01)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return LABELS
+
+    # -- gesture ----------------------------------------------------------------------------
+    def sample_gesture(self, rng: np.random.Generator) -> Throw:
+        u = rng.uniform
+        height = float(u(*self.height_range))
+        speed = float(u(*self.speed_range))
+        elevation = float(u(*self.elevation_range))
+        azimuth = float(u(*self.azimuth_range))
+        orientation = _uniform_quaternion(rng)
+        axis = _unit_vector(rng)
+        rate = float(u(*self.spin_range))
+        return Throw(height=height, speed=speed, elevation_deg=elevation, azimuth_deg=azimuth,
+                     orientation=orientation, spin=tuple(rate * a for a in axis))
+
+    def release_state(self, throw: Throw) -> tuple[tuple, tuple, tuple, tuple]:
+        """(position, orientation, linear velocity, angular velocity) of the die at release."""
+        az, el = math.radians(throw.azimuth_deg), math.radians(throw.elevation_deg)
+        vh, vz = throw.speed * math.cos(el), throw.speed * math.sin(el)
+        g = self.world.settings.gravity
+        drop = max(throw.height - self.size / 2, 0.0)
+        t_fall = (vz + math.sqrt(vz * vz + 2 * g * drop)) / g
+        back = self.aim_back + vh * t_fall            # the hand is this far back from the centre along the throw
+        ox, oy, oz = self.origin
+        pos = (ox - math.cos(az) * back, oy - math.sin(az) * back, oz + throw.height)
+        return pos, tuple(throw.orientation), (vh * math.cos(az), vh * math.sin(az), vz), tuple(throw.spin)
+
+    # -- bodies -----------------------------------------------------------------------------
+    def _add_die(self, state) -> None:
+        """A fresh die body for every throw: no contact cache or solver state carries over."""
+        w, c = self.world, self.world.client
+        if DIE in w.bodies:
+            w.remove(DIE)
+        pos, orn, lin, ang = state
+        body = c.createMultiBody(baseMass=self.mass, baseCollisionShapeIndex=self._die_shape,
+                                 basePosition=list(pos), baseOrientation=list(orn))
+        w.add_body(DIE, body, self.die_material)
+        c.changeDynamics(body, -1, localInertiaDiagonal=[self.inertia] * 3, collisionMargin=self.edge_radius)
+        c.resetBaseVelocity(body, list(lin), list(ang))
+
+    def resting_pose(self, x: float, y: float, top: str = "1", yaw_deg: float = 0.0,
+                     lift: float = 0.0) -> tuple[tuple, tuple]:
+        """World (position, orientation) of the die resting on the lid floor at (x, y) of the
+        device frame with face `top` up, turned by yaw_deg about the vertical, raised by `lift`."""
+        k = self.faces.index(top)
+        # a rotation taking the die axis of face `top` to world +Z
+        turn = {0: ((0.0, 1.0, 0.0), -math.pi / 2), 1: ((0.0, 1.0, 0.0), math.pi / 2),
+                2: ((1.0, 0.0, 0.0), math.pi / 2), 3: ((1.0, 0.0, 0.0), -math.pi / 2),
+                4: ((0.0, 0.0, 1.0), 0.0), 5: ((1.0, 0.0, 0.0), math.pi)}[k]
+        q = _qmul(_qaxis((0.0, 0.0, 1.0), math.radians(yaw_deg)), _qaxis(*turn))
+        ox, oy, oz = self.origin
+        return (ox + x, oy + y, oz + self.size / 2 + lift), q
+
+    def place(self, pose, velocity=None) -> None:
+        """A fresh die at the given world (position, orientation), at rest unless (linear,
+        angular) velocities are given (scenario tests)."""
+        lin, ang = velocity or ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+        self._add_die((pose[0], pose[1], lin, ang))
+
+    def place_for_benchmark(self) -> None:
+        """A fresh die in the release state of a middle-of-the-range throw, exactly as `run` starts one."""
+        mid = lambda r: (r[0] + r[1]) / 2                                   # noqa: E731
+        s = mid(self.spin_range) / math.sqrt(3)
+        self._add_die(self.release_state(Throw(
+            height=mid(self.height_range), speed=mid(self.speed_range), elevation_deg=mid(self.elevation_range),
+            azimuth_deg=mid(self.azimuth_range), orientation=(0.2, 0.3, 0.1, math.sqrt(0.86)), spin=(s, -s, s))))
+
+    def _escaped_check(self):
+        x0, x1, y0, y1, z_rim, z_floor = self._bounds
+        get = self.world.client.getBasePositionAndOrientation
+        body = self.world.bodies[DIE]
+
+        def escaped() -> bool:
+            x, y, z = get(body)[0]
+            return z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1))
+        return escaped
+
+    # -- trials -----------------------------------------------------------------------------
+    def read_die(self) -> dict:
+        """The die's reading: the top face (None when cocked or off the floor) with the figures behind it."""
+        pos, orn = self.world.client.getBasePositionAndOrientation(self.world.bodies[DIE])
+        face, tilt = top_face(orn, self.faces)
+        height = pos[2] - self.origin[2]
+        level = tilt <= self.tilt_tol and abs(height - self.size / 2) <= self.height_tol
+        return {"face": face if level else None, "nearest_face": face, "tilt_deg": tilt, "height": height,
+                "position": [float(v) for v in pos]}
+
+    def throw(self, throw: Throw) -> tuple[str, dict, int]:
+        """One throw: a fresh die, simulated to rest. Returns (result, reading, steps) where result
+        is "read", "cocked", "unsettled" or "escaped"."""
+        self._add_die(self.release_state(throw))
+        return self._settle_and_read()
+
+    def drop(self, pose, velocity=None) -> tuple[str, dict, int]:
+        """Like `throw`, from any start (scenario tests)."""
+        self.place(pose, velocity)
+        return self._settle_and_read()
+
+    def _settle_and_read(self) -> tuple[str, dict, int]:
+        w = self.world
+        s0 = w.steps
+        settled, escaped = run_until_settled(w, (DIE,), self.settle, escaped=self._escaped_check())
+        reading = self.read_die()
+        if escaped:
+            result = "escaped"
+        elif not settled:
+            result = "unsettled"
+        elif reading["face"] is not None:
+            result = "read"
+        else:
+            result = "cocked"
+        return result, reading, w.steps - s0
+
+    def run(self, rng: np.random.Generator, gesture: Throw | None = None) -> Outcome:
+        """A trial: one throw, read once the die has settled."""
+        throw_ = gesture if gesture is not None else self.sample_gesture(rng)
+        result, r, steps = self.throw(throw_)
+        status = {"read": Status.OK, "cocked": Status.LODGED, "unsettled": Status.UNSETTLED,
+                  "escaped": Status.ESCAPED}[result]
+        reading = {"face": r["face"], "nearest_face": r["nearest_face"], "tilt_deg": round(r["tilt_deg"], 4),
+                   "height": r["height"], "position": r["position"]}
+        return Outcome(label=r["face"] if status is Status.OK else None, status=status,
+                       sim_time=steps * self.world.dt, steps=steps, reading=reading, gesture=gesture_dict(throw_))
+
+    # -- results ----------------------------------------------------------------------------
+    def summarize_extra(self, records: list[dict]) -> dict:
+        """The "fairness" block of the result JSON: Pearson's chi-square of the face counts
+        against a fair die (1/6 each) among labelled throws, its degrees of freedom and p-value,
+        whether a fair die is rejected at 1%, and the cocked rate (LODGED among settled throws)
+        with its 95% Wilson interval."""
+        from scipy.stats import chi2
+
+        counts = {label: 0 for label in LABELS}
+        cocked = settled = 0
+        for r in records:
+            if r["status"] == Status.OK:
+                counts[r["label"]] += 1
+                settled += 1
+            elif r["status"] == Status.LODGED:
+                cocked += 1
+                settled += 1
+        n = sum(counts.values())
+        block: dict = {"labelled": n, "expected_each": n / 6}
+        if n:
+            stat = sum((k - n / 6) ** 2 / (n / 6) for k in counts.values())
+            p = float(chi2.sf(stat, 5))
+            block.update(chi2=stat, dof=5, p_value=p, rejected_at_1pct=p < 0.01)
+        else:
+            block.update(chi2=None, dof=5, p_value=None, rejected_at_1pct=None)
+        lo, hi = wilson_interval(cocked, settled)
+        block["cocked"] = {"k": cocked, "n": settled, "p": cocked / settled if settled else 0.0, "ci95": [lo, hi]}
+        return {"fairness": block}
+
+    def params(self) -> dict:
+        return {
+            "spec": str(self.spec_path),
+            "die": {"size": self.size, "edge_radius": self.edge_radius, "mass": self.mass,
+                    "inertia": self.inertia, "faces": dict(zip(AXES, self.faces)),
+                    "collision": "convex hull of the core cube's 8 corners, collision margin = edge_radius",
+                    "material": self.die_material.as_dict()},
+            "lid": {"half_x": self.half_x, "half_y": self.half_y, "wall_height": self.wall_height,
+                    "wall_thickness": self.wall_thickness, "floor_thickness": self.floor_thickness,
+                    "material": self.lid_material.as_dict(), "origin": list(self.origin)},
+            "gesture": {"distribution": "uniform over each range; orientation uniform over rotations; spin axis "
+                                        "uniform over directions",
+                        "height": list(self.height_range), "speed": list(self.speed_range),
+                        "elevation_deg": list(self.elevation_range), "azimuth_deg": list(self.azimuth_range),
+                        "spin": list(self.spin_range), "aim_back": self.aim_back},
+            "reading": {"tilt_deg": self.tilt_tol, "height_tol": self.height_tol, "rest_height": self.size / 2},
+            "physics": self.world.settings.as_dict(),
+            "settle": dict(self.settle.__dict__),
+        }
+

@@ -1,0 +1,321 @@
+"""King Kong's die: physics scenarios, reading, determinism, containment, fairness, spec errors
+and the `tabletop estimate die` result.
+
+Each scenario's docstring states the physics it expects. A throw is ~350 steps at 1/480 s
+(~0.01 s of CPU); the whole file runs in well under a minute.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from sim.devices.base import Outcome, Status
+from sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
+                             top_face)
+from sim.errors import SpecError
+from sim.paths import assets_dir
+from sim.world import PhysicsSettings, World
+
+SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
+DIE_REF = DeviceRef("games.devices:make_device", ("die",))
+
+
+@pytest.fixture(scope="module")
+def die():
+    d = Die(SPEC)
+    yield d
+    d.close()
+
+
+# -- contract ------------------------------------------------------------------------------------
+
+def test_contract(die):
+    assert die.name == "die"
+    assert die.labels == ("1", "2", "3", "4", "5", "6")
+    p = die.params()
+    json.dumps(p)
+    assert p["die"]["material"]["name"] == "polystyrene" and p["lid"]["material"]["name"] == "cardboard"
+    g = die.sample_gesture(np.random.default_rng(0))
+    assert isinstance(g, Throw)
+    assert die.height_range[0] <= g.height <= die.height_range[1]
+    assert math.isclose(sum(v * v for v in g.orientation), 1.0)
+    assert die.spin_range[0] <= math.sqrt(sum(v * v for v in g.spin)) <= die.spin_range[1]
+    o = die.run(np.random.default_rng(0))
+    assert isinstance(o, Outcome)
+    assert o.sim_time == pytest.approx(o.steps * die.world.dt)
+    assert o.gesture["speed"] == g.speed and list(o.gesture["orientation"]) == list(g.orientation)
+    assert {"face", "nearest_face", "tilt_deg", "height", "position"} <= set(o.reading)
+    json.dumps(o.as_dict())
+
+
+def test_faces_opposite_sum_to_seven(die):
+    """Opposite faces (+X/-X, +Y/-Y, +Z/-Z) sum to 7, and 1, 2, 3 run counter-clockwise round
+    their shared corner (a right-handed die)."""
+    faces = dict(zip(AXES, die.faces))
+    for a in "xyz":
+        assert int(faces["+" + a]) + int(faces["-" + a]) == 7
+    corner = {label: axis for axis, label in faces.items()}
+    v = {k: np.array({"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}[corner[k][1]]) * (1 if corner[k][0] == "+" else -1)
+         for k in ("1", "2", "3")}
+    assert np.dot(np.cross(v["1"], v["2"]), v["3"]) > 0
+
+
+def test_mass_and_shape_of_the_rounded_cube(die):
+    """The die's mass is density x the exact rounded-cube volume (4.1 g for a 16 mm styrene
+    die); the trimesh rounded cube has that volume and an isotropic inertia near a sharp cube's
+    m s^2 / 6 (a little less: the rounding takes mass from the corners)."""
+    v = rounded_cube_volume(die.size, die.edge_radius)
+    assert die.mass == pytest.approx(die.die_material.density * v)
+    assert 0.0035 < die.mass < 0.0050
+    mesh = rounded_cube_mesh(die.size, die.edge_radius)
+    assert mesh.volume == pytest.approx(v, rel=0.01)
+    assert np.allclose(np.diag(mesh.moment_inertia), mesh.moment_inertia[0, 0], rtol=1e-3)
+    assert 0.9 * die.mass * die.size ** 2 / 6 < die.inertia < die.mass * die.size ** 2 / 6
+
+
+def test_top_face_reads_the_face_nearest_up():
+    faces = ("2", "5", "3", "4", "1", "6")
+    assert top_face((0.0, 0.0, 0.0, 1.0), faces) == ("1", 0.0)
+    assert top_face(_qaxis((1.0, 0.0, 0.0), math.pi), faces)[0] == "6"
+    assert top_face(_qaxis((0.0, 1.0, 0.0), -math.pi / 2), faces)[0] == "2"    # +X turned up
+    assert top_face(_qaxis((1.0, 0.0, 0.0), math.pi / 2), faces)[0] == "3"     # +Y turned up
+    label, tilt = top_face(_qaxis((1.0, 0.0, 0.0), math.radians(30.0)), faces)
+    assert label == "1" and tilt == pytest.approx(30.0)
+
+
+# -- physics scenarios ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("top", ["1", "2", "3", "4", "5", "6"])
+def test_die_placed_on_a_face_stays_and_reads_it(die, top):
+    """A die set down (from 1 mm) on any face, turned at any yaw, rests there at half its size
+    and reads that face."""
+    res = die.drop(die.resting_pose(0.03, -0.02, top=top, yaw_deg=27.0, lift=0.001))
+    assert res[0] == "read"
+    assert res[1]["face"] == top
+    assert res[1]["height"] == pytest.approx(die.size / 2, abs=2e-4)
+    assert res[1]["tilt_deg"] < 0.5
+
+
+def test_die_dropped_on_an_edge_falls_onto_a_face(die):
+    """A die balanced on an edge (tilted 44 degrees, just short of balance) and dropped 5 mm
+    topples onto one of the two faces beside the edge and reads it."""
+    q = _qmul(_qaxis((0.0, 0.0, 1.0), 0.3), _qaxis((1.0, 0.0, 0.0), math.radians(44.0)))
+    lift = die.size / 2 * (math.cos(math.radians(1.0)) * math.sqrt(2) - 1) + 0.005
+    pos, _ = die.resting_pose(0.0, 0.0, lift=lift)
+    res = die.drop((pos, q))
+    assert res[0] == "read"
+    assert res[1]["face"] in ("1", "3")                 # +Z (tilted toward) or +Y
+
+
+def _leaning_pose(die, lean_deg):
+    """The die leaning on the +X wall: its bottom edge on the floor on the far side, its top
+    turned by lean_deg toward the wall, the wall side touching the wall."""
+    a = math.radians(lean_deg)
+    q = _qaxis((0.0, 1.0, 0.0), -a)
+    half = (die.size / 2 - die.edge_radius) * (math.cos(a) + math.sin(a)) + die.edge_radius
+    ox, oy, oz = die.origin
+    return (ox + die.half_x - half + 0.0002, oy, oz + half + 0.0003), q
+
+
+def test_die_leaning_steeply_on_a_wall_is_cocked_and_lodged(die):
+    """A die put down leaning 40 degrees against a lid wall stays there: its centre of mass is
+    over the floor edge, just on the wall's side, and floor friction holds the small push on
+    the wall. Its top face is 40 degrees off level: it is not read (no face is coerced)."""
+    res = die.drop(_leaning_pose(die, 40.0))
+    assert res[0] == "cocked", res
+    assert res[1]["face"] is None
+    assert res[1]["tilt_deg"] > die.tilt_tol
+    assert res[1]["height"] > die.size / 2 + die.height_tol
+
+
+def test_die_leaning_a_little_slides_down_flat(die):
+    """Leaning only 15 degrees, the push on the wall is more than the floor's friction holds:
+    the foot slides out, the die lands flat against the wall and reads the face that was up."""
+    res = die.drop(_leaning_pose(die, 15.0))
+    assert res[0] == "read"
+    assert res[1]["face"] == "1"
+
+
+def test_lodged_trial_has_no_label(die, monkeypatch):
+    """A throw that ends cocked is a LODGED trial: no label, the nearest face kept in the reading."""
+    pose = _leaning_pose(die, 40.0)
+    monkeypatch.setattr(die, "release_state", lambda throw: (pose[0], pose[1], (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+    o = die.run(np.random.default_rng(0))
+    assert o.status is Status.LODGED and o.label is None
+    assert o.reading["face"] is None and o.reading["nearest_face"] in die.labels
+
+
+# -- trials: determinism, containment, fairness -----------------------------------------------
+
+def test_same_seed_same_outcome_regardless_of_earlier_trials(die):
+    """A trial's outcome depends on its seed alone: the same after other trials in this world
+    and in a freshly built device."""
+    rng = trial_rng(3, 4)
+    a = die.run(rng, die.sample_gesture(rng))
+    run_trials(die, 11, range(3))
+    rng = trial_rng(3, 4)
+    b = die.run(rng, die.sample_gesture(rng))
+    fresh = Die(SPEC)
+    try:
+        rng = trial_rng(3, 4)
+        c = fresh.run(rng, fresh.sample_gesture(rng))
+    finally:
+        fresh.close()
+    assert a == b == c
+
+
+def test_same_seed_same_records_whatever_the_workers(die):
+    """One process and two worker processes give identical records for the same seed."""
+    one = run_batch(DIE_REF, 24, seed=11, workers=1, device=die, chunk_size=5)
+    two = run_batch(DIE_REF, 24, seed=11, workers=2, chunk_size=4)
+    assert one == two
+    other = run_batch(DIE_REF, 24, seed=12, workers=1, device=die)
+    assert [r["label"] for r in other] != [r["label"] for r in one]
+
+
+@pytest.mark.parametrize("azimuth", [0.0, 60.0, 90.0, 180.0 + 30.0, 270.0])
+def test_fastest_throw_stays_in_the_lid(die, azimuth):
+    """The fastest plausible throw (top speed, highest release, thrown upward, fastest spin)
+    lands, bounces off the far wall and settles inside the lid: the die neither hops a wall nor
+    passes through the floor. Along the short axis (90, 270 degrees) the hand is outside the lid,
+    above its wall."""
+    s = die.spin_range[1] / math.sqrt(3)
+    g = Throw(height=die.height_range[1], speed=die.speed_range[1], elevation_deg=die.elevation_range[1],
+              azimuth_deg=azimuth, orientation=(0.3, -0.2, 0.5, math.sqrt(0.62)), spin=(s, -s, s))
+    o = die.run(np.random.default_rng(0), g)
+    assert o.status is not Status.ESCAPED
+    assert o.status is not Status.UNSETTLED
+    x, y, z = o.reading["position"]
+    assert abs(x) < die.half_x and abs(y) < die.half_y and 0.0 < z < die.wall_height
+
+
+def test_thrown_straight_down_hard_does_not_pass_through_the_floor(die):
+    """Thrown down at top speed from the top of the range with the fastest spin, the die hits
+    the floor at ~2 m/s and bounces; it does not pass through (a 1/480 s step moves it ~4 mm)."""
+    g = Throw(height=die.height_range[1], speed=die.speed_range[1], elevation_deg=die.elevation_range[0],
+              azimuth_deg=10.0, orientation=(0.0, 0.0, 0.0, 1.0), spin=(die.spin_range[1], 0.0, 0.0))
+    o = die.run(np.random.default_rng(0), g)
+    assert o.status is Status.OK
+    assert o.reading["position"][2] == pytest.approx(die.size / 2, abs=die.height_tol)
+
+
+def test_faces_come_up_evenly_and_unpredictably(die):
+    """Over 300 throws every face comes up, a fair die is not rejected (chi-square, 1%), and the
+    face on top in the hand does not predict the face on top at rest (no more than chance)."""
+    counts = {label: 0 for label in die.labels}
+    same = 0
+    for i in range(300):
+        rng = trial_rng(21, i)
+        g = die.sample_gesture(rng)
+        o = die.run(rng, g)
+        assert o.status is Status.OK
+        counts[o.label] += 1
+        same += o.label == top_face(g.orientation, die.faces)[0]
+    f = die.summarize_extra([{"label": k, "status": "ok"} for k, n in counts.items() for _ in range(n)])["fairness"]
+    assert f["p_value"] > 0.01 and not f["rejected_at_1pct"]
+    assert same / 300 < 0.3                                 # 1/6 by chance; a die that just drops keeps its face
+
+
+def test_die_built_into_a_shared_world_at_an_origin():
+    """Built into a given World at a pose, the lid and die sit there; closing the device leaves
+    the shared world open."""
+    w = World(PhysicsSettings(timestep=1 / 480))
+    try:
+        d = Die(SPEC, world=w, origin=(1.0, -0.5, 0.75))
+        o = d.run(np.random.default_rng(5))
+        assert o.status is Status.OK
+        x, y, z = o.reading["position"]
+        assert abs(x - 1.0) < d.half_x and abs(y + 0.5) < d.half_y and z == pytest.approx(0.75 + d.size / 2, abs=1e-3)
+        d.close()
+        assert w.client is not None
+        w.step(1)
+    finally:
+        w.close()
+
+
+def test_summarize_extra():
+    """The "fairness" block: chi-square of the face counts against 1/6 each with its p-value,
+    and the cocked rate among settled throws with a 95% Wilson interval."""
+    d = Die(SPEC)
+    d.close()
+    recs = ([{"label": str(k), "status": "ok"} for k in range(1, 7) for _ in range(10)]
+            + [{"label": None, "status": "lodged"}, {"label": None, "status": "unsettled"}])
+    f = d.summarize_extra(recs)["fairness"]
+    assert f["labelled"] == 60 and f["chi2"] == 0.0 and f["dof"] == 5 and f["p_value"] == pytest.approx(1.0)
+    assert f["cocked"]["k"] == 1 and f["cocked"]["n"] == 61
+    lo, hi = f["cocked"]["ci95"]
+    assert lo < 1 / 61 < hi
+    skewed = d.summarize_extra([{"label": "6", "status": "ok"}] * 60)["fairness"]
+    assert skewed["rejected_at_1pct"] and skewed["chi2"] == pytest.approx(300.0)
+    assert d.summarize_extra([])["fairness"]["chi2"] is None
+
+
+# -- spec errors ---------------------------------------------------------------------------------
+
+def _write_spec(tmp_path, table, key, value):
+    lines, section, hit = [], None, False
+    for line in SPEC.read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]")
+        if section == table and stripped.split("=")[0].strip() == key:
+            line, hit = f"{key} = {json.dumps(value)}", True
+        lines.append(line)
+    assert hit, (table, key)
+    bad = tmp_path / "die.toml"
+    bad.write_text("\n".join(lines) + "\n")
+    return bad
+
+
+@pytest.mark.parametrize("table, key, value, needle", [
+    ("die", "size", -0.016, "die.size"),
+    ("die", "edge_radius", 0.006, "die.edge_radius"),
+    ("die", "material", "unobtainium", "unknown material"),
+    ("die", "faces", ["1", "2", "3", "4", "5", "6"], "must sum to 7"),
+    ("die", "faces", ["2", "5", "3", "4", "1", "1"], "die.faces"),
+    ("lid", "half_y", 0.04, "lid.half_y"),
+    ("gesture", "speed", [1.0, 0.2], "gesture.speed"),
+    ("gesture", "height", [0.05, 0.18], "gesture.height"),
+    ("reading", "tilt_deg", 60.0, "reading.tilt_deg"),
+    ("physics", "timestep", 0.1, "physics.timestep"),
+    ("settle", "cap", 0.0, "settle.cap"),
+])
+def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
+    """A bad spec value is refused with a one-line SpecError naming the file and the key."""
+    bad = _write_spec(tmp_path, table, key, value)
+    with pytest.raises(SpecError) as err:
+        Die(bad)
+    message = str(err.value)
+    assert "\n" not in message and needle in message and str(bad) in message
+
+
+def test_spec_timestep_must_match_a_shared_world():
+    with World(PhysicsSettings(timestep=1 / 240)) as w, pytest.raises(SpecError, match="timestep"):
+        Die(SPEC, world=w)
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def test_estimate_die_end_to_end(tmp_path):
+    """`tabletop estimate die` writes the usual result plus the fairness block: the chi-square of
+    the faces against a fair die, and the cocked rate."""
+    out = tmp_path / "die.json"
+    proc = subprocess.run([sys.executable, "-m", "games.cli", "estimate", "die", "--trials", "20", "--seed", "1",
+                           "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["device"] == "die" and data["trials"] == 20 and data["escaped"] == 0
+    assert set(data["counts"]) == {"1", "2", "3", "4", "5", "6"}
+    assert sum(data["counts"].values()) + data["unsettled"] + data["escaped"] + data["lodged"] == 20
+    f = data["fairness"]
+    assert f["labelled"] == sum(data["counts"].values()) and f["dof"] == 5
+    assert 0.0 <= f["p_value"] <= 1.0 and f["chi2"] >= 0.0
+    lo, hi = f["cocked"]["ci95"]
+    assert 0.0 <= lo <= f["cocked"]["p"] <= hi <= 1.0
+    assert data["params"]["die"]["faces"]["+z"] == "1"

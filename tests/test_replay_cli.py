@@ -1,0 +1,145 @@
+"""`tabletop replay`, `play --record/--no-record` and `estimate --record-trials` on the command line:
+bad files and options get one line and exit code 2, a game cut off mid-way still reads."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+
+import pytest
+
+from games.cli import main
+from sim.record import ReplayFile
+
+
+def run(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def sticks_table(tmp_path):
+    path = tmp_path / "sticks.json"
+    path.write_text(json.dumps({"device": "sticks", "probabilities": {"1": {"p": 0.3}, "2": {"p": 0.5},
+                                                                      "3": {"p": 0.2}}}))
+    return f"table:{path}"
+
+
+@pytest.fixture
+def table_replay(tmp_path, sticks_table):
+    path = tmp_path / "match.ttr"
+    rc, out, err = run("play", "knossos", "--headless", "--seats", "ai,random", "--seed", "4",
+                       "--games-to-win", "1", "--outcomes", sticks_table, "--record", path)
+    assert rc == 0, err
+    return path, out
+
+
+def _one_line_error(rc, out, err, message):
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("tabletop: error: ") and message in err, err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"\x89PNG\r\n\x1a\n" + bytes(64), "not a tabletop replay"),
+    (b"", "empty file"),
+])
+def test_a_foreign_file_is_refused(tmp_path, content, message):
+    path = tmp_path / "x.ttr"
+    path.write_bytes(content)
+    for flag in ("--summary", "--verify"):
+        _one_line_error(*run("replay", path, flag), message)
+
+
+def test_a_future_version_and_a_corrupt_file_are_refused(table_replay, tmp_path):
+    path, _ = table_replay
+    data = path.read_bytes()
+    future = tmp_path / "future.ttr"
+    future.write_bytes(data[:16] + (9).to_bytes(2, "little") + data[18:])
+    _one_line_error(*run("replay", future, "--summary"), "replay format version 9 is newer than this tabletop")
+    corrupt = tmp_path / "corrupt.ttr"
+    middle = len(data) // 2
+    corrupt.write_bytes(data[:middle] + bytes([data[middle] ^ 0x55]) + data[middle + 1:])
+    rc, out, err = run("replay", corrupt, "--verify")
+    _one_line_error(rc, out, err, "corrupt replay: ")
+    assert re.search(r"chunk \d+ at byte \d+, after turn \d+ fails its CRC check", err)
+
+
+def test_missing_file_folder_and_window(tmp_path, table_replay):
+    _one_line_error(*run("replay", tmp_path / "nope.ttr", "--summary"), "replay not found")
+    _one_line_error(*run("replay", tmp_path, "--summary"), "is a folder")
+    _one_line_error(*run("replay", table_replay[0]), "the replay window is not available yet")
+
+
+def test_play_records_to_the_default_path_unless_told_not_to(tmp_path, monkeypatch, sticks_table):
+    monkeypatch.chdir(tmp_path)
+    args = ["play", "knossos", "--headless", "--seed", "4", "--games-to-win", "1", "--outcomes", sticks_table]
+    rc, out, err = run(*args, "--no-record")
+    assert rc == 0 and not (tmp_path / "replays").exists() and "recording" not in err
+    rc, out2, err = run(*args)
+    assert rc == 0 and out2 == out
+    (made,) = (tmp_path / "replays").iterdir()
+    assert re.fullmatch(r"knossos-seed4-\d{8}-\d{6}\.ttr", made.name)
+    assert f"recording the replay to replays/{made.name}" in err
+    assert run("replay", made, "--summary")[1] == out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--record", "x.ttr", "--no-record"], "--record and --no-record contradict"),
+    (["--record", "/nonexistent/x.ttr"], "folder /nonexistent does not exist"),
+])
+def test_bad_record_options(extra, message):
+    _one_line_error(*run("play", "knossos", "--headless", *extra), message)
+
+
+def test_a_game_cut_off_mid_way_keeps_its_finished_turns(tmp_path, monkeypatch, sticks_table):
+    """A crash (here Ctrl-C in a seat) leaves the replay readable up to the last finished turn."""
+    from games.knossos import ai
+
+    class Stops(ai.SEATS["ai"]):
+        calls = 0
+
+        def choose(self, state, rng):
+            Stops.calls += 1
+            if Stops.calls > 12:
+                raise KeyboardInterrupt
+            return super().choose(state, rng)
+
+    monkeypatch.setitem(ai.SEATS, "ai", Stops)
+    path = tmp_path / "cut.ttr"
+    with pytest.raises(KeyboardInterrupt):
+        run("play", "knossos", "--headless", "--seed", "4", "--outcomes", sticks_table, "--record", path)
+    replay = ReplayFile.open(path)
+    assert replay.end is None and len(replay.turns) >= 12
+    assert replay.warnings == [f"{path}: truncated after turn {replay.turns[-1].number} "
+                               "(the recording stops there, with no result)"]
+    rc, out, err = run("replay", path, "--verify")
+    assert rc == 0 and "truncated after turn" in err
+
+
+def test_estimate_records_its_first_trials(tmp_path):
+    path = tmp_path / "trials.ttr"
+    rc, out, err = run("estimate", "sticks", "--trials", "6", "--workers", "1", "--seed", "5", "--quiet",
+                       "--record-trials", "3", "--record", path)
+    assert rc == 0, err
+    assert f"recorded 3 trials in {path}" in err.replace("\n", "") and "warning" not in err
+    replay = ReplayFile.open(path)
+    assert replay.header["kind"] == "trials" and replay.header["device"] == "sticks"
+    assert [t.steps[0]["trial"]["index"] for t in replay.turns] == [0, 1, 2]
+    assert all(t.steps[0]["trial"]["gesture"] and len(t.motions) == 1 for t in replay.turns)
+    rc, out, err = run("replay", path, "--summary")
+    lines = out.splitlines()
+    assert rc == 0 and lines[0] == "sticks: trials 0-2 of seed 5" and len(lines) == 5
+    assert lines[1].startswith("trial 0: ") and lines[4].startswith("3 trials, by outcome: ")
+    rc, out, err = run("replay", path, "--verify")
+    assert rc == 0 and re.fullmatch(r"verified: 3 turns, 3 chance events, \d+ frames\n", out), err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--record", "x.ttr"], "--record needs --record-trials"),
+    (["--trials", "5", "--record-trials", "6"], "--record-trials: 6 is more than the 5 trials"),
+])
+def test_bad_record_trials_options(extra, message):
+    _one_line_error(*run("estimate", "sticks", *extra), message)

@@ -1,0 +1,218 @@
+"""Recorded games: play -> record -> summary gives the log the play printed, verify re-simulates
+it, a tampered outcome or pose is caught and named, and the same seed records the same bytes.
+
+Physics games are short on purpose: a 2-player King of the Hill (about 15 s to play, as much to
+verify) and a one-game Knossos match (about 3 s)."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pytest
+
+from games.cli import main
+from games.replay import Divergence, summary_lines, verify
+from sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def record(path, game: str, *args: str) -> str:
+    rc, out, err = run("play", game, "--headless", *args, "--record", path)
+    assert rc == 0, err
+    assert f"recording the replay to {path}" in err
+    return out
+
+
+@pytest.fixture(scope="module")
+def knossos(tmp_path_factory):
+    path = tmp_path_factory.mktemp("knossos") / "match.ttr"
+    return path, record(path, "knossos", "--seats", "ai,ai", "--seed", "1", "--games-to-win", "1")
+
+
+@pytest.fixture(scope="module")
+def koth(tmp_path_factory):
+    path = tmp_path_factory.mktemp("koth") / "game.ttr"
+    return path, record(path, "king-of-the-hill", "--seats", "ai,ai", "--seed", "0")
+
+
+@pytest.fixture(scope="module")
+def koth_tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("koth-tables")
+    files = []
+    for device, labels in (("tipper", list("123456J")), ("crater", [f"cave{c}/seat{s}" for c in (1, 2, 3)
+                                                                   for s in (1, 2)])):
+        files.append(folder / f"{device}.json")
+        files[-1].write_text(json.dumps({"device": device, "probabilities": {k: {"p": 1 / len(labels)}
+                                                                             for k in labels}}))
+    path = folder / "game.ttr"
+    outcomes = "table:" + ",".join(str(f) for f in files)
+    return path, record(path, "king-of-the-hill", "--seats", "ai,random,ai", "--seed", "3", "--outcomes", outcomes)
+
+
+@pytest.mark.parametrize("name", ["knossos", "koth", "koth_tables"])
+def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
+    path, printed = request.getfixturevalue(name)
+    rc, out, err = run("replay", path, "--summary")
+    assert rc == 0 and out == printed
+    assert "warning" not in err
+    rc, out, err = run("replay", path, "--verify")
+    assert rc == 0, err
+    replay = ReplayFile.open(path)
+    chance = sum(1 for t in replay.turns for s in t.steps if "chance" in s)
+    frames = sum(m["frames"] for t in replay.turns for m in t.log["motions"])
+    assert out == f"verified: {len(replay.turns)} turns, {chance} chance events, {frames} frames\n"
+    if name != "koth_tables":
+        assert frames > 500     # every physical chance event came with its motion
+    else:
+        assert frames == 0
+
+
+def test_a_physics_replay_holds_the_table_seeds_versions_and_a_motion_per_chance_event(koth):
+    path, _ = koth
+    replay = ReplayFile.open(path)
+    h = replay.header
+    assert h["program"] == "tabletop" and h["kind"] == "game" and h["game"] == "king-of-the-hill"
+    assert h["seed"] == 0 and h["config"]["seats"] == ["ai", "ai"] and h["config"]["outcomes"] == "physics"
+    assert {"python", "pybullet", "numpy"} <= set(h["versions"])
+    assert {"hill", "tray", "koth-marble-0"} <= set(h["scene"]["looks"]) and "koth-marble-3" in h["scene"]["poses"]
+    for turn in replay.turns:
+        for step in turn.steps:
+            assert ("motion" in step) == ("chance" in step)
+    assert replay.end["result"]["winner"] in ("red", "blue")
+    assert 0 < replay.size / 1000 / (replay.playback_seconds() / 60) < 100     # KB per minute of play
+
+
+def _rewrite(path, out, ordinal: int, change) -> None:
+    """Copy `path` to `out` with turn `ordinal` changed by change(log, motions), CRC made valid."""
+    data = path.read_bytes()
+    turn = ReplayFile.open(path).turns[ordinal]
+    log = unpack_turn_log(turn.payload)
+    motions = unpack_turn_motions(turn.payload, log)
+    change(log, motions)
+    a, b = turn.span
+    out.write_bytes(data[:a - CHUNK.size] + chunk(TURN, pack_turn(log, motions)) + data[b:])
+
+
+def test_a_changed_chance_outcome_fails_verify_and_is_named(knossos, tmp_path):
+    path, _ = knossos
+    turn = ReplayFile.open(path).turns[5]
+    step = next(s for s in turn.steps if "chance" in s)
+    was = step["action"][1]
+    other = "1" if was != "1" else "2"
+
+    def change(log, motions):
+        next(s for s in log["steps"] if "chance" in s)["action"] = ["outcome", other]
+
+    bad = tmp_path / "outcome.ttr"
+    _rewrite(path, bad, 5, change)
+    rc, out, err = run("replay", bad, "--verify")
+    assert rc == 1 and out == ""
+    assert err.strip() == (f"tabletop: replay differs: turn {turn.number}: the sticks gave {was!r} in the "
+                           f"re-simulation, the replay says {other!r}")
+
+
+def test_a_changed_pose_fails_verify_and_is_named(knossos, tmp_path):
+    path, _ = knossos
+
+    def change(log, motions):
+        m = motions[0]
+        track, pose = m.frames[10][0]
+        m.frames[10][0] = (track, (pose[0] + 3, *pose[1:]))
+
+    bad = tmp_path / "pose.ttr"
+    _rewrite(path, bad, 3, change)
+    replay = ReplayFile.open(bad)
+    with pytest.raises(Divergence, match=rf"turn {replay.turns[3].number}, sticks motion, frame 10 "
+                                         r"\(t=0\.\d+ s\), track 'stick\d': expected \(.*\), got \(.*\)"):
+        verify(replay)
+    assert run("replay", bad, "--verify")[0] == 1
+
+
+def test_a_changed_table_outcome_fails_verify(koth_tables, tmp_path):
+    path, _ = koth_tables
+
+    def change(log, motions):
+        step = next(s for s in log["steps"] if s.get("chance") == "tipper")
+        step["action"] = ["outcome", "J" if step["action"][1] != "J" else "1"]
+
+    bad = tmp_path / "table.ttr"
+    _rewrite(path, bad, 4, change)
+    rc, _, err = run("replay", bad, "--verify")
+    assert rc == 1 and "the tipper gave" in err and "the replay says" in err
+
+
+def test_the_same_seed_records_the_same_bytes_but_the_timestamp(knossos, tmp_path):
+    path, printed = knossos
+    again = tmp_path / "again.ttr"
+    assert record(again, "knossos", "--seats", "ai,ai", "--seed", "1", "--games-to-win", "1") == printed
+    a, b = bytearray(path.read_bytes()), bytearray(again.read_bytes())
+    a[RECORDED_AT] = b[RECORDED_AT] = bytes(8)
+    assert a == b
+
+
+def test_a_real_replay_cut_anywhere_summarizes_up_to_the_cut_or_fails_in_one_line(knossos, tmp_path):
+    path, printed = knossos
+    data = path.read_bytes()
+    full = printed.splitlines()
+    cut_file = tmp_path / "cut.ttr"
+    rng = np.random.default_rng(2024)
+    outcomes = {0: 0, 2: 0}
+    for cut in rng.integers(0, len(data), 200).tolist():
+        cut_file.write_bytes(data[:cut])
+        rc, out, err = run("replay", cut_file, "--summary")
+        outcomes[rc] += 1
+        if rc == 2:
+            assert out == "" and err.count("\n") == 1 and "truncated inside its header" in err
+            continue
+        replay = ReplayFile.open(cut_file)
+        assert err.startswith("tabletop: warning: ") and "truncated" in err
+        lines = out.splitlines()
+        assert lines == full[:len(lines)] and lines == summary_lines(replay)
+        if replay.turns:
+            assert f"truncated after turn {replay.turns[-1].number}" in err
+    assert outcomes[0] > 150
+
+
+def test_verify_of_a_cut_replay_checks_the_turns_it_has(knossos, tmp_path):
+    path, _ = knossos
+    replay = ReplayFile.open(path)
+    cut = tmp_path / "cut.ttr"
+    cut.write_bytes(path.read_bytes()[:replay.turns[6].span[1] + 3])
+    rc, out, err = run("replay", cut, "--verify")
+    assert rc == 0 and out.startswith("verified: 7 turns, 7 chance events")
+    assert "truncated after turn 7" in err
+
+
+def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_its_motions(knossos, tmp_path):
+    from games.chance import WatchedOutcomes
+    from games.driver import drive
+    from games.knossos.ai import SEATS
+    from games.knossos.rules import Game
+    from games.knossos.table import PhysicsOutcomes
+    from games.replay import GameRecorder
+
+    path, printed = knossos
+    watched = WatchedOutcomes(PhysicsOutcomes())
+    game = Game(games_to_win=1)
+    state = game.new_initial_state()
+    out = tmp_path / "window.ttr"
+    recorder = GameRecorder(out, "knossos", {"games_to_win": 1, "seats": ["ai", "ai"], "outcomes": "physics"},
+                            1, state, watched, [printed.splitlines()[0]])
+    try:
+        final = drive(state, [SEATS["ai"](), SEATS["ai"]()], recorder, 1, after_action=recorder.after_action)
+        recorder.finish(final, [])
+    finally:
+        recorder.close()
+        watched.close()
+    assert len(watched.motions) == final.turn
+    a, b = bytearray(path.read_bytes()), bytearray(out.read_bytes())
+    a[RECORDED_AT] = b[RECORDED_AT] = bytes(8)
+    assert a == b
