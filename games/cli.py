@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
     rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
+    rep.add_argument("--frames", type=Path, metavar="DIR", help="write the playback as PNG frames into DIR (offscreen)")
+    rep.add_argument("--fps", type=float, default=30.0, help="with --frames: frames per second of playback (default 30)")
+    rep.add_argument("--size", default="1280x720", help="window or frame size WxH (default 1280x720)")
     rep.add_argument("--verify", action="store_true",
                      help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
 
@@ -154,8 +157,10 @@ def cmd_play(args) -> int:
             raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
         if args.pace < 0:
             raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
+        size = parse_size(args.size)
+        record = None if args.screenshot is not None else _record_path(args, args.game)
         return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
-                           args.after_turns, parse_size(args.size), args.pace)
+                           args.after_turns, size, args.pace, record)
     if "human" in seats:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
     record = _record_path(args, args.game)
@@ -180,11 +185,29 @@ def _record_path(args, name: str, suffix: str = "") -> Path | None:
 
 
 def cmd_replay(args) -> int:
-    from games.replay import Divergence, describe, open_window, summary_lines, verify
+    from games.replay import Divergence, describe, summary_lines, verify
     from sim.record import ReplayFile
 
     if not (args.summary or args.verify):
-        return open_window(args.file, args)
+        from games.view.playback import open_replay, write_frames
+        from games.view.window import parse_size
+
+        size = parse_size(args.size)
+        if args.frames is not None:
+            if not 0 < args.fps <= 240:
+                raise InputError(f"--fps: between 0 and 240 frames per second, got {args.fps}")
+            if args.frames.exists() and not args.frames.is_dir():
+                raise InputError(f"--frames: {args.frames} exists and is not a folder")
+            if not args.frames.parent.is_dir():
+                raise InputError(f"--frames: folder {args.frames.parent} does not exist")
+            args.frames.mkdir(exist_ok=True)
+            n = write_frames(args.file, args.frames, args.fps, size)
+            print(f"wrote {n} frames to {args.frames}")
+            return 0
+        app, window, opened = open_replay(args.file, size=size)
+        print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
+        app.base.run()
+        return 0
     replay = ReplayFile.open(args.file)
     for warning in replay.warnings:
         print(f"tabletop: warning: {warning}", file=sys.stderr)

@@ -502,8 +502,3 @@ def _verify_trials(replay: ReplayFile) -> Verified:
     finally:
         device.close()
     return Verified(len(replay.turns), len(replay.turns), frames)
-
-
-def open_window(path: Path, args) -> int:
-    """Play a replay back in the window (the view's; not built yet)."""
-    raise InputError("the replay window is not available yet")

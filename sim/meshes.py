@@ -44,6 +44,31 @@ def cached_mesh(kind: str, version: int, params: dict, build: Callable[[], trime
     return path
 
 
+def cached_data(kind: str, version: int, params: dict, build: Callable[[], object]):
+    """JSON-able data derived from spec parameters (a slow geometric search), cached beside
+    the meshes under the same kind of key; floats round-trip exactly through JSON."""
+    import json
+
+    folder = cache_dir() / "meshes"
+    path = folder / f"{kind}-{digest({'kind': kind, 'version': version, 'params': params})}.json"
+    if path.exists():
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            pass          # a torn file from a killed run: build it again
+    data = build()
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
+    os.close(fd)
+    try:
+        Path(tmp).write_text(json.dumps(data))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return json.loads(json.dumps(data))
+
+
 def load_mesh(path: str | Path) -> trimesh.Trimesh:
     return trimesh.load(str(path), force="mesh", process=False)
 

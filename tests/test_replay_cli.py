@@ -67,10 +67,14 @@ def test_a_future_version_and_a_corrupt_file_are_refused(table_replay, tmp_path)
     assert re.search(r"chunk \d+ at byte \d+, after turn \d+ fails its CRC check", err)
 
 
-def test_missing_file_folder_and_window(tmp_path, table_replay):
+def test_missing_file_folder_and_no_display(tmp_path, table_replay, monkeypatch):
     _one_line_error(*run("replay", tmp_path / "nope.ttr", "--summary"), "replay not found")
     _one_line_error(*run("replay", tmp_path, "--summary"), "is a folder")
-    _one_line_error(*run("replay", table_replay[0]), "the replay window is not available yet")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    _one_line_error(*run("replay", table_replay[0]), "no display available")
+    _one_line_error(*run("replay", table_replay[0], "--frames", tmp_path / "f", "--fps", "0"), "--fps")
+    _one_line_error(*run("replay", table_replay[0], "--frames", tmp_path / "no" / "f"), "--frames")
 
 
 def test_play_records_to_the_default_path_unless_told_not_to(tmp_path, monkeypatch, sticks_table):

@@ -81,7 +81,7 @@ def click_at(app, ctrl, point):
 
     film = app.project(point)
     assert film is not None, f"{point} is off screen"
-    ctrl.pointer = film
+    ctrl.controls.pointer = film
     messenger.send("mouse1")
     messenger.send("mouse1-up")
 
@@ -244,3 +244,21 @@ def test_screenshot_command(tmp_path):
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(data[16:20], "big") == 320 and int.from_bytes(data[20:24], "big") == 180
+
+
+def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
+    """A game played in the window writes the same kind of replay as headless play: its log is
+    the window's log, and re-simulation verifies every outcome and pose."""
+    from games.replay import summary_lines, verify
+    from sim.record import ReplayFile
+
+    path = tmp_path / "window.ttr"
+    app, ctrl = open_window("knossos", ["ai", "ai"], seed=2, record=path)
+    ctrl.fast_forward(5)
+    ctrl.close()
+    replay = ReplayFile.open(path)
+    assert replay.turns and not replay.complete
+    lines = summary_lines(replay)
+    assert [line for line in lines if line in ctrl.state.events][:8] == ctrl.state.events[:8]
+    result = verify(replay)
+    assert result.turns == len(replay.turns)

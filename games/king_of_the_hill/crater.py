@@ -34,7 +34,7 @@ import trimesh
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
 from sim.materials import Material, load_materials, pick_material
-from sim.meshes import cached_mesh, grid_surface, revolved_surface
+from sim.meshes import cached_data, cached_mesh, grid_surface, revolved_surface
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
@@ -107,8 +107,10 @@ class Crater(Device):
 
     name = "crater"
 
-    def __init__(self, spec_path: Path, world: World | None = None, overrides=()):
-        """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0."""
+    def __init__(self, spec_path: Path, world: World | None = None, overrides=(), collide: bool = True):
+        """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0.
+        With collide=False the hill's triangle mesh is not loaded into the world (`mesh_path` names
+        it): a replay's view needs the geometry, not the 0.2 s collision structure."""
         self.spec_path = Path(spec_path)
         self.overrides = tuple(overrides)
         spec = load_toml(self.spec_path, self.overrides)
@@ -116,9 +118,12 @@ class Crater(Device):
         self._plan_geometry()
         self.attach_world(world, self.timestep, self.solver_iterations)
         try:
-            mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
-            self.world.add_static_mesh(HILL, mesh_path, self.hill_material)
-            self.start_positions = {name: self._rest_on_edge_seat(name) for name in self.edge_seats}
+            self.mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
+            if collide:
+                self.world.add_static_mesh(HILL, self.mesh_path, self.hill_material)
+            rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
+                                lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})
+            self.start_positions = {name: tuple(rests[name]) for name in self.edge_seats}
         except BaseException:
             self.close()
             raise

@@ -34,7 +34,7 @@ DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered l
 class HillTable:
     """One World with the hill, the Tipper and `marbles` game marbles."""
 
-    def __init__(self, marbles: int, board: Board | None = None):
+    def __init__(self, marbles: int, board: Board | None = None, collide: bool = True):
         self.board = board or load_board()
         self.world = World(PhysicsSettings(timestep=1 / 480, solver_iterations=50))
         try:
@@ -42,7 +42,7 @@ class HillTable:
             c = self.world.client
             table = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.6, 0.6, 0.01])
             self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
-            self.crater = Crater(default_spec("crater"), world=self.world)
+            self.crater = Crater(default_spec("crater"), world=self.world, collide=collide)
             self.tipper = Tipper(default_spec("tipper"), world=self.world, origin=TIPPER_ORIGIN)
             self.tipper.place("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
             r = self.crater.marble_radius

@@ -39,6 +39,7 @@ class HillAdapter(TableAdapter):
     """What the window needs to know about King of the Hill."""
 
     title = "King of the Hill"
+    game_name = "king-of-the-hill"
     chance_button = "Tilt the Tipper  [Space]"
     marker_radius = 0.011
     follow_distance = 0.32
@@ -53,9 +54,9 @@ class HillAdapter(TableAdapter):
     seat_kinds = SEATS
     source_class = PhysicsOutcomes
 
-    def __init__(self, players: int, variant: str):
+    def __init__(self, players: int, variant: str, collide: bool = True):
         self.game = make_game(players, variant)
-        self.table = HillTable(players * self.game.marbles_per_player, self.game.board)
+        self.table = HillTable(players * self.game.marbles_per_player, self.game.board, collide=collide)
         self.board = self.game.board
         self.radius = self.table.crater.marble_radius
         self.marker_drop = self.radius
@@ -99,9 +100,11 @@ class HillAdapter(TableAdapter):
         world = self.table.world
         crater = self.table.crater
         half = crater.base_size / 2 + 0.002
-        params = {"hill": world.mesh_sources["hill"], "half": half, "step": SKIN_STEP, "grid": "crater-fine-2"}
+        params = {"hill": str(crater.mesh_path), "half": half, "step": SKIN_STEP, "grid": "crater-fine-2"}
 
         def build():
+            if "hill" not in world.bodies:           # a view-only table: load the hill to cast rays at it
+                world.add_static_mesh("hill", crater.mesh_path, crater.hill_material)
             # fine over the crater, coarse over the mesa's plain slopes (the seats are drawn on top)
             inner = crater.outer_radius + 2 * SKIN_STEP
             edge = np.array([0.160, 0.164, 0.168, 0.1705, 0.173, 0.175, half])     # the skirt, sampled finely
@@ -116,7 +119,7 @@ class HillAdapter(TableAdapter):
         path = cached_mesh("koth-hill-skin", 1, params, build)
         part = {"kind": "mesh", "obj": str(path), "scale": [1.0, 1.0, 1.0], "pos": [0.0, 0.0, 0.0],
                 "orn": [0.0, 0.0, 0.0, 1.0]}
-        return {"material": world.materials["hill"], "tracks": {"hill": [part]}}
+        return {"material": crater.hill_material.name, "tracks": {"hill": [part]}}
 
     def _decorate(self, app) -> None:
         decor = app.render.attach_new_node("decor")     # seats and arrows, merged into one draw below
@@ -223,6 +226,16 @@ class HillAdapter(TableAdapter):
             where = "drawer" if best is None else f"best space {best}"
             lines.append(f"{COLOURS[p]:7s} {kinds[p]:6s} zone {zone}/{self.game.marbles_to_win}  {where}")
         return "\n".join(lines)
+
+    def record_config(self, seats, seed: int) -> tuple[dict, str]:
+        """The replay's config and banner, as headless play writes them."""
+        variant = self.game.variant.value
+        banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
+                  f"seed {seed}, outcomes physics")
+        return {"players": len(seats), "variant": variant, "seats": list(seats), "outcomes": "physics"}, banner
+
+    def result_line(self, state: State) -> str:
+        return f"winner: {COLOURS[state.winner]} after {state.turn} turns"
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} is King of the Hill!"

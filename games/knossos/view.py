@@ -20,6 +20,7 @@ class KnossosAdapter(TableAdapter):
     """What the window needs to know about the Knossos Game."""
 
     title = "Knossos Game"
+    game_name = "knossos"
     chance_button = "Throw the sticks  [Space]"
     marker_radius = PIECE_RADIUS * 1.1
     marker_drop = PIECE_HEIGHT / 2
@@ -52,7 +53,7 @@ class KnossosAdapter(TableAdapter):
             app.casts_no_shadow(app.nodes[name])
         self.pickable_pieces(app, PIECE_RADIUS * 1.3)
         self._decorate(app)
-        app.camera.set_home((0.38, -0.04, 0.0), 2.2, 0.0, 64.0)
+        app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 60.0)
 
     def _decorate(self, app) -> None:
         """The board's painted sites, the bridge, and the site numbers."""
@@ -73,7 +74,7 @@ class KnossosAdapter(TableAdapter):
         node.reparent_to(app.render)
         node.set_color(*SITE_RGB, 1)
         for site, (x, y) in enumerate(b.positions):
-            app.label(str(site), (cx + x - SITE_HALF * 0.62, cy + y - SITE_HALF * 0.62, z + 0.0012), scale=0.016,
+            app.label(str(site), (cx + x - SITE_HALF * 0.6, cy + y - SITE_HALF * 0.6, z + 0.0012), scale=0.026,
                       color=(0.95, 0.88, 0.7, 1))
         for player, colour in enumerate(COLOURS):
             sx, sy = b.tracks[player].start
@@ -116,6 +117,15 @@ class KnossosAdapter(TableAdapter):
             where = ", ".join("waiting" if s == START else "off" if s == OFF else f"on {s}" for s in mine)
             lines.append(f"{colour:5s} {kinds[p]:6s} games {state.score[p]}/{self.game.games_to_win}  {where}")
         return "\n".join(lines)
+
+    def record_config(self, seats, seed: int) -> tuple[dict, str]:
+        """The replay's config and banner, as headless play writes them."""
+        banner = (f"Knossos (Hillbom), first to {self.game.games_to_win}, seats "
+                  f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes physics")
+        return {"games_to_win": self.game.games_to_win, "seats": list(seats), "outcomes": "physics"}, banner
+
+    def result_line(self, state: State) -> str | None:
+        return None          # the match's last log line already names the winner
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} wins the match!"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,6 +23,7 @@ from panda3d.core import ClockObject, Vec3
 
 from games.chance import WatchedOutcomes
 from games.driver import ChanceOutcome, Pass
+from sim.view.controls import ViewControls
 from sim.view.hud import Hud
 
 HOP_SECONDS = 0.45      # a piece moving seat to seat
@@ -52,7 +54,7 @@ class Animation:
 class GameWindow:
     """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
 
-    def __init__(self, app, adapter, seats: list[str], seed: int, pace: float = 0.8):
+    def __init__(self, app, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None):
         self.app = app
         self.adapter = adapter
         self.seat_kinds = seats
@@ -65,10 +67,11 @@ class GameWindow:
         self.destinations: list[Destination] = []
         self._markers = []
         self._wait = 0.0
-        self._pointer_down = None
         self._camera_back = None
-        self.pointer = None            # film coordinates given by tests when there is no mouse
         self.frame_times: list[float] = []
+        self.record = record           # replay path of the first game (later games get -2, -3, ...)
+        self.recorder = None
+        self.games_started = 0
         adapter.build(app)
         self.hud = Hud(app.base)
         self._bind()
@@ -83,6 +86,7 @@ class GameWindow:
         self.seats = self.adapter.make_seats(self.seat_kinds)
         self.state = self.adapter.new_state()
         self.source = WatchedOutcomes(self.adapter.physics_source())
+        self._start_recording()
         self.anim = None
         self._clear_selection()
         self._shown = 0
@@ -92,6 +96,22 @@ class GameWindow:
         self._log_events()
         self._wait = self.pace
         self._refresh()
+
+    def _start_recording(self) -> None:
+        """Record this game as headless play does (the same file format and contents)."""
+        from games.replay import GameRecorder
+
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        self.games_started += 1
+        if self.record is None:
+            return
+        path = Path(self.record)
+        if self.games_started > 1:
+            path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
+        config, banner = self.adapter.record_config(self.seat_kinds, self.seed)
+        self.recorder = GameRecorder(path, self.adapter.game_name, config, self.seed, self.state, self.source, [banner])
 
     def human(self, player: int) -> bool:
         return self.seat_kinds[player] == "human"
@@ -106,7 +126,6 @@ class GameWindow:
         clock = ClockObject.get_global_clock()
         dt = min(clock.get_dt(), 0.1)
         self.frame_times.append(clock.get_frame_time())
-        self._drag()
         if self.anim is not None:
             self._advance(dt * self.speed)
             return task.cont
@@ -158,7 +177,7 @@ class GameWindow:
             return
         event = s.chance_event
         self.hud.set_prompt("")
-        label = self.source.outcome(event, s, self.chance_rng)
+        label = (self.recorder or self.source).outcome(event, s, self.chance_rng)
         motion = self.source.motions[-1]
         states = motion.states()
         hidden = self.adapter.hidden_during(s, event)
@@ -218,6 +237,12 @@ class GameWindow:
 
     def _apply(self, action, place: bool = True) -> None:
         self.state.apply(action)
+        if self.recorder is not None:
+            self.recorder.after_action(self.state)
+            if self.state.is_terminal():
+                line = self.adapter.result_line(self.state)
+                self.recorder.finish(self.state, [line] if line else [])
+                self.recorder = None
         self._log_events()
         if place:
             self.adapter.place_pieces(self.app, self.state)
@@ -310,74 +335,21 @@ class GameWindow:
         return tag
 
     # -- input -----------------------------------------------------------------------------
-    def _mouse(self):
-        mw = self.app.base.mouseWatcherNode
-        if mw is not None and mw.has_mouse():
-            m = mw.get_mouse()
-            return float(m.x), float(m.y)
-        return self.pointer
-
     def _bind(self) -> None:
         b = self.app.base
-        cam = self.app.camera
-        keys = {
-            "f1": self._help, "escape": self.quit, "q": self.quit, "n": self.new_game,
-            "space": self.chance_key, "enter": self.pass_key, "c": cam.reset, "home": cam.reset,
-            "f": self._toggle_follow, "[": lambda: self.hud.scroll(3), "]": lambda: self.hud.scroll(-3),
-            "page_up": lambda: self.hud.scroll(3), "page_down": lambda: self.hud.scroll(-3),
-            "=": lambda: cam.zoom(0.9), "+": lambda: cam.zoom(0.9), "-": lambda: cam.zoom(1.1),
-            "wheel_up": lambda: cam.zoom(0.9), "wheel_down": lambda: cam.zoom(1.1),
-            ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5),
-        }
+        self.controls = ViewControls(self.app, self.hud, self.click)
+        self.controls.orbit_keys()
+        keys = {"f1": self._help, "escape": self.quit, "q": self.quit, "n": self.new_game,
+                "space": self.chance_key, "enter": self.pass_key, "f": self._toggle_follow,
+                ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5)}
         for key, fn in keys.items():
             b.accept(key, fn)
-        for key, (dh, dp) in {"arrow_left": (-5, 0), "arrow_right": (5, 0), "arrow_up": (0, 4),
-                              "arrow_down": (0, -4)}.items():
-            b.accept(key, cam.orbit, [dh, dp])
-            b.accept(key + "-repeat", cam.orbit, [dh, dp])
-        for key, (dx, dy) in {"a": (-0.02, 0), "d": (0.02, 0), "w": (0, 0.02), "s": (0, -0.02)}.items():
-            b.accept(key, cam.pan, [dx, dy])
-            b.accept(key + "-repeat", cam.pan, [dx, dy])
         for i in range(1, 10):
             b.accept(str(i), self.choose, [i - 1])
-        b.accept("mouse1", self._press, ["left"])
-        b.accept("mouse1-up", self._release, ["left"])
-        b.accept("mouse3", self._press, ["right"])
-        b.accept("mouse3-up", self._release, ["right"])
-        b.accept("mouse2", self._press, ["middle"])
-        b.accept("mouse2-up", self._release, ["middle"])
         self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
         self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
         self.hud.button("new", "New game  [N]", self.new_game, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
-
-    def _press(self, button: str) -> None:
-        p = self._mouse()
-        if p is not None:
-            self._pointer_down = (button, p, p)
-
-    def _release(self, button: str) -> None:
-        down, self._pointer_down = self._pointer_down, None
-        if down is None or down[0] != button:
-            return
-        p = self._mouse() or down[1]
-        if button == "left" and math.dist(p, down[1]) < 0.01:
-            self.click(*p)
-
-    def _drag(self) -> None:
-        if self._pointer_down is None:
-            return
-        p = self._mouse()
-        if p is None:
-            return
-        button, start, last = self._pointer_down
-        dx, dy = p[0] - last[0], p[1] - last[1]
-        if button in ("left", "right"):
-            self.app.camera.orbit(-dx * 120, -dy * 60)
-        else:
-            d = self.app.camera.distance
-            self.app.camera.pan(-dx * d, -dy * d)
-        self._pointer_down = (button, start, p)
 
     def chance_key(self) -> None:
         s = self.state
@@ -401,7 +373,14 @@ class GameWindow:
     def _help(self) -> None:
         self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
 
+    def close(self) -> None:
+        """Close the recording (a game left unfinished stays readable up to its last turn)."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+
     def quit(self) -> None:
+        self.close()
         close = getattr(self.source, "close", None)
         if close:
             close()

@@ -1,6 +1,7 @@
 """Opening a game in the window, or rendering it offscreen to a PNG (`--screenshot`)."""
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -17,10 +18,11 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int):
+def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, collide: bool = True):
+    """The game's window adapter; collide=False (replays) builds its table for drawing only."""
     if game == "king-of-the-hill":
         from games.king_of_the_hill.view import HillAdapter
-        return HillAdapter(len(seats), variant)
+        return HillAdapter(len(seats), variant, collide=collide)
     if game == "knossos":
         from games.knossos.view import KnossosAdapter
         return KnossosAdapter(len(seats), games_to_win)
@@ -28,7 +30,8 @@ def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int):
 
 
 def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,
-              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None):
+              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None,
+              record: Path | None = None):
     """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
     any window opens."""
     started = time.perf_counter()
@@ -41,13 +44,15 @@ def open_game(game: str, seats: list[str], seed: int, variant: str = "standard",
     except BaseException:
         adapter.close()
         raise
-    controller = GameWindow(app, adapter, seats, seed, pace=pace)
+    controller = GameWindow(app, adapter, seats, seed, pace=pace, record=record)
     controller.started = started
     return app, controller
 
 
 def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_win: int,
-                screenshot: str | None, after_turns: int, size: tuple[int, int], pace: float) -> int:
+                screenshot: str | None, after_turns: int, size: tuple[int, int], pace: float,
+                record: Path | None = None) -> int:
+    """The window (recording to `record` unless None), or with `screenshot` an offscreen picture."""
     if screenshot is not None:
         out = Path(screenshot)
         if not out.parent.is_dir():
@@ -55,7 +60,8 @@ def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_w
         if out.suffix.lower() != ".png":
             raise InputError(f"--screenshot: write a .png file, not {out.name}")
     app, controller = open_game(game, seats, seed, variant, games_to_win, size=size,
-                                offscreen=screenshot is not None, pace=pace)
+                                offscreen=screenshot is not None, pace=pace,
+                                record=None if screenshot is not None else record)
     if screenshot is not None:
         controller.fast_forward(after_turns)
         app.camera.reset()
@@ -65,5 +71,10 @@ def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_w
         controller.adapter.close()
         app.destroy()
         return 0
-    app.base.run()
+    if record is not None:
+        print(f"recording the replay to {record}", file=sys.stderr, flush=True)
+    try:
+        app.base.run()
+    finally:
+        controller.close()
     return 0

@@ -54,40 +54,20 @@ def segments(radius: float) -> int:
     return 8 if radius < 0.003 else 12 if radius < 0.009 else SEGMENTS
 
 
-def _sphere(radius: float) -> trimesh.Trimesh:
-    n = max(12, segments(radius))
-    return trimesh.creation.uv_sphere(radius=radius, count=[n // 2 + 1, n])
+@lru_cache(maxsize=None)
+def _unit_box():
+    return _flat(trimesh.creation.box(extents=[2.0, 2.0, 2.0]))
 
 
-def part_mesh(part: dict) -> tuple[trimesh.Trimesh, bool]:
-    """(mesh in the part's own frame, smooth-shaded?) for one part of a look."""
-    kind = part["kind"]
-    if kind == "box":
-        return trimesh.creation.box(extents=[2 * h for h in part["half"]]), False
-    if kind == "sphere":
-        return _sphere(part["radius"]), True
-    if kind == "cylinder":
-        return trimesh.creation.cylinder(radius=part["radius"], height=part["length"],
-                                         sections=segments(part["radius"])), True
-    if kind == "capsule":
-        n = segments(part["radius"])
-        return trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[n, n]), True
-    if kind == "mesh":
-        if "obj" in part:
-            mesh = _obj(part["obj"])
-            smooth = len(mesh.faces) > 200
-        else:
-            mesh, smooth = trimesh.convex.convex_hull(np.asarray(part["hull"], float)), False
-        scale = part.get("scale", [1.0, 1.0, 1.0])
-        if any(abs(s - 1.0) > 1e-12 for s in scale):
-            mesh = mesh.copy()
-            mesh.vertices = mesh.vertices * np.asarray(scale)
-        return mesh, smooth
-    raise ValueError(f"cannot draw a {kind!r} part")
+@lru_cache(maxsize=None)
+def _unit_sphere(n: int):
+    return _smooth(trimesh.creation.uv_sphere(radius=1.0, count=[n // 2 + 1, n]))
 
 
-def _smooth_cylinder(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Smooth sides, flat caps: split faces by whether their normal is vertical."""
+@lru_cache(maxsize=None)
+def _unit_cylinder(n: int):
+    """Radius 1, height 1 about Z: smooth sides, flat caps."""
+    mesh = trimesh.creation.cylinder(radius=1.0, height=1.0, sections=n)
     cap = np.abs(mesh.face_normals[:, 2]) > 0.99
     v1, n1, f1 = _flat(trimesh.Trimesh(mesh.vertices, mesh.faces[cap], process=False))
     side = trimesh.Trimesh(mesh.vertices, mesh.faces[~cap], process=False)
@@ -95,23 +75,54 @@ def _smooth_cylinder(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.
     radial[:, 2] = 0.0
     norm = np.linalg.norm(radial, axis=1, keepdims=True)
     radial = np.divide(radial, norm, out=np.zeros_like(radial), where=norm > 0)
-    v2, f2 = side.vertices, side.faces
-    return np.vstack([v1, v2]), np.vstack([n1, radial]), np.vstack([f1, f2 + len(v1)])
+    return np.vstack([v1, side.vertices]), np.vstack([n1, radial]), np.vstack([f1, side.faces + len(v1)])
+
+
+def part_arrays(part: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertices, normals, faces) of one part of a look, in the part's own frame. Boxes, spheres
+    and cylinders scale cached unit shapes (building hundreds of parts stays fast)."""
+    kind = part["kind"]
+    if kind == "box":
+        v, n, f = _unit_box()
+        return v * np.asarray(part["half"]), n, f
+    if kind == "sphere":
+        r = part["radius"]
+        v, n, f = _unit_sphere(max(12, segments(r)))
+        return v * r, n, f
+    if kind == "cylinder":
+        r = part["radius"]
+        v, n, f = _unit_cylinder(segments(r))
+        return v * np.array([r, r, part["length"]]), n, f
+    if kind == "capsule":
+        k = segments(part["radius"])
+        return _smooth(trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[k, k]))
+    if kind == "mesh":
+        if "obj" in part:
+            mesh = _obj(part["obj"])
+            smooth = len(mesh.faces) > 200
+        else:
+            mesh, smooth = trimesh.convex.convex_hull(np.asarray(part["hull"], float)), False
+        v, n, f = _smooth(mesh) if smooth else _flat(mesh)
+        scale = np.asarray(part.get("scale", [1.0, 1.0, 1.0]))
+        if np.any(np.abs(scale - 1.0) > 1e-12):
+            v = v * scale
+            n = n / scale
+            n = n / np.linalg.norm(n, axis=1, keepdims=True)
+        return v, n, f
+    raise ValueError(f"cannot draw a {kind!r} part")
 
 
 def track_node(name: str, parts: list[dict]) -> NodePath:
     """One node for a track: all its parts merged into one GeomNode (cheap to draw)."""
     verts, norms, faces, base = [], [], [], 0
     for part in parts:
-        mesh, smooth = part_mesh(part)
-        if part["kind"] == "cylinder":
-            v, n, f = _smooth_cylinder(mesh)
-        else:
-            v, n, f = _smooth(mesh) if smooth else _flat(mesh)
+        v, n, f = part_arrays(part)
         q = part["orn"]
-        rot = trimesh.transformations.quaternion_matrix([q[3], q[0], q[1], q[2]])[:3, :3]
-        verts.append(v @ rot.T + np.asarray(part["pos"]))
-        norms.append(n @ rot.T)
+        if q[3] < 1.0 - 1e-12:
+            rot = trimesh.transformations.quaternion_matrix([q[3], q[0], q[1], q[2]])[:3, :3]
+            v, n = v @ rot.T, n @ rot.T
+        verts.append(v + np.asarray(part["pos"]))
+        norms.append(n)
         faces.append(f + base)
         base += len(v)
     return NodePath(_geom(np.vstack(verts), np.vstack(norms), np.vstack(faces), name))

@@ -20,9 +20,9 @@ class Hud:
         self.ar = ar
         self.status = OnscreenText(text="", pos=(-ar + 0.05, 0.90), scale=0.05, fg=TEXT, align=TextNode.A_left,
                                    mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
-        self.players_frame = DirectFrame(parent=a2d, frameColor=PANEL, frameSize=(-0.62, 0.02, -0.42, 0.06),
+        self.players_frame = DirectFrame(parent=a2d, frameColor=PANEL, frameSize=(-0.78, 0.02, -0.42, 0.06),
                                          pos=(ar - 0.04, 0, 0.88))
-        self.players = OnscreenText(text="", pos=(-0.59, 0.0), scale=0.042, fg=TEXT, align=TextNode.A_left,
+        self.players = OnscreenText(text="", pos=(-0.75, 0.0), scale=0.042, fg=TEXT, align=TextNode.A_left,
                                     mayChange=True, parent=self.players_frame)
         self.log_frame = DirectFrame(parent=a2d, frameColor=PANEL, frameSize=(0, 1.25, 0, 0.06 + 0.045 * log_lines),
                                      pos=(-ar + 0.03, 0, -0.97))
@@ -47,7 +47,7 @@ class Hud:
     def set_players(self, text: str) -> None:
         self.players.setText(text)
         lines = max(1, text.count("\n") + 1)
-        self.players_frame["frameSize"] = (-0.62, 0.02, -0.05 * lines + 0.01, 0.06)
+        self.players_frame["frameSize"] = (-0.78, 0.02, -0.05 * lines + 0.01, 0.06)
 
     def set_prompt(self, text: str) -> None:
         self.prompt.setText(text)

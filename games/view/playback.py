@@ -1,0 +1,346 @@
+"""Playing a replay file back in the window, or writing it out as PNG frames.
+
+Nothing is simulated: the game's table is built for its geometry only (no step is taken), the
+rules state is re-driven from the recorded actions, and the bodies that moved are put at their
+recorded poses. The timeline is the replay's playback time: each chance event lasts its motion
+(or 0.3 s without one), each move MOVE_ANIMATION_S (the piece hops for HOP_SECONDS of it).
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from games.replay import decode_action
+from games.view.controller import HOP_HEIGHT, HOP_SECONDS
+from sim.errors import InputError
+from sim.motion import Motion
+from sim.record import MOVE_ANIMATION_S, ReplayFile
+
+NO_MOTION_S = 0.3          # a chance outcome drawn from a table: a short beat on the timeline
+CHECKPOINT_EVERY = 32      # states kept every this many steps, for seeking
+
+
+@dataclass
+class Step:
+    """One recorded action on the timeline (decoded when first needed)."""
+
+    start: float
+    duration: float
+    turn: int              # index in replay.turns
+    encoded: list
+    chance: str | None
+    motion: int | None     # index into the turn's motions
+    game: str
+    _action: object = None
+
+    @property
+    def action(self):
+        if self._action is None:
+            self._action = decode_action(self.game, self.encoded)
+        return self._action
+
+
+class Timeline:
+    """The recorded actions of a replay, their times, and the state before any of them."""
+
+    def __init__(self, replay: ReplayFile, adapter):
+        self.replay = replay
+        self.adapter = adapter
+        game = replay.header["game"]
+        self.steps: list[Step] = []
+        self.turn_starts: list[int] = []
+        t = 0.0
+        for k, turn in enumerate(replay.turns):
+            self.turn_starts.append(len(self.steps))
+            durations = [m["duration"] for m in turn.log["motions"]]
+            for step in turn.steps:
+                if "action" not in step:
+                    continue
+                motion = step.get("motion")
+                if "chance" in step:
+                    d = durations[motion] if motion is not None else NO_MOTION_S
+                else:
+                    d = MOVE_ANIMATION_S
+                self.steps.append(Step(t, max(d, 1e-3), k, step["action"], step.get("chance"), motion, game))
+                t += max(d, 1e-3)
+        self.duration = t
+        self._starts = [s.start for s in self.steps]
+        self._checkpoints = [adapter.new_state()]     # states before steps 0, CHECKPOINT_EVERY, ... (grown on demand)
+        self._cache: tuple[int, object] | None = None
+        self._motions: dict[tuple[int, int], tuple[Motion, list]] = {}
+
+    def index_at(self, t: float) -> int:
+        """The step playing at time t (len(steps) once the replay has ended)."""
+        if t >= self.duration:
+            return len(self.steps)
+        return max(0, bisect.bisect_right(self._starts, t) - 1)
+
+    @property
+    def final(self):
+        return self.state_before(len(self.steps))
+
+    def state_before(self, i: int):
+        """The rules state just before step i (after every step when i == len(steps)), re-driven
+        from the nearest earlier checkpoint; opening a replay re-drives nothing."""
+        while len(self._checkpoints) <= i // CHECKPOINT_EVERY:
+            k = len(self._checkpoints) - 1
+            state = self._checkpoints[k].clone()
+            for s in self.steps[k * CHECKPOINT_EVERY:(k + 1) * CHECKPOINT_EVERY]:
+                state.apply(s.action)
+            self._checkpoints.append(state)
+        if self._cache is not None and self._cache[0] <= i and i - self._cache[0] < CHECKPOINT_EVERY:
+            j, state = self._cache
+            state = state if j == i else state.clone()
+        else:
+            j = i // CHECKPOINT_EVERY * CHECKPOINT_EVERY
+            state = self._checkpoints[j // CHECKPOINT_EVERY].clone()
+        for s in self.steps[j:i]:
+            state.apply(s.action)
+        self._cache = (i, state)
+        return state
+
+    def motion(self, step: Step) -> tuple[Motion, list] | None:
+        if step.motion is None:
+            return None
+        key = (step.turn, step.motion)
+        if key not in self._motions:
+            m = Motion.from_dict(self.replay.turns[step.turn].motions[step.motion])
+            self._motions[key] = (m, m.states())
+        return self._motions[key]
+
+    def rest_poses(self, i: int) -> dict:
+        """Poses of the bodies left where the last motions before step i put them."""
+        poses: dict = {}
+        for s in reversed(self.steps[:i]):
+            found = self.motion(s)
+            if found is None:
+                continue
+            final = found[0].final()
+            for track, pose in final.items():
+                poses.setdefault(track, pose)
+            if len(poses) >= len(self._moving_tracks()):
+                break
+        return poses
+
+    def _moving_tracks(self) -> set:
+        if not hasattr(self, "_tracks"):
+            self._tracks = set()
+            for turn in self.replay.turns[:4]:
+                for m in turn.motions:
+                    for look in m["looks"].values():
+                        self._tracks.update(look["tracks"])
+        return self._tracks
+
+
+class ReplayWindow:
+    """Plays a Timeline in a TableApp: play/pause, turn steps, scrubbing, speed, free camera."""
+
+    def __init__(self, app, adapter, replay: ReplayFile):
+        self.app, self.adapter, self.replay = app, adapter, replay
+        adapter.build(app)
+        self.timeline = Timeline(replay, adapter)
+        from sim.view.hud import Hud
+        self.hud = Hud(app.base)
+        self.t = 0.0
+        self.speed = 1.0
+        self.playing = True
+        self._shown_events = -1
+        self._hidden: list[str] = []
+        self._bind()
+        self.show(0.0)
+        for warning in replay.warnings:
+            self.hud.log(f"warning: {warning}")
+
+    # -- drawing ---------------------------------------------------------------------------
+    def show(self, t: float) -> None:
+        """Draw the table as it was at playback time t."""
+        tl, app, adapter = self.timeline, self.app, self.adapter
+        self.t = min(max(t, 0.0), tl.duration)
+        i = tl.index_at(self.t)
+        state = tl.state_before(i)
+        for name in self._hidden:
+            app.show_body(name, True)
+        self._hidden = []
+        app.set_poses(tl.rest_poses(i))
+        adapter.place_pieces(app, state)
+        if i < len(tl.steps):
+            step = tl.steps[i]
+            local = self.t - step.start
+            found = tl.motion(step)
+            if found is not None:
+                motion, states = found
+                for name, look in motion.looks.items():
+                    app.add_body(name, look)
+                self._hidden = adapter.hidden_during(state, step.chance)
+                for name in self._hidden:
+                    app.show_body(name, False)
+                k = motion.index_at(local)
+                if k >= 0:
+                    app.set_poses(states[k])
+            elif step.chance is None:
+                self._hop(state, step, local)
+        self._hud(state, i)
+
+    def _hop(self, state, step: Step, local: float) -> None:
+        after = state.clone()
+        after.apply(step.action)
+        a, b = self.adapter.piece_positions(state), self.adapter.piece_positions(after)
+        u = min(1.0, local / HOP_SECONDS)
+        for piece in b:
+            if a.get(piece) != b[piece]:
+                p = [a[piece][k] + (b[piece][k] - a[piece][k]) * u for k in range(3)]
+                p[2] += HOP_HEIGHT * math.sin(math.pi * u)
+                self.adapter.put_piece(self.app, piece, p)
+
+    def _hud(self, state, i: int) -> None:
+        tl = self.timeline
+        if len(state.events) != self._shown_events:
+            self.hud.lines = list(state.events)
+            self.hud.scroll_back = 0
+            self.hud._show_log()
+            self._shown_events = len(state.events)
+        turn = tl.steps[min(i, len(tl.steps) - 1)].turn + 1 if tl.steps else 0
+        mode = "playing" if self.playing else "paused"
+        self.hud.set_status(f"REPLAY {self.replay.path.name} - turn {turn}/{len(self.replay.turns)}  "
+                            f"{self.t:6.1f}/{tl.duration:.1f} s  {self.speed:g}x  {mode}\n{self.adapter.status(state)}")
+        kinds = self.replay.header.get("config", {}).get("seats", ["?"] * 8)
+        self.hud.set_players(self.adapter.players(state, kinds))
+        self.hud.set_banner(self.adapter.result(state) if state.is_terminal() else "")
+        if self._slider is not None and not self._dragging_slider:
+            self._slider["value"] = self.t / max(tl.duration, 1e-9)
+
+    # -- controls --------------------------------------------------------------------------
+    def _bind(self) -> None:
+        from direct.gui.DirectGui import DirectSlider
+
+        from sim.view.controls import ViewControls
+
+        b = self.app.base
+        self.controls = ViewControls(self.app, self.hud)
+        self.controls.orbit_keys(("j", "l", "i", "k"))
+        keys = {"space": self.toggle, "arrow_right": lambda: self.step_turn(1), "arrow_left": lambda: self.step_turn(-1),
+                ".": lambda: self.set_speed(self.speed * 2), ",": lambda: self.set_speed(self.speed / 2),
+                "end": lambda: self.seek(self.timeline.duration), "0": lambda: self.seek(0.0),
+                "escape": self.quit, "q": self.quit, "f1": self._help}
+        for key, fn in keys.items():
+            b.accept(key, fn)
+        self._dragging_slider = False
+        self._slider = DirectSlider(parent=b.aspect2d, range=(0, 1), value=0, pageSize=0.02, scale=0.6,
+                                    pos=(0.15, 0, -0.93), command=self._scrub)
+        self.hud.button("play", "Play / pause  [Space]", self.toggle, 1)
+        self.hud.button("help", "Help  [F1]", self._help, 0)
+        b.task_mgr.add(self._update, "replay-update")
+
+    def _scrub(self) -> None:
+        value = float(self._slider["value"])
+        if abs(value * self.timeline.duration - self.t) > 0.05:
+            self._dragging_slider = True
+            self.show(value * self.timeline.duration)
+            self._dragging_slider = False
+
+    def _update(self, task):
+        from panda3d.core import ClockObject
+
+        dt = min(ClockObject.get_global_clock().get_dt(), 0.1)
+        if self.playing and self.t < self.timeline.duration:
+            self.show(self.t + dt * self.speed)
+        return task.cont
+
+    def toggle(self) -> None:
+        self.playing = not self.playing
+        self.show(self.t)
+
+    def set_speed(self, speed: float) -> None:
+        self.speed = min(8.0, max(0.25, speed))
+        self.show(self.t)
+
+    def seek(self, t: float) -> None:
+        self.show(t)
+
+    def step_turn(self, delta: int) -> None:
+        """Jump to the start of the next (+1) or the previous (-1) turn."""
+        tl = self.timeline
+        if not tl.steps:
+            return
+        turn = tl.steps[min(tl.index_at(self.t), len(tl.steps) - 1)].turn
+        start_of_turn = tl.steps[tl.turn_starts[turn]].start
+        if delta < 0 and self.t - start_of_turn > 0.25:
+            target = turn                      # back to the start of this turn first
+        else:
+            target = min(max(turn + delta, 0), len(tl.turn_starts) - 1)
+        while target < len(tl.turn_starts) - 1 and tl.turn_starts[target] >= len(tl.steps):
+            target += 1
+        self.show(tl.steps[tl.turn_starts[target]].start if tl.turn_starts[target] < len(tl.steps) else tl.duration)
+
+    def _help(self) -> None:
+        self.hud.toggle_help("\n".join(HELP))
+
+    def quit(self) -> None:
+        import sys
+
+        self.adapter.close()
+        self.app.destroy()
+        sys.exit(0)
+
+
+HELP = [
+    "Replay controls",
+    "  Space                 play / pause",
+    "  right / left arrow    next turn / back to the start of this turn (again: previous turn)",
+    "  timeline slider       drag to scrub to any moment",
+    "  . and ,               speed x2 / x0.5 (0.25x-8x)",
+    "  0 / End               the start / the end",
+    "  left/right drag       orbit the camera;  middle drag: pan;  wheel: zoom",
+    "  J L I K               orbit;  W A S D: pan;  + / -: zoom;  C or Home: reset the view",
+    "  [ and ] / PgUp PgDn   scroll the log",
+    "  F1 this help   Esc or Q quit",
+]
+
+
+def replay_config(replay: ReplayFile) -> tuple[str, list[str], str, int]:
+    h = replay.header
+    if h.get("kind") != "game":
+        raise InputError(f"{replay.path}: a recording of device trials has no table to play back; "
+                         f"use --summary or --verify")
+    config = h.get("config", {})
+    seats = list(config.get("seats") or ["ai"] * int(config.get("players", 2)))
+    return h["game"], seats, str(config.get("variant", "standard")), int(config.get("games_to_win", 3))
+
+
+def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
+    """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
+    itself already open)."""
+    from games.view.window import make_adapter
+    from sim.view.app import TableApp
+
+    app = TableApp(size=size, offscreen=offscreen, title=f"tabletop replay - {path.name}")
+    try:
+        started = time.perf_counter()
+        replay = ReplayFile.open(path)
+        game, seats, variant, games_to_win = replay_config(replay)
+        adapter = make_adapter(game, seats, variant, games_to_win, collide=False)
+        window = ReplayWindow(app, adapter, replay)
+        app.base.graphics_engine.render_frame()
+        app.base.graphics_engine.sync_frame()
+    except BaseException:
+        app.destroy()
+        raise
+    return app, window, time.perf_counter() - started
+
+
+def write_frames(path: Path, folder: Path, fps: float, size) -> int:
+    """Render the whole replay offscreen at `fps` frames per second of playback into folder/."""
+    app, window, _ = open_replay(path, size=size, offscreen=True)
+    try:
+        window.playing = False
+        n = int(math.floor(window.timeline.duration * fps)) + 1
+        for k in range(n):
+            window.show(k / fps)
+            app.screenshot(folder / f"frame-{k:05d}.png")
+        return n
+    finally:
+        window.adapter.close()
+        app.destroy()

@@ -1,0 +1,155 @@
+"""Replays played back offscreen: the timeline, seeking, turn steps, speed, motion playback,
+PNG frames, and the time to open a long replay. Skipped where no graphics pipe can open."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("panda3d")
+
+from games.cli import main  # noqa: E402
+from sim.view.app import ViewError  # noqa: E402
+
+TIPPER_TABLE = "docs/results/tipper-10k-seed1.json"
+
+
+@pytest.fixture(scope="module")
+def koth_replay(tmp_path_factory):
+    """A 2-player King of the Hill game: the Tipper from its measured table, every knock into
+    the crater simulated (so the file holds crater motions)."""
+    path = tmp_path_factory.mktemp("rep") / "koth.ttr"
+    assert main(["play", "king-of-the-hill", "--headless", "--seats", "ai,ai", "--seed", "3",
+                 "--outcomes", f"table:{TIPPER_TABLE}", "--record", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def opened():
+    from games.view.playback import open_replay
+
+    made = []
+
+    def make(path, **kw):
+        try:
+            app, window, seconds = open_replay(path, size=(480, 270), offscreen=True)
+        except ViewError as exc:
+            pytest.skip(f"no graphics pipe: {exc}")
+        made.append((app, window))
+        return app, window, seconds
+
+    yield make
+    for app, window in made:
+        window.adapter.close()
+        app.destroy()
+
+
+def test_seek_shows_the_recorded_state(opened, koth_replay):
+    """Seeking anywhere puts every marble where the rules, re-driven from the recorded actions,
+    say it was; the end shows the recorded winner."""
+    app, window, _ = opened(koth_replay)
+    tl = window.timeline
+    assert tl.duration > 10 and len(tl.steps) > 20
+    window.playing = False
+    for frac in (0.9, 0.1, 0.5, 1.0, 0.0):
+        window.seek(frac * tl.duration)
+        i = tl.index_at(window.t)
+        state = tl.state_before(i)
+        if i < len(tl.steps) and tl.steps[i].chance is None and window.t - tl.steps[i].start > 0:
+            continue                       # a marble in mid-hop
+        expected = window.adapter.piece_positions(state)
+        for m, pos in expected.items():
+            node = app.nodes[window.adapter.piece_bodies[m]]
+            assert (node.get_pos() - pos).length() < 1e-6
+    window.seek(tl.duration)
+    assert tl.final.is_terminal() and window.replay.end["result"]["winner"] in window.hud.banner.getText()
+
+
+def test_crater_motion_plays_back(opened, koth_replay):
+    """During a recorded knock the physical marble is drawn at its recorded poses and the game's
+    knocked marble is hidden; after it, the marble sits in its cave's path space."""
+    app, window, _ = opened(koth_replay)
+    tl = window.timeline
+    knocks = [s for s in tl.steps if s.chance == "crater" and s.motion is not None]
+    assert knocks, "the game had no knock into the crater"
+    step = knocks[0]
+    motion, states = tl.motion(step)
+    mid = step.start + motion.duration / 2
+    window.seek(mid)
+    pose = states[motion.index_at(mid - step.start)]["marble"]
+    node = app.nodes["marble"]
+    assert not node.is_hidden() and (node.get_pos() - pose[:3]).length() < 1e-6
+    state = tl.state_before(tl.index_at(mid))
+    assert app.nodes[window.adapter.piece_bodies[state.pending_marble]].is_hidden()
+    window.seek(step.start + step.duration + 1e-3)
+    assert not app.nodes[window.adapter.piece_bodies[state.pending_marble]].is_hidden()
+
+
+def test_turn_steps_speed_and_play(opened, koth_replay):
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, window, _ = opened(koth_replay)
+    tl = window.timeline
+    window.playing = False
+    messenger.send("arrow_right")
+    messenger.send("arrow_right")
+    assert window.t == tl.steps[tl.turn_starts[2]].start
+    messenger.send("arrow_left")
+    assert window.t == tl.steps[tl.turn_starts[1]].start
+    for _ in range(8):
+        messenger.send(".")
+    assert window.speed == 8.0
+    for _ in range(8):
+        messenger.send(",")
+    assert window.speed == 0.25
+    messenger.send("space")
+    assert window.playing
+    t0 = window.t
+    for _ in range(3):
+        app.render_frame()
+    assert window.t >= t0
+    window._slider["value"] = 0.5
+    window._scrub()
+    assert abs(window.t - tl.duration / 2) < 0.1
+
+
+def test_frames_command_writes_pngs(tmp_path, koth_replay):
+    out = tmp_path / "frames"
+    rc = main(["replay", str(koth_replay), "--frames", str(out), "--fps", "0.5", "--size", "160x90"])
+    if rc == 2 and not out.exists():
+        pytest.skip("no graphics pipe")
+    assert rc == 0
+    from sim.record import ReplayFile
+    from games.view.playback import Timeline
+    from games.view.window import make_adapter
+
+    frames = sorted(out.glob("frame-*.png"))
+    adapter = make_adapter("king-of-the-hill", ["ai", "ai"], "standard", 3)
+    try:
+        duration = Timeline(ReplayFile.open(koth_replay), adapter).duration
+    finally:
+        adapter.close()
+    assert len(frames) == int(duration * 0.5) + 1
+    assert frames[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_long_replay_opens_fast(opened, koth_replay, tmp_path):
+    """A replay of about 30 minutes of play (the recorded game's turns written again and again)
+    opens and shows its first frame quickly; the figure is printed for the notes."""
+    from sim.record import TURN, ReplayFile, ReplayWriter, chunk
+
+    src = ReplayFile.open(koth_replay)
+    long = tmp_path / "long.ttr"
+    writer = ReplayWriter(long, src.header)
+    total = 0.0
+    while total < 30 * 60:
+        for turn in src.turns:
+            writer._write(chunk(TURN, turn.payload))
+            total += turn.duration
+    writer.close()
+    started = time.perf_counter()
+    app, window, seconds = opened(long)
+    assert window.timeline.duration >= 30 * 60
+    print(f"30-minute replay ({long.stat().st_size // 1024} KB): first frame {seconds:.2f} s after opening the file "
+          f"({time.perf_counter() - started:.2f} s including opening the window)")
+    assert seconds > 0
