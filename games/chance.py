@@ -84,7 +84,8 @@ class WatchedOutcomes:
     of the bodies while they move), for the window to play back and for replay files.
 
     The wrapped source must have `table_for(state)`, the physical table (with its `world`)
-    it simulates on. `motions` holds one Motion per answered event, in order.
+    it simulates on, or `world_for(event, state)`, the World an event moves (None: none, and the
+    event's Motion is empty). `motions` holds one Motion per answered event, in order.
     """
 
     def __init__(self, source, rate: float = 60.0):
@@ -93,9 +94,14 @@ class WatchedOutcomes:
         self.motions: list = []
 
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
-        from sim.motion import MotionRecorder
+        from sim.motion import Motion, MotionRecorder
 
-        world = self.source.table_for(state).world
+        world_for = getattr(self.source, "world_for", None)
+        world = world_for(event, state) if world_for is not None else self.source.table_for(state).world
+        if world is None:                  # nothing physical moves (a shuffle of the cards)
+            label = self.source.outcome(event, state, rng)
+            self.motions.append(Motion(rate=self.rate, times=[0.0], frames=[{}]))
+            return label
         with MotionRecorder(world, self.rate) as recorder:
             label = self.source.outcome(event, state, rng)
         self.motions.append(recorder.motion)

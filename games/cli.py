@@ -144,7 +144,7 @@ SEAT_KINDS = ("ai", "random", "human")
 def cmd_play(args) -> int:
     if args.game not in GAMES:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
-    if args.game == "king-kong":
+    if args.game == "king-kong" and args.headless:
         from games.king_kong import session
         return session.play_command(args.seats, args.headless, args.seed, args.outcomes)
     seats = [s.strip() for s in args.seats.split(",")]

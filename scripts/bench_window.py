@@ -41,12 +41,12 @@ print(json.dumps({"first_frame_s": first, "frames": len(fps), "median_fps": fps[
                   "p5_fps": fps[len(fps) // 20], "longest_frame_s": max(stalls), "turns": ctrl.state.turn}))
 """
 
-SEATS = {"king-of-the-hill": "ai,ai,ai,ai", "knossos": "ai,ai"}
+SEATS = {"king-of-the-hill": "ai,ai,ai,ai", "knossos": "ai,ai", "king-kong": "ai,ai,ai"}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", default="king-of-the-hill,knossos")
+    ap.add_argument("--games", default="king-of-the-hill,knossos,king-kong")
     ap.add_argument("--sizes", default="1280x720,960x540")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)

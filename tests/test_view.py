@@ -90,7 +90,8 @@ def is_colour(rgb, dominant: int, margin=0.12):
     return all(rgb[dominant] > rgb[k] + margin for k in range(3) if k != dominant)
 
 
-@pytest.mark.parametrize("game,seats,turns", [("king-of-the-hill", ["ai", "ai"], 6), ("knossos", ["ai", "ai"], 6)])
+@pytest.mark.parametrize("game,seats,turns", [("king-of-the-hill", ["ai", "ai"], 6), ("knossos", ["ai", "ai"], 6),
+                                              ("king-kong", ["ai", "ai", "ai"], 4)])
 def test_picture_shows_the_table_and_pieces(open_window, tmp_path, game, seats, turns):
     """After a few turns the picture is not blank: the table fills the middle, and every piece on
     the board shows its own colour where the camera projects it."""
@@ -262,3 +263,39 @@ def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
     assert [line for line in lines if line in ctrl.state.events][:8] == ctrl.state.events[:8]
     result = verify(replay)
     assert result.turns == len(replay.turns)
+
+
+def test_king_kong_menu_roll_click_move(open_window):
+    """King Kong: the human picks "roll the die" from the numbered menu, rolls with Space, clicks
+    the pawn (its reachable spaces light up) and a lit space: the pawn moves there as the rules say."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    from games.king_kong.rules import Move, Phase, Roll
+
+    app, ctrl = open_window("king-kong", ["human", "ai"], seed=4)
+    for _ in range(400):
+        s = ctrl.state
+        if not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN:
+            break
+        if s.is_chance_node():
+            ctrl.chance()
+        else:
+            seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    s = ctrl.state
+    assert s.phase is Phase.TURN and Roll() in ctrl.menu
+    messenger.send(str(ctrl.menu.index(Roll()) + 1))
+    ctrl.finish_animation()
+    assert ctrl.state.chance_event == "die"
+    messenger.send("space")
+    ctrl.finish_animation()
+    s = ctrl.state
+    assert s.phase is Phase.MOVE
+    me = s.current_player
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[me])
+    assert ctrl.selected == me and ctrl.destinations
+    option = next(d for d in ctrl.destinations if isinstance(d.action, Move))
+    click_at(app, ctrl, option.position)
+    ctrl.finish_animation()
+    assert ctrl.state.pos[me] == option.action.to

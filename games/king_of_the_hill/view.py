@@ -202,6 +202,11 @@ class HillAdapter(TableAdapter):
             return "marble"
         return None
 
+    def motion_color(self, state: State, event: str, name: str):
+        if event == "crater" and name == "marble":     # the knocked marble, in its owner's colour
+            return MARBLE_RGB[COLOURS[self.game.owner(state.pending_marble)]]
+        return None
+
     def after_motion(self, app, state: State, event: str, motion) -> None:
         if event == "crater":
             app.show_body("marble", False)    # the physical marble becomes the game's marble in its cave

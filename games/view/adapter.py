@@ -76,6 +76,21 @@ class TableAdapter:
             node = app.nodes[name]
             node.set_color_scale(1.6, 1.6, 1.6, 1) if i == piece else node.clear_color_scale()
 
+    def menu(self, state) -> list:
+        """The current decision's actions that are not a piece going somewhere (roll or fly,
+        end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons."""
+        from games.driver import Pass
+
+        placed = {d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)}
+        return [a for a in state.legal_actions() if a not in placed and a != Pass()]
+
+    def menu_title(self, state) -> str:
+        return "choose:"
+
+    def motion_color(self, state, event: str, name: str):
+        """The colour to draw a body that appears in an event's motion (None: its material's)."""
+        return None
+
     def hidden_during(self, state, event: str) -> list[str]:
         return []
 

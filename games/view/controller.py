@@ -65,6 +65,7 @@ class GameWindow:
         self.anim: Animation | None = None
         self.selected = None
         self.destinations: list[Destination] = []
+        self.menu: list = []
         self._markers = []
         self._wait = 0.0
         self._camera_back = None
@@ -183,6 +184,9 @@ class GameWindow:
         hidden = self.adapter.hidden_during(s, event)
         for name, look in motion.looks.items():
             self.app.add_body(name, look)
+            color = self.adapter.motion_color(s, event, name)
+            if color is not None:
+                self.app.recolor(name, color)
         for name in hidden:
             self.app.show_body(name, False)
         follow_track = self.adapter.follow_track(s, event, motion)
@@ -213,6 +217,7 @@ class GameWindow:
         if self.anim is not None:
             return
         self._clear_selection()
+        self.hud.set_menu("", [])
         before = self.adapter.piece_positions(self.state)
         self._apply(action, place=False)
         after = self.adapter.piece_positions(self.state)
@@ -278,6 +283,8 @@ class GameWindow:
         self.hud.enable("chance", human_chance)
         passing = human_move and s.legal_actions() == [Pass()]
         self.hud.enable("pass", passing)
+        self.menu = a.menu(s) if human_move else []
+        self.hud.set_menu(a.menu_title(s), [(str(action), lambda act=action: self.act(act)) for action in self.menu])
         if s.is_terminal():
             self.hud.set_banner(a.result(s))
             self.hud.set_prompt("press N for a new game")
@@ -319,8 +326,12 @@ class GameWindow:
         return True
 
     def choose(self, index: int) -> None:
-        if 0 <= index < len(self.destinations):
-            self.act(self.destinations[index].action)
+        """Number key n: the n-th lit destination of the selected piece, else the n-th menu choice."""
+        if self.destinations:
+            if 0 <= index < len(self.destinations):
+                self.act(self.destinations[index].action)
+        elif 0 <= index < len(self.menu):
+            self.act(self.menu[index])
 
     def click(self, x: float, y: float) -> str | None:
         """A left click at film coordinates (x, y): select a piece or move to a destination."""

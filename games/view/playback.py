@@ -174,6 +174,9 @@ class ReplayWindow:
                 motion, states = found
                 for name, look in motion.looks.items():
                     app.add_body(name, look)
+                    color = adapter.motion_color(state, step.chance, name)
+                    if color is not None:
+                        app.recolor(name, color)
                 self._hidden = adapter.hidden_during(state, step.chance)
                 for name in self._hidden:
                     app.show_body(name, False)

@@ -26,6 +26,9 @@ def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, c
     if game == "knossos":
         from games.knossos.view import KnossosAdapter
         return KnossosAdapter(len(seats), games_to_win)
+    if game == "king-kong":
+        from games.king_kong.view import KongAdapter
+        return KongAdapter(len(seats))
     raise InputError(f"{game} has no window yet")
 
 

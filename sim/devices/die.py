@@ -274,7 +274,7 @@ class Die(Device):
         pos, orn, lin, ang = state
         body = c.createMultiBody(baseMass=self.mass, baseCollisionShapeIndex=self._die_shape,
                                  basePosition=list(pos), baseOrientation=list(orn))
-        w.add_body(DIE, body, self.die_material)
+        w.add_body(DIE, body, self.die_material, mesh=self.mesh_path)   # the view draws the rounded cube
         c.changeDynamics(body, -1, localInertiaDiagonal=[self.inertia] * 3, collisionMargin=self.edge_radius)
         c.resetBaseVelocity(body, list(lin), list(ang))
 

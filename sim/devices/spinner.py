@@ -253,7 +253,7 @@ class Spinner(Device):
             linkPositions=[[0.0, 0.0, self.clearance - self.post_height / 2]], linkOrientations=[[0, 0, 0, 1]],
             linkInertialFramePositions=[list(self.com)], linkInertialFrameOrientations=[[0, 0, 0, 1]],
             linkParentIndices=[0], linkJointTypes=[pybullet.JOINT_REVOLUTE], linkJointAxis=[[0.0, 0.0, 1.0]])
-        w.add_body(POINTER, body, self.pointer_material, links=(-1, 0))
+        w.add_body(POINTER, body, self.pointer_material, links=(-1, 0), mesh=self.vertices)
         card = w.bodies[CARD]
         for link in (-1, 0):
             c.setCollisionFilterPair(body, card, link, -1, 0)

@@ -248,6 +248,11 @@ class TableApp:
         self.body_tracks[name] = tracks
         return tracks
 
+    def recolor(self, name: str, color) -> None:
+        """Give every track of a body a new colour (the same body drawn for different players)."""
+        for track in self.body_tracks.get(name, ()):
+            self.nodes[track].set_color(*color, 1)
+
     def set_poses(self, poses: dict) -> None:
         """Put tracks at poses; a None pose hides the track."""
         for track, pose in poses.items():

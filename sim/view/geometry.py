@@ -100,6 +100,9 @@ def part_arrays(part: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if "obj" in part:
             mesh = _obj(part["obj"])
             smooth = len(mesh.faces) > 200
+        elif "hull" not in part:
+            raise ValueError("a mesh part with no source: pass mesh= (an OBJ path or hull vertices) to "
+                             "World.add_body for it")
         else:
             mesh, smooth = trimesh.convex.convex_hull(np.asarray(part["hull"], float)), False
         v, n, f = _smooth(mesh) if smooth else _flat(mesh)

@@ -40,6 +40,9 @@ class Hud:
         self.lines: list[str] = []
         self.scroll_back = 0
         self.buttons: dict[str, DirectButton] = {}
+        self.menu: list[DirectButton] = []
+        self.menu_title = OnscreenText(text="", pos=(-ar + 0.05, 0.0), scale=0.045, fg=(1, 1, 0.8, 1),
+                                       align=TextNode.A_left, mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)
@@ -85,6 +88,25 @@ class Hud:
                          text_fg=TEXT, relief=DGG.FLAT, pressEffect=1)
         self.buttons[key] = b
         return b
+
+    def set_menu(self, title: str, items: list[tuple[str, object]]) -> None:
+        """A column of numbered choice buttons above the log (empty: none)."""
+        for b in self.menu:
+            b.destroy()
+        self.menu = []
+        if not items:
+            self.menu_title.setText("")
+            return
+        self.menu_title.setText(title)
+        top = -0.97 + 0.06 + 0.045 * self.log_lines + 0.1 + 0.075 * len(items)
+        for i, (text, command) in enumerate(items):
+            b = DirectButton(parent=self.base.aspect2d, text=f"{i + 1}  {_fit(text, 44)}", scale=0.04,
+                             command=command, pos=(-self.ar + 0.05, 0, top - 0.075 * i), text_align=TextNode.A_left,
+                             frameSize=(-0.3, 24.0, -0.6, 1.1), relief=DGG.FLAT, text_fg=TEXT,
+                             frameColor=((0.16, 0.2, 0.28, 0.9), (0.3, 0.36, 0.5, 0.95), (0.25, 0.3, 0.42, 0.95),
+                                         (0.12, 0.12, 0.14, 0.6)))
+            self.menu.append(b)
+        self.menu_title.setPos(-self.ar + 0.05, top + 0.07)
 
     def enable(self, key: str, on: bool) -> None:
         b = self.buttons.get(key)

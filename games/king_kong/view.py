@@ -1,0 +1,280 @@
+"""King Kong in the window: the board with its twin towers, Kong on his slide, the Attack Team's
+pawns, the die's box lid and the spinner card, from a KongTable; cards and missions in the HUD."""
+from __future__ import annotations
+
+import math
+
+from games.king_kong.ai import SEATS
+from games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
+from games.king_kong.table import BOARD, KONG, KongTable, PhysicsOutcomes, pawn_name
+from games.view.adapter import TableAdapter
+from games.view.controller import Destination
+from sim.scene import look, poses
+from sim.devices.spinner import CARD
+from sim.view.geometry import track_node
+
+PAWN_RGB = {"red": (0.85, 0.12, 0.1), "blue": (0.12, 0.3, 0.85), "green": (0.1, 0.62, 0.2),
+            "yellow": (0.95, 0.8, 0.1), "orange": (0.95, 0.5, 0.1), "purple": (0.55, 0.2, 0.7)}
+BOARD_RGB = (0.32, 0.36, 0.42)          # the towers' steel-grey walls
+WINDOW_RGB = (0.78, 0.84, 0.9)          # window spaces
+ELEVATOR_RGB = (0.55, 0.62, 0.4)
+START_RGB = (0.72, 0.6, 0.4)
+KONG_RGB = (0.28, 0.18, 0.1)
+DIE_RGB = (0.95, 0.93, 0.86)
+SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board, behind the die's lid
+
+
+class KongSource:
+    """The window's King Kong source: shuffles from the Generator, the die, the spinner and Kong's
+    moves simulated; `world_for` tells the recorder which World an event moves (None: nothing)."""
+
+    def __init__(self, table: KongTable):
+        from games.king_kong.play import ShuffleSource
+        from sim.devices.spinner import Spinner
+        from games.devices import default_spec
+
+        self.physics = PhysicsOutcomes()
+        self.physics.table = table
+        self.physics.spinner = Spinner(default_spec("spinner"), origin=SPINNER_ORIGIN)
+        self.shuffled = ShuffleSource(self.physics)
+
+    def table_for(self, state):
+        return self.physics.table
+
+    def world_for(self, event: str, state):
+        if event == "shuffle":
+            return None
+        if event in ("spin-outer", "spin-inner"):
+            return self.physics.spinner.world
+        return self.physics.table.world
+
+    def outcome(self, event: str, state, rng) -> str:
+        return self.shuffled.outcome(event, state, rng)
+
+    def close(self) -> None:
+        if self.physics.spinner is not None:
+            self.physics.spinner.close()
+            self.physics.spinner = None
+
+
+class KongAdapter(TableAdapter):
+    """What the window needs to know about King Kong."""
+
+    title = "King Kong"
+    game_name = "king-kong"
+    chance_button = "Roll / spin  [Space]"
+    seat_kinds = SEATS
+    follow_distance = 0.55
+    help_lines = [
+        "",
+        "King Kong",
+        "  Choose Roll or a Helicopter Ride (numbered buttons), Space rolls the die; click your pawn,",
+        "  then a lit space or groove. Attack a groove named on an Attack Card; after an attack an",
+        "  Escape card moves you away. The spinner's holder spins twice after each round (Space):",
+        "  the outer circle twists Kong, the inner one climbs him; choices appear as buttons.",
+    ]
+
+    def __init__(self, players: int):
+        if not 2 <= players <= len(COLOURS):
+            from sim.errors import InputError
+            raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {players}")
+        self.game = Game(players=players)
+        self.table = KongTable(players, self.game.board, self.game.kong)
+        self.board, self.kong = self.table.board, self.table.kong
+        self.piece_bodies = [pawn_name(i) for i in range(players)]
+        pawn = self.table.physics.pawn
+        self.marker_radius = pawn.base_radius * 1.3
+        self.marker_drop = pawn.com_z
+        self._source: KongSource | None = None
+
+    def physics_source(self):
+        if self._source is None:
+            self._source = KongSource(self.table)
+        return self._source
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._source.close()
+        self.table.close()
+
+    # -- the scene -------------------------------------------------------------------------
+    def build(self, app) -> None:
+        app.floor()
+        colors = {BOARD: BOARD_RGB, KONG: KONG_RGB}
+        for i, name in enumerate(self.piece_bodies):
+            colors[name] = PAWN_RGB[COLOURS[i]]
+        self.add_world_bodies(app, colors)
+        spinner = self.physics_source().physics.spinner
+        for name in spinner.world.bodies:
+            app.add_body(name, look(spinner.world, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
+            app.set_poses(poses(spinner.world, name))
+        for name in (BOARD, "die_lid"):
+            app.casts_no_shadow(app.nodes[name])
+        self._paint(app)
+        self.pickable_pieces(app, self.table.physics.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
+        app.camera.set_home((0.22, -0.02, 0.0), 1.75, 0.0, 62.0)
+
+    def _paint(self, app) -> None:
+        """The towers' art: window spaces, the elevators and Start painted on the board's top."""
+        top = self._board_top()
+        groups = {"window": [], "elevator": [], "start": []}
+        for sp in self.board.spaces:
+            x0, x1, y0, y1 = sp.rect
+            inset = 0.003
+            groups[sp.kind].append({"kind": "box", "half": [(x1 - x0) / 2 - inset, (y1 - y0) / 2 - inset, 0.0004],
+                                    "pos": [(x0 + x1) / 2, (y0 + y1) / 2, top + 0.0004], "orn": [0.0, 0.0, 0.0, 1.0]})
+        for kind, rgb in (("window", WINDOW_RGB), ("elevator", ELEVATOR_RGB), ("start", START_RGB)):
+            if groups[kind]:
+                node = track_node(f"paint-{kind}", groups[kind])
+                node.reparent_to(app.render)
+                node.set_color(*rgb, 1)
+                app.casts_no_shadow(node)
+        for sp in self.board.spaces:
+            if sp.kind == "window" and sp.column == 1 and sp.tower == "L":
+                app.label(str(sp.row), ((sp.rect[0] + sp.rect[1]) / 2 - 0.0, sp.rect[2] + 0.006, top + 0.001),
+                          scale=0.011, color=(0.2, 0.25, 0.3, 1))
+        x0, x1, y0, y1 = self.board.space("start").rect
+        app.label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), scale=0.03, color=(0.3, 0.2, 0.1, 1))
+        for tower in ("L", "R"):
+            sp = self.board.space(f"{tower}-elevator")
+            app.label("elevator", ((sp.rect[0] + sp.rect[1]) / 2, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
+                      scale=0.014, color=(0.15, 0.2, 0.1, 1), heading=90)
+        spinner = self.physics_source().physics.spinner
+        ox, oy, oz = SPINNER_ORIGIN
+        for circle, radius in ((spinner.outer, 0.062), (spinner.inner, 0.036)):
+            for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
+                a = math.radians(circle.start_deg + edge + width / 2)
+                app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
+                          scale=0.009, color=(0.1, 0.1, 0.1, 1), heading=math.degrees(a) - 90)
+
+    def _board_top(self) -> float:
+        x, y = self.board.space("start").centre
+        c = self.table.world.client
+        hit = c.rayTest([x, y, 1.0], [x, y, -1.0])[0]
+        return hit[3][2] if hit[0] >= 0 else 0.0
+
+    # -- pieces ----------------------------------------------------------------------------
+    def pawn_xy(self, state: State) -> dict[int, tuple[float, float]]:
+        """Where each pawn stands: its groove at Kong's pose, or its space (shared spaces spread)."""
+        out, sharing = {}, {}
+        for p in range(state.game.players):
+            if state.groove[p] is not None:
+                out[p] = self.kong.groove_point(state.groove[p], state.climb, state.twist)
+            else:
+                sharing.setdefault(state.pos[p], []).append(p)
+        pawn = self.table.physics.pawn
+        for space, who in sharing.items():
+            sp = self.board.space(space)
+            for k, p in enumerate(who):
+                if sp.kind == "start":
+                    out[p] = self.table.rig.start_spot(p)
+                elif sp.kind == "elevator":
+                    out[p] = self.table._safe_spot(sp, p)
+                else:
+                    cx, cy = sp.centre
+                    dx = (k - (len(who) - 1) / 2) * 2.2 * pawn.base_radius
+                    out[p] = (cx + dx, cy)
+        return out
+
+    def piece_positions(self, state: State) -> dict[int, tuple]:
+        z = self.table.physics.pawn.com_z
+        return {p: (x, y, z) for p, (x, y) in self.pawn_xy(state).items()}
+
+    def place_pieces(self, app, state: State) -> None:
+        super().place_pieces(app, state)
+        rig = self.table.rig
+        rig.set_pose(state.climb, state.twist)
+        app.set_poses(poses(self.table.world, KONG))
+
+    def destinations(self, state: State, piece: int) -> list[Destination]:
+        if state.is_terminal() or state.is_chance_node() or piece != state.current:
+            return []
+        z = self.table.physics.pawn.com_z
+        out, seen = [], set()
+        for action in state.legal_actions():
+            if isinstance(action, (Move, Fly, Escape)):
+                key = (type(action).__name__, action.to)
+                x, y = self.board.space(action.to).centre
+                text = {"Move": "", "Fly": "fly ", "Escape": "escape "}[type(action).__name__] + action.to
+            elif isinstance(action, Attack):
+                key = ("Attack", action.groove)
+                x, y = self.kong.groove_point(action.groove, state.climb, state.twist)
+                text = f"attack {action.groove.replace('_', ' ')}"
+            else:
+                continue
+            if key not in seen:
+                seen.add(key)
+                out.append(Destination(action, (x, y, z), text))
+        return out
+
+    # -- chance ----------------------------------------------------------------------------
+    def needs_gesture(self, state: State) -> bool:
+        return state.chance_event in ("die", "spin-outer", "spin-inner")
+
+    def motion_color(self, state: State, event: str, name: str):
+        return DIE_RGB if name == "die" else None
+
+    def follow_track(self, state: State, event: str, motion) -> str | None:
+        if event == "kong-move":
+            return f"{KONG}:1"
+        return None
+
+    # -- text ------------------------------------------------------------------------------
+    def status(self, state: State) -> str:
+        if state.is_terminal():
+            return f"King Kong - game over after round {state.round}"
+        who = COLOURS[state.chance_player if state.is_chance_node() else state.current]
+        doing = {Phase.SHUFFLE: "- the cards are shuffled", Phase.ORDER: "rolls for the first turn",
+                 Phase.SPIN_OUTER: "spins the outer circle (twist)", Phase.TWIST: "chooses Kong's twist",
+                 Phase.SPIN_INNER: "spins the inner circle (climb)", Phase.CLIMB: "chooses Kong's climb",
+                 Phase.KONG_MOVE: "- Kong moves", Phase.SAFETY_NET: "decides on a Safety Net",
+                 Phase.DISCARD: "discards", Phase.TURN: "rolls or flies", Phase.DIE: "rolls the die",
+                 Phase.MOVE: f"moves (die: {state.roll})", Phase.ATTACK: "may attack",
+                 Phase.ESCAPE: "may escape"}.get(state.phase, str(state.phase))
+        return (f"King Kong - round {state.round}, Kong at notch {state.climb}/{self.kong.top}: "
+                f"{who} {doing}")
+
+    def players(self, state: State, kinds) -> str:
+        deck = self.game.deck
+        lines = []
+        for p in range(state.game.players):
+            where = state.groove[p].replace("_", " ") if state.groove[p] else state.pos[p]
+            hand = ", ".join(_short(deck, c) for c in state.hands[p]) if kinds[p] == "human" \
+                else f"{len(state.hands[p])} cards"
+            kept = len(state.kept[p])
+            spinner = " (spinner)" if p == state.spinner else ""
+            lines.append(f"{COLOURS[p]:6s} {kinds[p]:6s} missions {kept}  {where}{spinner}\n       {hand}")
+        return "\n".join(lines)
+
+    def menu_title(self, state: State) -> str:
+        return {Phase.TURN: "roll or fly:", Phase.TWIST: "twist Kong:", Phase.CLIMB: "climb:",
+                Phase.SAFETY_NET: "Safety Net?", Phase.DISCARD: "discard:", Phase.ATTACK: "attack?",
+                Phase.ESCAPE: "escape?"}.get(state.phase, "choose:")
+
+    def record_config(self, seats, seed: int) -> tuple[dict, str]:
+        banner = f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes physics"
+        return {"players": len(seats), "seats": list(seats), "outcomes": "physics"}, banner
+
+    def result_line(self, state: State) -> str | None:
+        return None
+
+    def result(self, state: State) -> str:
+        if state.kong_won:
+            return "King Kong reaches the top and wins!"
+        names = " and ".join(COLOURS[p] for p in state.winners)
+        return f"{names} {'share the victory' if len(state.winners) > 1 else 'wins'}!"
+
+    def chance_prompt(self, state: State) -> str:
+        who = COLOURS[state.chance_player]
+        if state.chance_event == "die":
+            return f"{who}: press Space to roll the die"
+        return f"{who}: press Space to spin the spinner ({'outer' if state.chance_event == 'spin-outer' else 'inner'} circle)"
+
+    def move_prompt(self, state: State) -> str:
+        if state.phase is Phase.MOVE:
+            return f"{COLOURS[state.current]}: die {state.roll} - click your pawn, then a lit space"
+        return f"{COLOURS[state.current]}: choose (numbered buttons, or click your pawn)"
+
+
+def _short(deck, card: int) -> str:
+    return str(deck.cards[card])
