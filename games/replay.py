@@ -85,10 +85,34 @@ def _knossos_turn_over(state) -> bool:
     return state.phase in (Phase.THROW, Phase.OVER)
 
 
+def _kk_actions() -> dict:
+    from games.king_kong import rules as r
+    return {"roll": r.Roll, "fly": r.Fly, "move": r.Move, "attack": r.Attack, "escape": r.Escape,
+            "end": r.EndTurn, "twist": r.Twist, "climb": r.Climb, "net": r.SafetyNet, "decline": r.Decline,
+            "discard": r.Discard, "pass": Pass, "outcome": ChanceOutcome}
+
+
+def _kk_game(config: dict):
+    from games.king_kong.rules import Game
+    return Game(players=int(config["players"]))
+
+
+def _kk_physics():
+    from games.king_kong.source import KongSource
+    return KongSource()
+
+
+def _kk_turn_over(state) -> bool:
+    from games.king_kong.rules import Phase
+    return state.phase in (Phase.TURN, Phase.OVER)
+
+
 GAMES: dict[str, GameEntry] = {
     "king-of-the-hill": GameEntry(_koth_actions, _koth_game, _koth_physics, _koth_turn_over,
                                   ("red", "blue", "green", "yellow")),
     "knossos": GameEntry(_knossos_actions, _knossos_game, _knossos_physics, _knossos_turn_over, ("red", "blue")),
+    "king-kong": GameEntry(_kk_actions, _kk_game, _kk_physics, _kk_turn_over,
+                           ("red", "blue", "green", "yellow", "orange", "purple")),
 }
 
 
@@ -107,6 +131,22 @@ def encode_action(game: str, action) -> list:
     raise ValueError(f"{action!r} is not a {game} action")
 
 
+def _winner(entry: GameEntry, state) -> str | None:
+    """The result's winner: a colour, several joined by "+" (a shared King Kong victory), "kong"."""
+    if getattr(state, "kong_won", False):
+        return "kong"
+    winners = getattr(state, "winners", None)
+    if winners:
+        return "+".join(entry.colours[p] for p in winners)
+    winner = getattr(state, "winner", None)
+    return None if winner is None else entry.colours[winner]
+
+
+def _plain_field(v) -> bool:
+    """An action's stored field: a number, a name, or a list of numbers (King Kong's discards)."""
+    return isinstance(v, (int, str)) or (isinstance(v, list) and all(isinstance(x, int) for x in v))
+
+
 def decode_action(game: str, encoded):
     """The action object of a stored [tag, *fields]; InputError when it is not one."""
     actions = _entry(game).actions()
@@ -114,9 +154,9 @@ def decode_action(game: str, encoded):
         tag, *values = encoded
         cls = actions[tag]
         fields = dataclasses.fields(cls)
-        if len(values) != len(fields) or not all(isinstance(v, (int, str)) for v in values):
+        if len(values) != len(fields) or not all(_plain_field(v) for v in values):
             raise ValueError
-        return cls(*values)
+        return cls(*(tuple(v) if isinstance(v, list) else v for v in values))
     except (ValueError, TypeError, KeyError):
         raise InputError(f"corrupt replay: {encoded!r} is not a {game} action") from None
 
@@ -227,7 +267,7 @@ class GameRecorder:
             self._steps, self._motions = [], []
 
     def finish(self, state, lines: list[str]) -> None:
-        winner = None if state.winner is None else self.entry.colours[state.winner]
+        winner = _winner(self.entry, state)
         self.writer.finish({"lines": lines, "result": {"winner": winner, "turns": state.turn}})
 
     def close(self) -> None:
@@ -462,7 +502,7 @@ def verify(replay: ReplayFile) -> Verified:
                                      f"the replay says {step.get('events')}")
                 seen = len(state.events)
         if replay.end is not None:
-            winner = None if state.winner is None else entry.colours[state.winner]
+            winner = _winner(entry, state)
             if replay.end.get("result", {}).get("winner") != winner:
                 raise Divergence(f"the result differs: the replay says {replay.end.get('result')}, "
                                  f"the re-driven game ends with winner {winner}")

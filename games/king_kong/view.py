@@ -6,7 +6,8 @@ import math
 
 from games.king_kong.ai import SEATS
 from games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
-from games.king_kong.table import BOARD, KONG, KongTable, PhysicsOutcomes, pawn_name
+from games.king_kong.source import SPINNER_ORIGIN, KongSource
+from games.king_kong.table import BOARD, KONG, KongTable, pawn_name
 from games.view.adapter import TableAdapter
 from games.view.controller import Destination
 from sim.scene import look, poses
@@ -21,40 +22,6 @@ ELEVATOR_RGB = (0.55, 0.62, 0.4)
 START_RGB = (0.72, 0.6, 0.4)
 KONG_RGB = (0.28, 0.18, 0.1)
 DIE_RGB = (0.95, 0.93, 0.86)
-SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board, behind the die's lid
-
-
-class KongSource:
-    """The window's King Kong source: shuffles from the Generator, the die, the spinner and Kong's
-    moves simulated; `world_for` tells the recorder which World an event moves (None: nothing)."""
-
-    def __init__(self, table: KongTable):
-        from games.king_kong.play import ShuffleSource
-        from sim.devices.spinner import Spinner
-        from games.devices import default_spec
-
-        self.physics = PhysicsOutcomes()
-        self.physics.table = table
-        self.physics.spinner = Spinner(default_spec("spinner"), origin=SPINNER_ORIGIN)
-        self.shuffled = ShuffleSource(self.physics)
-
-    def table_for(self, state):
-        return self.physics.table
-
-    def world_for(self, event: str, state):
-        if event == "shuffle":
-            return None
-        if event in ("spin-outer", "spin-inner"):
-            return self.physics.spinner.world
-        return self.physics.table.world
-
-    def outcome(self, event: str, state, rng) -> str:
-        return self.shuffled.outcome(event, state, rng)
-
-    def close(self) -> None:
-        if self.physics.spinner is not None:
-            self.physics.spinner.close()
-            self.physics.spinner = None
 
 
 class KongAdapter(TableAdapter):
@@ -86,6 +53,8 @@ class KongAdapter(TableAdapter):
         self.marker_radius = pawn.base_radius * 1.3
         self.marker_drop = pawn.com_z
         self._source: KongSource | None = None
+        self._kong_cache: dict[tuple[int, int], dict] = {}
+        self._pose_table: KongTable | None = None
 
     def physics_source(self):
         if self._source is None:
@@ -93,9 +62,12 @@ class KongAdapter(TableAdapter):
         return self._source
 
     def close(self) -> None:
+        if self._pose_table is not None:
+            self._pose_table.close()
         if self._source is not None:
-            self._source.close()
-        self.table.close()
+            self._source.close()         # closes the table too
+        else:
+            self.table.close()
 
     # -- the scene -------------------------------------------------------------------------
     def build(self, app) -> None:
@@ -182,9 +154,18 @@ class KongAdapter(TableAdapter):
 
     def place_pieces(self, app, state: State) -> None:
         super().place_pieces(app, state)
-        rig = self.table.rig
-        rig.set_pose(state.climb, state.twist)
-        app.set_poses(poses(self.table.world, KONG))
+        app.set_poses(self.kong_poses(state.climb, state.twist))
+
+    def kong_poses(self, climb: int, twist: int) -> dict:
+        """The poses of Kong's slide and figure at (climb, twist) notches, read off a second rig
+        kept for drawing: the table the physics runs on is never touched by the view."""
+        key = (climb, twist)
+        if key not in self._kong_cache:
+            if self._pose_table is None:
+                self._pose_table = KongTable(self.game.players, self.board, self.kong)
+            self._pose_table.rig.set_pose(climb, twist)
+            self._kong_cache[key] = poses(self._pose_table.world, KONG)
+        return self._kong_cache[key]
 
     def destinations(self, state: State, piece: int) -> list[Destination]:
         if state.is_terminal() or state.is_chance_node() or piece != state.current:
