@@ -43,6 +43,7 @@ from sim.bullet import pybullet
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
 from sim.materials import load_materials, pick_material
+from sim.parts import add_open_box
 from sim.meshes import cached_mesh, load_mesh
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
@@ -218,23 +219,8 @@ class Die(Device):
     # -- geometry ---------------------------------------------------------------------------
     def _build_lid(self) -> None:
         """The lid: one static compound of boxes (floor, four walls), floor top at the origin."""
-        c = self.world.client
-        hx, hy, wt, wh, ft = self.half_x, self.half_y, self.wall_thickness, self.wall_height, self.floor_thickness
-        boxes = [((hx + wt, hy + wt, ft / 2), (0.0, 0.0, -ft / 2))]
-        if wh > 0:
-            hz = (wh + ft) / 2
-            zc = (wh - ft) / 2
-            boxes += [((wt / 2, hy + wt, hz), (hx + wt / 2, 0.0, zc)), ((wt / 2, hy + wt, hz), (-hx - wt / 2, 0.0, zc)),
-                      ((hx, wt / 2, hz), (0.0, hy + wt / 2, zc)), ((hx, wt / 2, hz), (0.0, -hy - wt / 2, zc))]
-        shape = c.createCollisionShapeArray(
-            [pybullet.GEOM_BOX] * len(boxes), halfExtents=[list(h) for h, _ in boxes],
-            collisionFramePositions=[list(p) for _, p in boxes])
-        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=list(self.origin))
-        self.world.add_body(LID, body, self.lid_material)
-        ox, oy, oz = self.origin
-        # the die's centre outside the lid's footprint and below its wall tops has left over a wall;
-        # one below the floor has passed through it
-        self._bounds = (ox - hx - wt, ox + hx + wt, oy - hy - wt, oy + hy + wt, oz + wh, oz - 0.01)
+        self._bounds = add_open_box(self.world, LID, self.origin, self.half_x, self.half_y, self.wall_thickness,
+                                    self.wall_height, self.floor_thickness, self.lid_material)
 
     @property
     def labels(self) -> tuple[str, ...]:
