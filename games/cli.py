@@ -146,7 +146,8 @@ def cmd_play(args) -> int:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
     if args.game == "king-kong" and args.headless:
         from games.king_kong import session
-        return session.play_command(args.seats, args.headless, args.seed, args.outcomes)
+        return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
+                                    _record_path(args, args.game))
     seats = [s.strip() for s in args.seats.split(",")]
     unknown = [s for s in seats if s not in SEAT_KINDS]
     if unknown:

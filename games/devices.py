@@ -33,6 +33,9 @@ DEVICES: dict[str, DeviceEntry] = {
     "spinner": DeviceEntry("sim.devices.spinner:Spinner", "king_kong/spinner.toml",
                            "King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
                            "climb in the circles block)"),
+    "kong-knockover": DeviceEntry("games.king_kong.knockover:KongKnockover", "king_kong/knockover.toml",
+                                  "King Kong's move among the Attack Team: a pawn in a groove or beside his path "
+                                  "standing, knocked over or pushed out (by_group: <where>/<twist>)"),
 }
 
 

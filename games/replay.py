@@ -451,10 +451,14 @@ def verify(replay: ReplayFile) -> Verified:
         game = entry.make_game(config)
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{replay.path}: corrupt replay: its header has no usable game config ({exc})") from None
+    outcomes = config.get("outcomes", "physics")
+    tables = config.get("tables")
+    if outcomes != "physics" and not tables:
+        raise InputError(f"{replay.path}: this game's chance came from --outcomes {outcomes}, which cannot be "
+                         f"re-simulated; only physics games and measured-table games can be verified")
     state = game.new_initial_state()
     physics = entry.physics()
     watched = WatchedOutcomes(physics, float(header.get("motion_rate", MOTION_RATE)))
-    tables = config.get("tables")
     source = TableOutcomes(tables, fallback=watched) if tables else watched
     chance_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1])
     chances = frames = 0

@@ -1,5 +1,5 @@
 """`tabletop play king-kong --headless`: whole games from the uniform stand-in and from saved
-estimates, determinism, bad input."""
+estimates, determinism, bad input (physics games, the default: tests/test_kk_table.py)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from games.cli import main
 
 
 def play(*args):
-    return subprocess.run([sys.executable, "-m", "games.cli", "play", "king-kong", "--headless", *args],
+    return subprocess.run([sys.executable, "-m", "games.cli", "play", "king-kong", "--headless", "--no-record", *args],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -42,13 +42,12 @@ def test_a_game_from_saved_estimates(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--seats", "ai,ai,ai"], "the King Kong physics is not built yet; use --outcomes table:"),
-    (["--seats", "ai,ai", "--outcomes", "physics"], "the King Kong physics is not built yet"),
     (["--seats", "ai", "--outcomes", "uniform"], "King Kong needs 2-6 seats, not 1"),
     (["--seats", ",".join(["ai"] * 7), "--outcomes", "uniform"], "King Kong needs 2-6 seats, not 7"),
     (["--seats", "ai,wizard", "--outcomes", "uniform"], "unknown seat kind 'wizard'"),
-    (["--seats", "ai,human", "--outcomes", "uniform"], "no 3D window yet"),
-    (["--outcomes", "coins"], "expected uniform or table:DIE.json,SPINNER.json,KNOCK.json"),
+    (["--seats", "ai,human", "--outcomes", "uniform"], "a human seat needs the window"),
+    (["--outcomes", "coins"], "expected physics, uniform or table:DIE.json,SPINNER.json,KNOCK.json"),
+    (["--seats", "ai,ai", "--outcomes", "table:"], "expected physics, uniform or table:"),
     (["--outcomes", "table:/nonexistent/die.json"], "outcome table not found"),
     (["--seed", "-1", "--outcomes", "uniform"], "must be 0 or more"),
 ])
@@ -56,11 +55,6 @@ def test_bad_king_kong_input(capsys, args, message):
     assert main(["play", "king-kong", "--headless", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
-
-
-def test_without_headless_there_is_no_window_yet(capsys):
-    assert main(["play", "king-kong", "--seats", "ai,ai", "--outcomes", "uniform"]) == 2
-    assert "no 3D window yet" in capsys.readouterr().err
 
 
 def test_the_king_kong_rules_load_no_physics_and_no_view():

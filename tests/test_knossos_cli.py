@@ -38,7 +38,7 @@ def test_a_match_prints_each_throw_each_game_and_the_match_winner(sticks_table):
     (["play", "knossos", "--headless", "--games-to-win", "0"], "--games-to-win: must be at least 1"),
     (["play", "knossos", "--headless", "--outcomes", "coins"], "expected physics or table:"),
     (["play", "knossos", "--headless", "--seats", "ai,wizard"], "unknown seat kind 'wizard'"),
-    (["play", "king-kong", "--headless"], "the King Kong physics is not built yet"),
+    (["play", "king-kong", "--headless", "--outcomes", "coins"], "expected physics, uniform or table:"),
 ])
 def test_bad_knossos_input(capsys, args, message):
     assert main(args) == 2

@@ -2,7 +2,7 @@
 it, a tampered outcome or pose is caught and named, and the same seed records the same bytes.
 
 Physics games are short on purpose: a 2-player King of the Hill (about 15 s to play, as much to
-verify) and a one-game Knossos match (about 3 s)."""
+verify), a one-game Knossos match (about 3 s) and a 3-player King Kong game (about 7 s)."""
 from __future__ import annotations
 
 import contextlib
@@ -57,7 +57,24 @@ def koth_tables(tmp_path_factory):
     return path, record(path, "king-of-the-hill", "--seats", "ai,random,ai", "--seed", "3", "--outcomes", outcomes)
 
 
-@pytest.mark.parametrize("name", ["knossos", "koth", "koth_tables"])
+@pytest.fixture(scope="module")
+def king_kong(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kong") / "game.ttr"
+    return path, record(path, "king-kong", "--seats", "ai,ai,ai", "--seed", "1")
+
+
+def test_a_stand_in_chance_game_records_but_cannot_be_verified(tmp_path):
+    """King Kong's `--outcomes uniform` stand-in is recorded and summarized; verify refuses it in
+    one line (nothing physical to re-simulate)."""
+    path = tmp_path / "uniform.ttr"
+    printed = record(path, "king-kong", "--seats", "ai,random", "--seed", "2", "--outcomes", "uniform")
+    rc, out, err = run("replay", path, "--summary")
+    assert rc == 0 and out == printed
+    rc, out, err = run("replay", path, "--verify")
+    assert rc == 2 and "cannot be re-simulated" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["knossos", "koth", "koth_tables", "king_kong"])
 def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
     path, printed = request.getfixturevalue(name)
     rc, out, err = run("replay", path, "--summary")

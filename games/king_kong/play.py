@@ -9,12 +9,16 @@ A spinner estimate gives the outer circle in "probabilities" and both circles in
 "OUTER/INNER" pairs, or one file per circle ("device": "spin-outer" / "spin-inner"), works too.
 
 A kong-knockover estimate is a `tabletop estimate` JSON file with "device": "kong-knockover" and
-"by_group": {GROUP: {FATE: p or {"p": p}}}, FATE one of standing, knocked, pushed. A GROUP is
+"by_group": {GROUP: {FATE: p or {"p": p}}}, FATE one of standing, knocked, pushed (or an estimate's
+group blocks, {GROUP: {"labelled": n, "probabilities": {FATE: {"p": p}}}}, and its "by_place" and
+"by_twist" blocks, read as groups "<where>", "groove" and "groove/<twist>"). A GROUP is
 "<where>/<twist>" or just "<where>": <where> is a groove (left_hand, right_hand, left_foot,
 right_foot), "groove" (any groove) or "adjacent" (a pawn on a window space near Kong's path);
-<twist> is the twist of the move, "0", "L1".."L6" or "R1".."R6". A pawn's fate is drawn from the
-first group found among "<groove or adjacent>/<twist>", "<groove or adjacent>", then (for a pawn
-in a groove) "groove/<twist>" and "groove", and last the file's overall "probabilities".
+<twist> is the twist of the move, "0", "L1".."L11" or "R1".."R11" (a "return to up" may go the
+long way round). A pawn's fate is drawn from the
+first group found among "<groove or adjacent>/<twist>", (for a pawn in a groove) "groove/<twist>",
+"<groove or adjacent>", (in a groove) "groove", and last the file's overall "probabilities": the
+twist says more about a pawn's fate than which groove it is in.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ __all__ = ["play_game", "ShuffleSource", "KnockoverTable", "uniform_source", "ta
            "UNIFORM_KNOCKOVER"]
 
 KNOCKOVER_DEVICE = "kong-knockover"
+MIN_GROUP_LABELLED = 20        # an estimate's group with fewer labelled trials falls back to a wider group
 SPINNER_SEPARATORS = ("/", "|", "+")
 # The stand-in's fixed knock-over rates (invented, not measured): a pawn in a groove is dragged by
 # Kong's hand or foot; a pawn beside his path is only brushed.
@@ -86,9 +91,8 @@ class KnockoverTable:
 
     def fate_probabilities(self, risk, twist_key: str) -> np.ndarray:
         """P(standing, knocked, pushed) for a pawn at risk (an AtRisk) in a move with this twist."""
-        keys = [f"{risk.group}/{twist_key}", risk.group]
-        if risk.in_groove:
-            keys += [f"groove/{twist_key}", "groove"]
+        keys = [f"{risk.group}/{twist_key}"]
+        keys += [f"groove/{twist_key}", risk.group, "groove"] if risk.in_groove else [risk.group]
         for key in keys:
             if key in self.groups:
                 return self.groups[key]
@@ -121,9 +125,11 @@ def load_knockover_table(path: str | Path) -> tuple[dict[str, dict[str, float]],
     path = Path(path)
     try:
         data = json.loads(path.read_text())
-        raw = data["by_group"]
-        by_group = {str(g): {str(f): float(v["p"] if isinstance(v, dict) else v) for f, v in probs.items()}
-                    for g, probs in raw.items()}
+        raw = dict(data.get("by_place", {}))   # `tabletop estimate kong-knockover`: fates by place, any twist,
+        raw.update(data.get("by_twist", {}))   # and for any groove by twist
+        raw.update(data["by_group"])
+        by_group = {str(g): {str(f): float(v["p"] if isinstance(v, dict) else v) for f, v in fates.items()}
+                    for g, fates in ((g, _fates_of(probs)) for g, probs in raw.items()) if fates is not None}
         overall = ({str(f): float(v["p"] if isinstance(v, dict) else v) for f, v in data["probabilities"].items()}
                    if "probabilities" in data else None)
     except FileNotFoundError:
@@ -136,9 +142,19 @@ def load_knockover_table(path: str | Path) -> tuple[dict[str, dict[str, float]],
             raise InputError(f"{path}: by_group.{group}: unknown fate {bad[0]!r}; fates are {', '.join(FATES)}")
         if not probs or min(probs.values()) < 0 or sum(probs.values()) <= 0:
             raise InputError(f"{path}: by_group.{group}: its probabilities are empty or invalid")
-    if not by_group:
+    if not by_group and not overall:
         raise InputError(f"{path}: by_group is empty")
     return by_group, overall
+
+
+def _fates_of(group: dict) -> dict:
+    """A group's fate probabilities: {FATE: p} as written by hand, or an estimate's group block
+    ({"trials", "labelled", "counts", "probabilities": {FATE: {"p", "ci95"}}}); None for an estimate's
+    group with fewer than MIN_GROUP_LABELLED labelled trials (left out: too few to say, the lookup
+    falls back to a wider group)."""
+    if "probabilities" in group and isinstance(group["probabilities"], dict):
+        return group["probabilities"] if group.get("labelled", MIN_GROUP_LABELLED) >= MIN_GROUP_LABELLED else None
+    return group
 
 
 def spinner_tables(device: str, probs: dict[str, float], path) -> dict[str, dict[str, float]]:
