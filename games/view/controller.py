@@ -77,7 +77,7 @@ class GameWindow:
         self.hud = Hud(app.base)
         self._bind()
         self.new_game()
-        app.base.taskMgr.add(self._update, "game-update")
+        app.add_task(self._update, "game-update")
 
     # -- game lifetime ---------------------------------------------------------------------
     def new_game(self) -> None:

@@ -235,7 +235,7 @@ class ReplayWindow:
                                     pos=(0.15, 0, -0.93), command=self._scrub)
         self.hud.button("play", "Play / pause  [Space]", self.toggle, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
-        b.task_mgr.add(self._update, "replay-update")
+        self.app.add_task(self._update, "replay-update")
 
     def _scrub(self) -> None:
         value = float(self._slider["value"])

@@ -156,6 +156,7 @@ class TableApp:
         if shadows is None:
             shadows = offscreen or not self.software_renderer()
         self._lights(shadows)
+        self._tasks: list = []
         self.nodes: dict[str, NodePath] = {}       # track -> node
         self.body_tracks: dict[str, list[str]] = {}
         self._pick_nodes: dict[str, NodePath] = {}
@@ -357,5 +358,16 @@ class TableApp:
         os.replace(tmp, path)
         return path
 
+    def add_task(self, fn, name: str):
+        """A per-frame task of this window; removed with it (Panda3D's task manager is global)."""
+        task = self.base.task_mgr.add(fn, name)
+        self._tasks.append(task)
+        return task
+
     def destroy(self) -> None:
+        """Close the window, its tasks and its key bindings, so that a next TableApp starts clean."""
+        for task in self._tasks:
+            self.base.task_mgr.remove(task)
+        self._tasks = []
+        self.base.ignore_all()
         self.base.destroy()

@@ -31,7 +31,7 @@ class ViewControls:
         for button, event in (("left", "mouse1"), ("right", "mouse3"), ("middle", "mouse2")):
             b.accept(event, self._press, [button])
             b.accept(event + "-up", self._release, [button])
-        b.task_mgr.add(self._drag_task, "view-controls-drag")
+        app.add_task(self._drag_task, "view-controls-drag")
 
     def orbit_keys(self, keys=("arrow_left", "arrow_right", "arrow_up", "arrow_down")) -> None:
         """Bind the arrow keys (or others) to orbiting the camera."""
