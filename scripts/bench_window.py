@@ -5,7 +5,8 @@
 
 For each game and size it starts a fresh process that opens the window, plays an all-AI game
 with no pause between actions (so chance events - tilts, knocks, throws - are simulated and
-played back one after another: live physics the whole time), and reports the median frames per
+played back one after another: live physics the whole time), after --skip-turns unwatched turns,
+and reports the median frames per
 second over the run, the 5th percentile, the longest frame (the one that simulates an event),
 and the time from the process start to the first frame drawn (meshes already cached).
 """
@@ -26,6 +27,7 @@ app, ctrl = open_game(sys.argv[2], sys.argv[3].split(","), seed=int(sys.argv[4])
                       offscreen=False, pace=0.0)
 app.base.graphicsEngine.render_frame()
 first = time.time() - t0
+ctrl.fast_forward(int(sys.argv[7]))
 ctrl.frame_times.clear()
 end = time.perf_counter() + float(sys.argv[6])
 stalls = []
@@ -50,6 +52,9 @@ def main() -> int:
     ap.add_argument("--sizes", default="1280x720,960x540")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip-turns", type=int, default=8,
+                    help="turns played (unwatched) before measuring, so the run sees moves and knocks, "
+                         "not only the opening's tilts for turn order (default 8)")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
     if not os.environ.get("DISPLAY"):
@@ -59,7 +64,7 @@ def main() -> int:
     for game in args.games.split(","):
         for size in args.sizes.split(","):
             r = subprocess.run([sys.executable, "-c", CHILD, repr(time.time()), game, SEATS[game], str(args.seed),
-                                size, str(args.seconds)], capture_output=True, text=True)
+                                size, str(args.seconds), str(args.skip_turns)], capture_output=True, text=True)
             if r.returncode != 0:
                 print(r.stderr[-2000:], file=sys.stderr)
                 return 1

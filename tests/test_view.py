@@ -98,7 +98,9 @@ def test_picture_shows_the_table_and_pieces(open_window, tmp_path, game, seats, 
     app, ctrl = open_window(game, seats)
     ctrl.fast_forward(turns)
     app.camera.reset()
+    app.base.aspect2d.hide()            # the table itself: no HUD panel in front of a piece
     at, img = pixels(app, tmp_path / "shot.png")
+    app.base.aspect2d.show()            # (Panda3D keeps aspect2d from one ShowBase to the next)
     grid = [at(x / 10, y / 10) for x in range(-9, 10, 3) for y in range(-9, 10, 3)]
     spread = max(max(c) for c in grid) - min(min(c) for c in grid)
     assert spread > 0.3, "the picture is (nearly) one colour"

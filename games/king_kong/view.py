@@ -82,6 +82,7 @@ class KongAdapter(TableAdapter):
             app.set_poses(poses(spinner.world, name))
         for name in (BOARD, "die_lid"):
             app.casts_no_shadow(app.nodes[name])
+            app.draw_late(app.nodes[name])
         self._paint(app)
         self.pickable_pieces(app, self.table.physics.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
         app.camera.set_home((0.22, -0.02, 0.0), 1.75, 0.0, 62.0)

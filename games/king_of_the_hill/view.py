@@ -17,14 +17,14 @@ from panda3d.core import TransparencyAttrib
 
 from sim.meshes import cached_mesh, grid_surface
 from sim.scene import look, top_heights
-from sim.view.geometry import arrow, disc, track_node
+from sim.view.geometry import arrow, flat_disc, track_node
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
               "yellow": (0.96, 0.82, 0.10)}
 HILL_RGB = (0.52, 0.62, 0.36)
 TIPPER_RGB = (0.92, 0.62, 0.12)
 BALL_RGB = (0.85, 0.85, 0.88)
-SKIN_STEP = 0.004       # grid of the hill's drawn skin (m): 15k triangles, cheap on a software renderer
+SKIN_STEP = 0.0065      # grid of the hill's drawn skin over the crater (m): 6k triangles in all, cheap to draw
 
 
 def _normal(x: float, y: float, h: float = 1e-3) -> tuple[float, float, float]:
@@ -74,6 +74,9 @@ class HillAdapter(TableAdapter):
         self._add_tray(app, look(world, "tray"))
         self.add_world_bodies(app, colors, skip=("hill",))
         app.casts_no_shadow(app.nodes["table"])
+        app.draw_early(app.nodes["hill"], 0)
+        app.draw_early(app.nodes["tray:0"], 1)
+        app.draw_late(app.nodes["table"], 0)
         self.pickable_pieces(app, self.radius * 1.4)
         self._decorate(app)
         app.camera.set_home((0.0, -0.14, 0.0), 1.2, 0.0, 55.0)
@@ -100,15 +103,15 @@ class HillAdapter(TableAdapter):
         world = self.table.world
         crater = self.table.crater
         half = crater.base_size / 2 + 0.002
-        params = {"hill": str(crater.mesh_path), "half": half, "step": SKIN_STEP, "grid": "crater-fine-2"}
+        params = {"hill": str(crater.mesh_path), "half": half, "step": SKIN_STEP, "grid": "crater-fine-3"}
 
         def build():
             if "hill" not in world.bodies:           # a view-only table: load the hill to cast rays at it
                 world.add_static_mesh("hill", crater.mesh_path, crater.hill_material)
             # fine over the crater, coarse over the mesa's plain slopes (the seats are drawn on top)
             inner = crater.outer_radius + 2 * SKIN_STEP
-            edge = np.array([0.160, 0.164, 0.168, 0.1705, 0.173, 0.175, half])     # the skirt, sampled finely
-            outer = np.concatenate([np.linspace(inner, 0.160, 8), edge])
+            edge = np.array([0.166, 0.170, 0.1735, 0.175, half])     # the skirt, sampled finely
+            outer = np.concatenate([np.linspace(inner, 0.160, 5), edge])
             xs = ys = np.unique(np.round(np.concatenate([-outer, np.arange(-inner, inner, SKIN_STEP), outer]), 6))
             z = top_heights(world, "hill", xs, ys, ground=-0.001)
             X, Y = np.meshgrid(xs, ys)
@@ -133,9 +136,9 @@ class HillAdapter(TableAdapter):
         for i, (x, y, z) in enumerate(b.path_positions):
             if i in b.edge_spaces:
                 continue
-            seat = disc(r * 0.95, 0.0015, f"seat-{i}")
+            seat = flat_disc(r * 0.95, f"seat-{i}")
             seat.reparent_to(decor)
-            seat.set_pos(x, y, z - r - 0.0004)
+            seat.set_pos(x, y, z - r + 0.0008)
             seat.look_at(seat.get_pos() + _normal(x, y), (0, 0, 1))
             seat.set_p(seat.get_p() - 90)
             seat.set_color(0.36, 0.45, 0.24, 1)

@@ -51,6 +51,7 @@ class KnossosAdapter(TableAdapter):
         self.add_world_bodies(app, colors)
         for name in ("board", "sticks_tray"):
             app.casts_no_shadow(app.nodes[name])
+            app.draw_late(app.nodes[name])
         self.pickable_pieces(app, PIECE_RADIUS * 1.3)
         self._decorate(app)
         app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 60.0)

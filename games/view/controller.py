@@ -74,6 +74,7 @@ class GameWindow:
         self.recorder = None
         self.games_started = 0
         adapter.build(app)
+        app.freeze_labels()
         self.hud = Hud(app.base)
         self._bind()
         self.new_game()

@@ -141,6 +141,7 @@ class ReplayWindow:
     def __init__(self, app, adapter, replay: ReplayFile):
         self.app, self.adapter, self.replay = app, adapter, replay
         adapter.build(app)
+        app.freeze_labels()
         self.timeline = Timeline(replay, adapter)
         from sim.view.hud import Hud
         self.hud = Hud(app.base)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from panda3d.core import (AmbientLight, ColorWriteAttrib, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
+from panda3d.core import (AmbientLight, ColorWriteAttrib, CullBinEnums, CullBinManager, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
                           CollisionNode, CollisionRay, CollisionSphere, CollisionTraverser, DirectionalLight,
                           Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
                           Vec3, loadPrcFileData)
@@ -146,6 +146,10 @@ class TableApp:
             raise ViewError("the 3D window could not open (no graphics pipe); run it with --headless")
         self.size = size
         self.offscreen = offscreen
+        bins = CullBinManager.get_global_ptr()
+        for name, sort in (("early", 15), ("late", 25)):      # around "opaque" (20), before "transparent" (30)
+            if bins.find_bin(name) < 0:
+                bins.add_bin(name, CullBinEnums.BT_fixed, sort)
         b = self.base
         b.disableMouse()
         b.setBackgroundColor(0.16, 0.18, 0.22, 1)
@@ -157,6 +161,8 @@ class TableApp:
             shadows = offscreen or not self.software_renderer()
         self._lights(shadows)
         self._tasks: list = []
+        self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
+        self.labels.hide(SHADOW_MASK)
         self.nodes: dict[str, NodePath] = {}       # track -> node
         self.body_tracks: dict[str, list[str]] = {}
         self._pick_nodes: dict[str, NodePath] = {}
@@ -208,6 +214,16 @@ class TableApp:
         r.set_material(_material(DEFAULT_LOOK))
         r.set_shader(scene_shader(shadows))
 
+    def draw_early(self, node: NodePath, order: int = 0) -> None:
+        """Draw a large part before the ordinary opaque ones (the hill, a board): what it hides
+        is then rejected by the depth test instead of being shaded and overdrawn."""
+        node.set_bin("early", order)
+
+    def draw_late(self, node: NodePath, order: int = 0) -> None:
+        """Draw a large background surface (a table top, the floor) after every other opaque part,
+        for the same reason."""
+        node.set_bin("late", order)
+
     def casts_no_shadow(self, node: NodePath) -> None:
         """Leave a large static part (a hill, a board, a table) out of the shadow pass: it still
         receives shadows; only the small moving things cast them, which keeps the pass cheap."""
@@ -224,6 +240,7 @@ class TableApp:
         node.set_shader_off(1)         # a plain cloth: unlit, almost free to fill the background
         node.set_light_off(1)
         node.hide(SHADOW_MASK)
+        self.draw_late(node, 10)
         return node
 
     def add_body(self, name: str, look: dict, color=None, texture: Texture | None = None) -> list[str]:
@@ -279,7 +296,7 @@ class TableApp:
         tn.set_text_color(*color)
         tn.set_shadow(0.04, 0.04)
         tn.set_shadow_color(0, 0, 0, 0.8)
-        node = (parent or self.render).attach_new_node(tn)
+        node = (parent or self.labels).attach_new_node(tn.generate())
         node.set_scale(scale)
         node.set_pos(*pos)
         node.set_light_off(1)
@@ -290,6 +307,11 @@ class TableApp:
             node.set_billboard_point_eye()
         node.set_depth_offset(2)
         return node
+
+    def freeze_labels(self) -> None:
+        """Merge the table's fixed labels into as few draws as their textures allow (a software
+        renderer pays per draw); call once the table is built."""
+        self.labels.flatten_strong()
 
     def texture(self, rgb, name: str) -> Texture:
         """A texture from an (h, w, 3) float array in 0..1, row 0 at the top (board art, grain)."""

@@ -143,6 +143,15 @@ def disc(radius: float, height: float, name: str = "disc") -> NodePath:
                               "pos": [0.0, 0.0, height / 2], "orn": [0.0, 0.0, 0.0, 1.0]}])
 
 
+def flat_disc(radius: float, name: str = "disc") -> NodePath:
+    """A flat disc on z=0 facing up, segments(radius) sided (seat marks painted on a surface)."""
+    n = segments(radius)
+    a = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    v = np.vstack([[0.0, 0.0, 0.0], np.column_stack([radius * np.cos(a), radius * np.sin(a), np.zeros(n)])])
+    faces = np.array([(0, 1 + k, 1 + (k + 1) % n) for k in range(n)])
+    return NodePath(_geom(v, np.tile([0.0, 0.0, 1.0], (len(v), 1)), faces, name))
+
+
 def arrow(length: float, width: float, name: str = "arrow") -> NodePath:
     """A flat arrow on z=0 pointing along +X, facing up (edge-space arrows)."""
     w, half, head = width / 2, length / 2, length * 0.45

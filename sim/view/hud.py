@@ -5,7 +5,7 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
-PANEL = (0.05, 0.06, 0.08, 0.72)
+PANEL = (0.05, 0.06, 0.08, 1.0)     # opaque: blending a large panel costs a software renderer dearly
 TEXT = (0.95, 0.95, 0.92, 1)
 
 
