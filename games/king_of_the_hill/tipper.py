@@ -31,7 +31,7 @@ from sim.errors import SpecError
 from sim.materials import Material, load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
-from sim.spec import Table, load_toml
+from sim.spec import Table
 from sim.world import World
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
@@ -101,11 +101,7 @@ class Tipper(Device):
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
-        self.origin = tuple(float(v) for v in origin)
-        self.attach_world(world, self.timestep, self.solver_iterations)
+        self.setup(spec_path, overrides, world, origin)
         self._build_shape()
         self._tray: int | None = None
         self._active = False

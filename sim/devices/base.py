@@ -80,6 +80,19 @@ class Device(abc.ABC):
         """Device-specific figures for the result JSON, from the records' `extra` fields."""
         return {}
 
+    def setup(self, spec_path, overrides, world, origin=(0.0, 0.0, 0.0)):
+        """The common start of a device built from a spec at a pose: read and validate the spec
+        (the subclass's `_load`), then join `world` or make one of its own; returns the World."""
+        from pathlib import Path
+
+        from sim.spec import load_toml
+
+        self.spec_path = Path(spec_path)
+        self.overrides = tuple(overrides)
+        self._load(load_toml(self.spec_path, self.overrides))
+        self.origin = tuple(float(v) for v in origin)
+        return self.attach_world(world, self.timestep, self.solver_iterations)
+
     def attach_world(self, world, timestep: float, solver_iterations: int):
         """Build into a shared World (its timestep must be the spec's) or into a new one the
         device owns and closes; sets and returns `self.world`."""

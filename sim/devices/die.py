@@ -47,7 +47,7 @@ from sim.parts import add_open_box
 from sim.meshes import cached_mesh, load_mesh
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
-from sim.spec import Table, load_toml
+from sim.spec import Table
 from sim.stats import wilson_interval
 from sim.world import World
 
@@ -146,11 +146,7 @@ class Die(Device):
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the lid into `world` (a new one of its own when None) with its floor centre at `origin`."""
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
-        self.origin = tuple(float(v) for v in origin)
-        self.attach_world(world, self.timestep, self.solver_iterations)
+        self.setup(spec_path, overrides, world, origin)
         self._build_lid()
         h = self.size / 2 - self.edge_radius
         self._die_shape = self.world.client.createCollisionShape(

@@ -53,7 +53,7 @@ from sim.errors import SpecError
 from sim.materials import load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import SettleRule
-from sim.spec import Table, load_toml
+from sim.spec import Table
 from sim.stats import wilson_interval
 from sim.world import World
 
@@ -155,11 +155,7 @@ class Spinner(Device):
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the card and post into `world` (a new one of its own when None) with the card's
         top centre at `origin`."""
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
-        self.origin = tuple(float(v) for v in origin)
-        self.attach_world(world, self.timestep, self.solver_iterations)
+        self.setup(spec_path, overrides, world, origin)
         self._build_card()
         self._add_pointer()
 

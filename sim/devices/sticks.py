@@ -45,7 +45,7 @@ from sim.parts import add_open_box
 from sim.materials import load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
-from sim.spec import Table, load_toml
+from sim.spec import Table
 from sim.stats import wilson_interval
 from sim.world import World
 
@@ -138,11 +138,7 @@ class ThrowSticks(Device):
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the tray into `world` (a new one of its own when None) with its floor centre at `origin`."""
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
-        self.origin = tuple(float(v) for v in origin)
-        self.attach_world(world, self.timestep, self.solver_iterations)
+        self.setup(spec_path, overrides, world, origin)
         self._build_tray()
         c = self.world.client
         self._stick_vertices = half_cylinder_vertices(self.length, self.radius, self.segments)
