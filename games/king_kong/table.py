@@ -680,7 +680,7 @@ class KongTable:
             sp = board.space(space)
             if not sp.is_window:
                 for p in who:
-                    rig.put(p, self._safe_spot(sp, p), (sp.rect,))
+                    rig.put(p, self.safe_spot(sp, p), (sp.rect,))
                 continue
             cx, cy = sp.centre
             for p, (dx, dy) in zip(who, spread(len(who), self.physics.pawn.base_radius)):
@@ -693,7 +693,7 @@ class KongTable:
                     near.append(p)
         return sorted(near)
 
-    def _safe_spot(self, space, p: int) -> tuple[float, float]:
+    def safe_spot(self, space, p: int) -> tuple[float, float]:
         """Start and the elevators are long spaces, far from Kong: pawns stand along them by seat."""
         x0, x1, y0, y1 = space.rect
         if space.kind == "start":

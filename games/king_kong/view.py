@@ -142,7 +142,7 @@ class KongAdapter(TableAdapter):
                 if sp.kind == "start":
                     out[p] = self.table.rig.start_spot(p)
                 elif sp.kind == "elevator":
-                    out[p] = self.table._safe_spot(sp, p)
+                    out[p] = self.table.safe_spot(sp, p)
                 else:
                     cx, cy = sp.centre
                     dx = (k - (len(who) - 1) / 2) * 2.2 * pawn.base_radius

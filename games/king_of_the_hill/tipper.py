@@ -492,7 +492,7 @@ class Tipper(Device):
         return self._outside(self.ball_in_tray())
 
     # -- bodies -----------------------------------------------------------------------------
-    def _slot_rest_point(self, end: str, label: str):
+    def slot_rest_point(self, end: str, label: str):
         """Tray-frame point where a ball rests in the pocket of a slot at an end."""
         i = self.slot_order.index(label)
         y0, y1 = self._slot_spans()[i]
@@ -532,7 +532,7 @@ class Tipper(Device):
         c.resetJointState(tray, 0, q0, 0.0)
         self._hold(q0)
         w.add_sphere("ball", self.ball_radius, self.ball_material,
-                     self._tray_to_world(self._slot_rest_point(end, label), q0))
+                     self._tray_to_world(self.slot_rest_point(end, label), q0))
         self._active = True
 
     # -- motor ------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ class HillAdapter(TableAdapter):
         if tray is not None:
             for end in ("A", "B"):
                 for label in tipper.slot_order:
-                    p = tipper._slot_rest_point(end, label)
+                    p = tipper.slot_rest_point(end, label)
                     app.label(label, (p[0] + (0.014 if end == "B" else -0.014), p[1], p[2] - tipper.pivot_height + 0.004),
                               scale=0.008, color=(0.1, 0.1, 0.1, 1), parent=tray, heading=90)
         for p in range(self.game.players):
