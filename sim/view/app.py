@@ -130,6 +130,7 @@ class TableApp:
             "audio-library-name null",
             "sync-video false",
             "notify-level-display error",
+            "print-pipe-types false",
             "notify-level-device fatal",
             "notify-level-egldisplay fatal",
             "framebuffer-multisample 0",
