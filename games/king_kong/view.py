@@ -22,6 +22,9 @@ ELEVATOR_RGB = (0.55, 0.62, 0.4)
 START_RGB = (0.72, 0.6, 0.4)
 KONG_RGB = (0.28, 0.18, 0.1)
 DIE_RGB = (0.95, 0.93, 0.86)
+PIPS = {"1": [(0, 0)], "2": [(-1, -1), (1, 1)], "3": [(-1, -1), (0, 0), (1, 1)],
+        "4": [(-1, -1), (-1, 1), (1, -1), (1, 1)], "5": [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
+        "6": [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
 
 
 class KongAdapter(TableAdapter):
@@ -192,6 +195,29 @@ class KongAdapter(TableAdapter):
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:
         return state.chance_event in ("die", "spin-outer", "spin-inner")
+
+    def decorate_body(self, app, name: str) -> None:
+        """The die's pips, on the faces its spec labels (+X, -X, +Y, -Y, +Z, -Z)."""
+        if name != "die":
+            return
+        die = self.table.die
+        half, step, r = die.size / 2 + 0.0001, 0.27 * die.size, 0.075 * die.size
+        c = math.sqrt(0.5)
+        turn = {"+x": (0, c, 0, c), "-x": (0, -c, 0, c), "+y": (-c, 0, 0, c), "-y": (c, 0, 0, c),
+                "+z": (0, 0, 0, 1), "-z": (1, 0, 0, 0)}
+        parts = []
+        for axis, label in zip(("+x", "-x", "+y", "-y", "+z", "-z"), die.faces):
+            normal = {"x": 0, "y": 1, "z": 2}[axis[1]]
+            sign = 1.0 if axis[0] == "+" else -1.0
+            others = [k for k in range(3) if k != normal]
+            for u, v in PIPS[label]:
+                pos = [0.0, 0.0, 0.0]
+                pos[normal] = sign * half
+                pos[others[0]], pos[others[1]] = u * step, v * step
+                parts.append({"kind": "cylinder", "radius": r, "length": 0.0004, "pos": pos, "orn": list(turn[axis])})
+        pips = track_node("die-pips", parts)
+        pips.reparent_to(app.nodes["die"])
+        pips.set_color(0.08, 0.08, 0.1, 1)
 
     def motion_color(self, state: State, event: str, name: str):
         return DIE_RGB if name == "die" else None

@@ -87,6 +87,9 @@ class TableAdapter:
     def menu_title(self, state) -> str:
         return "choose:"
 
+    def decorate_body(self, app, name: str) -> None:
+        """Add marks to a body that first appears in a motion (a die's pips); drawn with it."""
+
     def motion_color(self, state, event: str, name: str):
         """The colour to draw a body that appears in an event's motion (None: its material's)."""
         return None

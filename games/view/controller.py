@@ -188,6 +188,8 @@ class GameWindow:
             color = self.adapter.motion_color(s, event, name)
             if color is not None:
                 self.app.recolor(name, color)
+        for name in self.app.take_new_bodies():
+            self.adapter.decorate_body(self.app, name)
         for name in hidden:
             self.app.show_body(name, False)
         follow_track = self.adapter.follow_track(s, event, motion)

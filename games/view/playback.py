@@ -178,6 +178,8 @@ class ReplayWindow:
                     color = adapter.motion_color(state, step.chance, name)
                     if color is not None:
                         app.recolor(name, color)
+                for name in app.take_new_bodies():
+                    adapter.decorate_body(app, name)
                 self._hidden = adapter.hidden_during(state, step.chance)
                 for name in self._hidden:
                     app.show_body(name, False)

@@ -162,6 +162,7 @@ class TableApp:
             shadows = offscreen or not self.software_renderer()
         self._lights(shadows)
         self._tasks: list = []
+        self._new_bodies: list[str] = []
         self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
         self.labels.hide(SHADOW_MASK)
         self.nodes: dict[str, NodePath] = {}       # track -> node
@@ -246,9 +247,11 @@ class TableApp:
 
     def add_body(self, name: str, look: dict, color=None, texture: Texture | None = None) -> list[str]:
         """Nodes for every track of a body's look (sim.scene.look), coloured by its material
-        unless `color` overrides it. Returns the body's track names."""
+        unless `color` overrides it. Returns the body's track names (take_new_bodies lists the
+        bodies drawn for the first time)."""
         if name in self.body_tracks:
             return self.body_tracks[name]
+        self._new_bodies.append(name)
         base = LOOKS.get(look.get("material") or "", DEFAULT_LOOK)
         vis = Look(tuple(color), base.specular, base.shininess, base.alpha) if color else base
         tracks = []
@@ -266,6 +269,11 @@ class TableApp:
             tracks.append(track)
         self.body_tracks[name] = tracks
         return tracks
+
+    def take_new_bodies(self) -> list[str]:
+        """The bodies drawn for the first time since the last call."""
+        new, self._new_bodies = self._new_bodies, []
+        return new
 
     def recolor(self, name: str, color) -> None:
         """Give every track of a body a new colour (the same body drawn for different players)."""
