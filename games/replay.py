@@ -284,6 +284,35 @@ def open_recorder(record: Path | None, game: str, config: dict, seed: int, state
     return recorder
 
 
+def play_recorded(name: str, game, players, source, seed: int, banner: str, config: dict, record: Path | None,
+                  result_lines: Callable, max_turns: int = 20000):
+    """A headless game of any game here: print the banner and every log line, record the replay to
+    `record` (None: none) as it goes, print `result_lines(final)` and close the source; returns
+    the final state."""
+    from games.driver import drive
+
+    print(banner, flush=True)
+    recorder = None
+    try:
+        recorder = open_recorder(record, name, config, seed, game.new_initial_state(), source, [banner])
+        final = drive(game.new_initial_state(), players, recorder or source, seed,
+                      lambda line: print(line, flush=True), max_turns,
+                      recorder.after_action if recorder else None)
+        lines = result_lines(final)
+        for line in lines:
+            print(line)
+        if recorder:
+            recorder.finish(final, lines)
+    finally:
+        if recorder:
+            recorder.close()
+        close = getattr(source, "close", None)
+        if close:
+            close()
+    sys.stdout.flush()
+    return final
+
+
 # -- trials of a device -------------------------------------------------------------------------
 def _plain(value):
     """JSON-able copy of a reading (numpy numbers and arrays become floats and lists)."""

@@ -1,11 +1,10 @@
 """Headless King Kong games for the command line: seats, outcome source, log."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from games.king_kong.ai import SEATS
-from games.king_kong.play import UNIFORM_DESCRIPTION, play_game, table_source, uniform_source
+from games.king_kong.play import UNIFORM_DESCRIPTION, table_source, uniform_source
 from games.king_kong.rules import COLOURS, Game
 from sim.errors import InputError
 
@@ -29,7 +28,7 @@ def make_source(spec: str):
 
 def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | None = None) -> int:
     """Play to the end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import open_recorder
+    from games.replay import play_recorded
 
     if not 2 <= len(seats) <= len(COLOURS):
         raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {len(seats)}")
@@ -39,22 +38,9 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
     described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
     banner = (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
               f"outcomes {described}")
-    print(banner, flush=True)
-    recorder = None
-    try:
-        config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
-        recorder = open_recorder(record, "king-kong", config, seed, game.new_initial_state(), source, [banner])
-        final = play_game(game, players, recorder or source, seed, on_event=lambda line: print(line, flush=True),
-                          after_action=recorder.after_action if recorder else None)
-        line = result_line(final)
-        print(line)
-        if recorder:
-            recorder.finish(final, [line])
-    finally:
-        if recorder:
-            recorder.close()
-        source.close()
-    sys.stdout.flush()
+    config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
+    play_recorded("king-kong", game, players, source, seed, banner, config, record,
+                  lambda final: [result_line(final)], max_turns=5000)
     return 0
 
 

@@ -1,12 +1,10 @@
 """Headless King of the Hill sessions for the command line: seats, outcome source, log."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from games.chance import OutcomeSource, TableOutcomes
 from games.king_of_the_hill.ai import SEATS
-from games.king_of_the_hill.play import play_game
 from games.king_of_the_hill.rules import COLOURS, Game, Variant
 from sim.errors import InputError
 
@@ -44,29 +42,14 @@ def make_source(spec: str) -> OutcomeSource:
 
 def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None) -> int:
     """Play to the end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import open_recorder
+    from games.replay import play_recorded
 
     game = make_game(len(seats), variant)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
     banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
               f"seed {seed}, outcomes {outcomes}")
-    print(banner, flush=True)
-    recorder = None
-    try:
-        config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
-        recorder = open_recorder(record, "king-of-the-hill", config, seed, game.new_initial_state(), source, [banner])
-        final = play_game(game, players, recorder or source, seed, on_event=lambda line: print(line, flush=True),
-                          after_action=recorder.after_action if recorder else None)
-        result = f"winner: {COLOURS[final.winner]} after {final.turn} turns"
-        print(result)
-        if recorder:
-            recorder.finish(final, [result])
-    finally:
-        if recorder:
-            recorder.close()
-        close = getattr(source, "close", None)
-        if close:
-            close()
-    sys.stdout.flush()
+    config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
+    play_recorded("king-of-the-hill", game, players, source, seed, banner, config, record,
+                  lambda final: [f"winner: {COLOURS[final.winner]} after {final.turn} turns"], max_turns=5000)
     return 0

@@ -1,12 +1,10 @@
 """Headless Knossos matches for the command line: seats, outcome source, log."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from games.chance import OutcomeSource, TableOutcomes
 from games.knossos.ai import SEATS
-from games.knossos.play import play_match
 from games.knossos.rules import COLOURS, Game
 from sim.errors import InputError
 
@@ -34,27 +32,13 @@ def make_source(spec: str) -> OutcomeSource:
 
 def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None) -> int:
     """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import open_recorder
+    from games.replay import play_recorded
 
     game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
     banner = (f"Knossos (Hillbom), first to {games_to_win}, seats "
               f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
-    print(banner, flush=True)
-    recorder = None
-    try:
-        config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
-        recorder = open_recorder(record, "knossos", config, seed, game.new_initial_state(), source, [banner])
-        final = play_match(game, players, recorder or source, seed, on_event=lambda line: print(line, flush=True),
-                           after_action=recorder.after_action if recorder else None)
-        if recorder:
-            recorder.finish(final, [])
-    finally:
-        if recorder:
-            recorder.close()
-        close = getattr(source, "close", None)
-        if close:
-            close()
-    sys.stdout.flush()
+    config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
+    play_recorded("knossos", game, players, source, seed, banner, config, record, lambda final: [])
     return 0
