@@ -4,6 +4,8 @@
                 [--variant special-two-player] [--outcomes physics|table:FILE.json[,FILE.json]]
   tabletop play knossos --headless --seats ai,ai --seed S [--games-to-win 3] [--outcomes physics|table:FILE.json]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
+                    [--sensitivity [--sensitivity-trials M]] [--uncertainty]
+  tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
   tabletop bench [--trials N] [--out FILE.json]
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written.
@@ -86,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--quiet", action="store_true", help="no progress bar")
     est.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
                      help="override a physical parameter of the spec (e.g. knock.speed=[0.3,0.7], "
-                          "materials.glass.friction=0.3); repeatable")
+                          "materials.pairs.glass/polystyrene.friction=0.3); repeatable")
     est.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="run the trials on this Dask cluster instead of local processes (pip install -e '.[dist]')")
     est.add_argument("--plot", type=Path, metavar="FILE.png",
@@ -101,6 +103,29 @@ def build_parser() -> argparse.ArgumentParser:
                      help="record the first K trials (pose frames and outcomes) as a replay")
     est.add_argument("--record", type=Path, metavar="FILE.ttr",
                      help="with --record-trials: the replay file (default: replays/DEVICE-seedS-trials-DATE-TIME.ttr)")
+    est.add_argument("--sensitivity", action="store_true",
+                     help="run the trial seeds again with each material pair value and gesture range at the low "
+                          "and at the high end of its range: each label's change of p, and its model band")
+    est.add_argument("--sensitivity-trials", type=_positive_int, default=None, metavar="M",
+                     help="with --sensitivity: use only the first M trial seeds for those runs (default: all)")
+    est.add_argument("--uncertainty", action="store_true",
+                     help="run the trial seeds again with every material pair value drawn per trial from its "
+                          "range: the mixture's odds and each value's correlation with each label")
+
+    conv = sub.add_parser("converge", help="check that a device's odds hold with refined numerics "
+                                           "(time step, solver iterations, mesh, settle rule)")
+    conv.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    conv.add_argument("--trials", type=_positive_int, default=1000, help="trials of each run (default 1000)")
+    conv.add_argument("--seed", type=_seed, default=0, help="the runs' seed (default 0)")
+    conv.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    conv.add_argument("--out", type=Path, help="write the checks as JSON to this file")
+    conv.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    conv.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                      help="override a physical parameter of the spec, as for estimate; repeatable")
+    conv.add_argument("--only", metavar="NAME,NAME",
+                      help="run only these refinements (default: all the device has)")
+    conv.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
+    conv.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
@@ -114,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
     sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
     sweep.add_argument("--param", required=True, metavar="NAME=LO:HI:STEPS",
-                       help="the parameter and its values, e.g. materials.glass.friction=0.2:0.5:4")
+                       help="the parameter and its values, e.g. materials.pairs.glass/polystyrene.friction=0.3:0.5:3")
     sweep.add_argument("--trials", type=_positive_int, default=200, help="trials at each value (default 200)")
     sweep.add_argument("--seed", type=_seed, default=0)
     sweep.add_argument("--workers", type=_positive_int, default=1)
@@ -224,16 +249,55 @@ def cmd_replay(args) -> int:
     return 0
 
 
+def _executor(args):
+    """The Dask executor --scheduler names (None without it), as a context manager."""
+    from sim.batch import dask_executor
+
+    return dask_executor(args.scheduler) if args.scheduler else contextlib.nullcontext(None)
+
+
+def _device_from_args(args):
+    """The spec, the --set overrides and the device they make: built once here, so that a bad spec
+    or override fails before any work."""
+    from games.devices import default_spec, make_device
+    from sim.spec import parse_overrides
+
+    spec = (args.spec or default_spec(args.device)).resolve()
+    overrides = parse_overrides(args.overrides)
+    return spec, overrides, make_device(args.device, spec, overrides)
+
+
+def _provenance(spec: Path, overrides, params: dict) -> dict:
+    """The result fields that say which model a run used."""
+    from sim.spec import override_value
+
+    return {"spec": str(spec), "overrides": {name: override_value(name, value) for name, value in overrides},
+            "params": params}
+
+
+def _batch_runner(args, spec: Path, overrides, executor):
+    """`run(extra, trials, progress, perturb=None)`: the first `trials` trial seeds of --seed on the
+    device with `extra` overrides after the command's own (--workers or the Dask `executor`)."""
+    from games.devices import device_ref
+    from sim.batch import run_batch
+
+    def run(extra, trials: int, progress, perturb=None) -> list[dict]:
+        return run_batch(device_ref(args.device, spec, overrides + tuple(extra)), trials, args.seed, args.workers,
+                         progress=progress, executor=executor, perturb=perturb)
+
+    return run
+
+
 def cmd_estimate(args) -> int:
     import shlex
 
     from rich.console import Console
 
-    from games.devices import DEVICES, default_spec, entry, make_device
-    from sim.batch import DeviceRef, dask_executor, run_batch, summarize
+    from games.devices import DEVICES, device_ref, entry
+    from sim.batch import run_batch, summarize
     from sim.checkpoint import Checkpoint, checkpoint_path
     from sim.output import check_output_path, write_json_atomic
-    from sim.spec import digest, override_value, parse_overrides
+    from sim.spec import digest
     from sim.world import engine_versions
 
     entry(args.device)  # unknown device -> InputError
@@ -250,16 +314,18 @@ def cmd_estimate(args) -> int:
         raise InputError("--record needs --record-trials K: the number of trials to record")
     if args.record_trials is not None and args.record_trials > cap:
         raise InputError(f"--record-trials: {args.record_trials} is more than the {cap} trials of the run")
+    if args.sensitivity_trials is not None and not args.sensitivity:
+        raise InputError("--sensitivity-trials needs --sensitivity")
+    if args.sensitivity_trials is not None and args.sensitivity_trials > cap:
+        raise InputError(f"--sensitivity-trials: {args.sensitivity_trials} is more than the {cap} trials of the run")
     record = _record_path(args, args.device, "trials") if args.record_trials else None
-    spec = (args.spec or default_spec(args.device)).resolve()
-    overrides = parse_overrides(args.overrides)
-    device = make_device(args.device, spec, overrides)  # a bad spec or override fails here, before any work
+    spec, overrides, device = _device_from_args(args)
     labels, params = device.labels, device.params()
-    ref = DeviceRef("games.devices:make_device", (args.device, str(spec), overrides))
+    ref = device_ref(args.device, spec, overrides)
     reference = _reference(args.against, args.device, labels) if args.against else None
     err = Console(stderr=True)
     stack = contextlib.ExitStack()   # the Dask client, connected before anything is written
-    executor = stack.enter_context(dask_executor(args.scheduler)) if args.scheduler else None
+    executor = stack.enter_context(_executor(args))
     checkpoint = None
     if args.out is not None:
         header = {"device": args.device, "seed": args.seed, "params": digest(params)}
@@ -293,6 +359,8 @@ def cmd_estimate(args) -> int:
                     break
                 target = min(cap, target * 2)
                 bar.grow(target)
+        records = sorted((r for r in records if r["index"] < target), key=lambda r: r["index"])
+        summary = summarize(labels, records)
         if record is not None:
             # the batch ran in workers (or on its own device): the first K trials run again here on a
             # fresh device with the same per-trial seeds, watched by a MotionRecorder
@@ -302,30 +370,30 @@ def cmd_estimate(args) -> int:
                                          min(args.record_trials, target), records):
                 err.print(f"[yellow]warning: {warning}[/yellow]")
             err.print(f"recorded {min(args.record_trials, target)} trials in {record}")
+        model = _model_runs(args, spec, overrides, device, records, summary["probabilities"], executor, err)
     except KeyboardInterrupt:
         if checkpoint is None:
-            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]")
+            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]",
+                      soft_wrap=True)
         else:
             again = shlex.join(["tabletop", *sys.argv[1:]] + ([] if args.resume else ["--resume"]))
             err.print(f"[yellow]interrupted after {len(checkpoint.records)} trials, kept in {checkpoint.path}; "
-                      f"resume with: {again}[/yellow]")
+                      f"resume with: {again}[/yellow]", soft_wrap=True)
         return 130
     finally:
         device.close()
         stack.close()
     elapsed = time.perf_counter() - started
-    records = sorted((r for r in records if r["index"] < target), key=lambda r: r["index"])
     result = {
         "device": args.device,
         "description": DEVICES[args.device].summary,
         "seed": args.seed,
         "workers": args.workers,
         "scheduler": args.scheduler,
-        **summarize(labels, records),
+        **summary,
         **device.summarize_extra(records),
-        "spec": str(spec),
-        "overrides": {name: override_value(name, value) for name, value in overrides},
-        "params": params,
+        **model,
+        **_provenance(spec, overrides, params),
         "versions": engine_versions(),
         "elapsed_s": round(elapsed, 3),
     }
@@ -344,6 +412,10 @@ def cmd_estimate(args) -> int:
         a = result["against"]
         Console().print(f"against {args.against}: chi-square {a['chi2']:.2f} on {a['dof']} degrees of freedom, "
                         f"p = {a['p_value']:.3g}")
+    if "sensitivity" in result:
+        _print_sensitivity(Console(), result)
+    if "uncertainty" in result:
+        _print_uncertainty(Console(), result)
     if args.plot is not None:
         from sim.analysis import plot_outcomes
 
@@ -352,6 +424,71 @@ def cmd_estimate(args) -> int:
     if args.out is not None:
         write_json_atomic(args.out, result)
         checkpoint.remove()
+        err.print(f"wrote {args.out}")
+    return 0
+
+
+def _model_runs(args, spec: Path, overrides, device, records: list[dict], probabilities: dict, executor, err) -> dict:
+    """--sensitivity and --uncertainty: the estimate's trial seeds (`records`, its `probabilities`)
+    run again with the model's uncertain inputs at either end of their ranges (and the model band
+    they span), or drawn per trial (sim.sensitivity)."""
+    if not (args.sensitivity or args.uncertainty):
+        return {}
+    from sim import sensitivity as sens
+    from sim.batch import PairDraws
+
+    pairs = sens.contact_pairs(device, args.seed)
+    run = _batch_runner(args, spec, overrides, executor)
+    out = {}
+    if args.sensitivity:
+        params = sens.parameters(device, pairs, spec, overrides)
+        m = min(args.sensitivity_trials or len(records), len(records))
+        with _progress(err, args, 2 * len(params) * m, f"{args.device} sensitivity") as bar:
+            out["sensitivity"] = sens.sensitivity(lambda extra: run(extra, m, bar.advance), device.labels, params,
+                                                  records[:m])
+        out["model_band"] = sens.model_band(probabilities, out["sensitivity"])
+    if args.uncertainty:
+        with _progress(err, args, len(records), f"{args.device} uncertainty") as bar:
+            drawn = run((), len(records), bar.advance, PairDraws(tuple(pairs)))
+        out["uncertainty"] = sens.uncertainty(device.labels, drawn)
+    return out
+
+
+def cmd_converge(args) -> int:
+    from rich.console import Console
+
+    from games.devices import entry, make_device
+    from sim.converge import converge, select_refinements
+    from sim.output import check_output_path, write_json_atomic
+    from sim.world import engine_versions
+
+    entry(args.device)
+    if args.out is not None:
+        check_output_path(args.out)
+    spec, overrides, device = _device_from_args(args)
+    try:
+        refinements = select_refinements(device.refinements(), args.only)
+        labels, params = device.labels, device.params()
+    finally:
+        device.close()
+    for _, extra in refinements:   # a refinement the spec cannot take fails before any work
+        make_device(args.device, spec, overrides + extra).close()
+    err = Console(stderr=True)
+    started = time.perf_counter()
+    try:
+        with _executor(args) as executor, \
+                _progress(err, args, args.trials * (1 + len(refinements)), f"{args.device} converge") as bar:
+            run = _batch_runner(args, spec, overrides, executor)
+            block = converge(lambda extra: run(extra, args.trials, bar.advance), labels, refinements)
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted: no result written[/yellow]", soft_wrap=True)
+        return 130
+    result = {"device": args.device, "seed": args.seed, "trials": args.trials,
+              **_provenance(spec, overrides, params), **block,
+              "versions": engine_versions(), "elapsed_s": round(time.perf_counter() - started, 3)}
+    _print_converge(Console(), result)
+    if args.out is not None:
+        write_json_atomic(args.out, result)
         err.print(f"wrote {args.out}")
     return 0
 
@@ -375,8 +512,8 @@ def cmd_sweep(args) -> int:
     import numpy as np
     from rich.console import Console
 
-    from games.devices import default_spec, entry, make_device
-    from sim.batch import DeviceRef, dask_executor, run_batch, summarize
+    from games.devices import default_spec, device_ref, entry, make_device
+    from sim.batch import run_batch, summarize
     from sim.output import check_output_path, write_json_atomic
     from sim.spec import parse_overrides
     from sim.world import engine_versions
@@ -401,11 +538,10 @@ def cmd_sweep(args) -> int:
         labels = probe.labels
         probe.close()
     err, out = Console(stderr=True), Console()
-    executor_cm = dask_executor(args.scheduler) if args.scheduler else contextlib.nullcontext(None)
     rows = []
-    with executor_cm as executor:
+    with _executor(args) as executor:
         for v in values:
-            ref = DeviceRef("games.devices:make_device", (args.device, str(spec), base + ((name, repr(v)),)))
+            ref = device_ref(args.device, spec, base + ((name, repr(v)),))
             records = run_batch(ref, args.trials, args.seed, args.workers, executor=executor)
             s = summarize(labels, records)
             rows.append({"value": v, **{k: s[k] for k in ("trials", "labelled", "unsettled", "escaped", "lodged",
@@ -469,33 +605,125 @@ class _Bar:
 
 
 @contextlib.contextmanager
-def _progress(console, args, total: int):
+def _progress(console, args, total: int, title: str | None = None):
+    """A progress bar of `total` trials titled `title` (default: the device)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     if args.quiet:
         yield _Bar(None, None)
         return
-    columns = (TextColumn(f"{args.device}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn(title or args.device), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         yield _Bar(progress, progress.add_task("trials", total=total))
+
+
+def _interval(ci, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"[{ci[0]:{sign}.4f}, {ci[1]:{sign}.4f}]"
+
+
+def _statuses(summary: dict) -> str:
+    return (f"labelled {summary['labelled']}  unsettled {summary['unsettled']}  "
+            f"escaped {summary['escaped']}  lodged {summary['lodged']}")
 
 
 def _print_table(console, result: dict) -> None:
     from rich.table import Table
 
+    band = result.get("model_band")
     table = Table(title=f"{result['device']}: {result['trials']} trials, seed {result['seed']}")
     table.add_column("outcome")
     table.add_column("count", justify="right")
     table.add_column("p", justify="right")
     table.add_column("95% interval", justify="right")
+    if band:
+        table.add_column("model band", justify="right")
     for label, k in result["counts"].items():
         pr = result["probabilities"][label]
-        lo, hi = pr["ci95"]
-        table.add_row(label, str(k), f"{pr['p']:.4f}", f"[{lo:.4f}, {hi:.4f}]")
+        table.add_row(label, str(k), f"{pr['p']:.4f}", _interval(pr["ci95"]),
+                      *([_interval(band[label])] if band else []))
     console.print(table)
-    console.print(f"labelled {result['labelled']}  unsettled {result['unsettled']}  "
-                  f"escaped {result['escaped']}  lodged {result['lodged']}  "
-                  f"mean simulated time {result['mean_sim_time_s']:.2f} s  elapsed {result['elapsed_s']:.1f} s")
+    console.print(f"{_statuses(result)}  mean simulated time {result['mean_sim_time_s']:.2f} s  "
+                  f"elapsed {result['elapsed_s']:.1f} s")
+    if band:
+        by_name = {p["name"]: p for p in result["sensitivity"]["parameters"]}
+        top = [f"{name} ({by_name[name]['max_abs_dp']:.4f})" for name in result["sensitivity"]["ranking"][:3]]
+        console.print(f"model band: p over the estimate and its {2 * len(by_name)} runs at the ends of the "
+                      f"uncertain inputs; the inputs that matter most (largest |dp|): {', '.join(top)}")
+
+
+def _print_sensitivity(console, result: dict) -> None:
+    """Each uncertain input's largest change of p at either end of its range, largest first (every
+    label's change is in the JSON)."""
+    from rich.table import Table
+
+    block = result["sensitivity"]
+    by_name = {p["name"]: p for p in block["parameters"]}
+    table = Table(title=f"sensitivity: the largest change of p at either end of each range "
+                        f"({block['trials']} paired trials)")
+    for column in ("input", "range", "outcome", "end", "dp ± 95%"):
+        table.add_column(column, justify="right" if column in ("range", "dp ± 95%") else "left")
+    for name in block["ranking"]:
+        prm = by_name[name]
+        label, end = max(((k, e) for k in prm["labels"] for e in ("low", "high")),
+                         key=lambda ke: abs(prm["labels"][ke[0]][f"dp_{ke[1]}"]))
+        v = prm["labels"][label]
+        lo, hi = v[f"dp_{end}_ci95"]
+        table.add_row(name, f"[{prm['low']:.4g}, {prm['high']:.4g}]", label, end,
+                      f"{v[f'dp_{end}']:+.4f} ± {(hi - lo) / 2:.4f}")
+    console.print(table)
+
+
+def _print_uncertainty(console, result: dict) -> None:
+    """The odds with every pair value drawn per trial beside the estimate's, and the strongest influences."""
+    from rich.table import Table
+
+    block = result["uncertainty"]
+    mix = block["summary"]
+    table = Table(title=f"uncertainty: {block['trials']} trials, pair values drawn {block['draw']}")
+    table.add_column("outcome")
+    table.add_column("p (spec values)", justify="right")
+    table.add_column("p (drawn)", justify="right")
+    table.add_column("95% interval", justify="right")
+    for label, pr in mix["probabilities"].items():
+        table.add_row(label, f"{result['probabilities'][label]['p']:.4f}", f"{pr['p']:.4f}", _interval(pr["ci95"]))
+    console.print(table)
+    console.print(_statuses(mix))
+    strongest = []
+    for name in block["ranking"][:3]:
+        known = [(k, c) for k, c in block["influence"][name].items() if c["r"] is not None]
+        if known:
+            label, c = max(known, key=lambda kc: abs(kc[1]["r"]))
+            strongest.append(f"{name} (r {c['r']:+.3f} with {label}, 95% {_interval(c['ci95'], signed=True)})")
+    if strongest:
+        console.print(f"strongest influences: {'; '.join(strongest)}")
+
+
+def _print_converge(console, result: dict) -> None:
+    """Each refinement's paired comparison with the base run, and the verdict."""
+    from rich.table import Table
+
+    base = result["base"]
+    console.print(f"{result['device']}: {result['trials']} trials, seed {result['seed']}; base run {_statuses(base)}")
+    for c in result["checks"]:
+        table = Table(title=f"{c['name']}: " + ", ".join(f"{k} = {v}" for k, v in c["overrides"].items()))
+        for column in ("outcome", "p base", "p refined", "dp", "95% interval of dp"):
+            table.add_column(column, justify="left" if column == "outcome" else "right")
+        for label, v in c["labels"].items():
+            table.add_row(label, f"{v['p_base']:.4f}", f"{v['p_refined']:.4f}", f"{v['dp']:+.4f}",
+                          _interval(v["dp_ci95"], signed=True))
+        console.print(table)
+        sm = c["stuart_maxwell"]
+        chi = ("not testable (a run labelled nothing)" if c["p_value"] is None
+               else f"chi-square {c['chi2']:.2f} on {c['dof']} dof, p = {c['p_value']:.3g}")
+        console.print(f"largest |dp| {c['max_abs_dp']:.4f} ({c['max_abs_dp_label']}, "
+                      f"{_interval(c['max_abs_dp_ci95'], signed=True)}); "
+                      f"homogeneity {chi}; Stuart-Maxwell {sm['chi2']:.2f} on {sm['dof']} dof, "
+                      f"p = {sm['p_value']:.3g}" + (f" ({sm['note']})" if "note" in sm else ""))
+        console.print(f"refined run {_statuses(c['summary'])}: "
+                      + ("[green]passed[/green]" if c["passed"] else f"[red]failed[/red] ({'; '.join(c['failed'])})"))
+    console.print(("[green]converged[/green]" if result["converged"] else "[red]not converged[/red]")
+                  + f": {result['criteria']['test']}")
 
 
 def cmd_bench(args) -> int:
@@ -536,7 +764,7 @@ def cmd_bench(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return {"play": cmd_play, "estimate": cmd_estimate, "sweep": cmd_sweep,
+        return {"play": cmd_play, "estimate": cmd_estimate, "converge": cmd_converge, "sweep": cmd_sweep,
                 "bench": cmd_bench, "replay": cmd_replay}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)

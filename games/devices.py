@@ -9,6 +9,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.batch import DeviceRef
 from sim.devices.base import Device
 from sim.errors import InputError
 from sim.paths import assets_dir
@@ -57,3 +58,8 @@ def make_device(name: str, spec: str | Path | None = None, overrides=()) -> Devi
     module, cls = e.target.split(":")
     device_cls = getattr(importlib.import_module(module), cls)
     return device_cls(Path(spec) if spec is not None else default_spec(name), overrides=tuple(overrides))
+
+
+def device_ref(name: str, spec: str | Path, overrides=()) -> DeviceRef:
+    """The picklable recipe worker processes build the named device from (`make_device`'s arguments)."""
+    return DeviceRef("games.devices:make_device", (name, str(spec), tuple(overrides)))

@@ -53,14 +53,23 @@ def save_figure(fig, path: str | Path) -> None:
 
 
 def plot_outcomes(result: dict, path: str | Path) -> None:
-    """Bars of each label's probability with 95% interval whiskers (and the reference, if any)."""
+    """Bars of each label's probability with 95% interval whiskers (and the reference, if any).
+    With a model band (`estimate --sensitivity`) each label gets a wide light bar spanning the band
+    and its probability as a point with the interval's error bar, so the two spreads compare."""
     plt = _pyplot()
     labels = list(result["probabilities"])
     p = [result["probabilities"][k]["p"] for k in labels]
     lo = [pk - result["probabilities"][k]["ci95"][0] for k, pk in zip(labels, p)]
     hi = [result["probabilities"][k]["ci95"][1] - pk for k, pk in zip(labels, p)]
+    band = result.get("model_band")
     fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 3.6))
-    ax.bar(labels, p, color="#4C72B0", yerr=[lo, hi], capsize=4, ecolor="#222222", label="simulated, 95% interval")
+    if band:
+        ax.bar(labels, [band[k][1] - band[k][0] for k in labels], bottom=[band[k][0] for k in labels], width=0.8,
+               color="#A6C8E8", label="model band (inputs at the ends of their ranges)")
+        ax.errorbar(labels, p, yerr=[lo, hi], fmt="o", color="#4C72B0", ecolor="#222222", capsize=4,
+                    label="simulated, 95% interval")
+    else:
+        ax.bar(labels, p, color="#4C72B0", yerr=[lo, hi], capsize=4, ecolor="#222222", label="simulated, 95% interval")
     if "against" in result:
         ref = result["against"]["reference"]
         ax.scatter(labels, [ref[k] for k in labels], marker="_", s=600, color="#C44E52", zorder=3,
@@ -68,7 +77,8 @@ def plot_outcomes(result: dict, path: str | Path) -> None:
     ax.set_ylabel("probability")
     ax.set_title(f"{result['device']}: {result['labelled']} labelled trials, seed {result['seed']}")
     ax.legend(loc="upper right", fontsize=8)
-    ax.set_ylim(0, max(p[i] + hi[i] for i in range(len(p))) * 1.25)
+    top = max(max(p[i] + hi[i], band[k][1] if band else 0.0) for i, k in enumerate(labels))
+    ax.set_ylim(0, top * 1.25)
     fig.tight_layout()
     save_figure(fig, path)
     plt.close(fig)

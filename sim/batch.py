@@ -8,6 +8,10 @@ run's counts do not depend on how many workers ran it or in which order.
 Each worker process builds its device once (one PyBullet DIRECT client per process) and runs
 chunks of trial indices; devices re-create their moving bodies every trial, so a trial does
 not depend on the trials run before it in the same world.
+
+A run may perturb its trials (`PairDraws`, `estimate --uncertainty`): trial i then draws the
+world's material pair values from a second stream of its own, `SeedSequence(S, spawn_key=(i, 1))`,
+so its gesture is the unperturbed trial's and the run stays deterministic for any number of workers.
 """
 from __future__ import annotations
 
@@ -16,13 +20,14 @@ import contextlib
 import importlib
 import multiprocessing
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from sim.devices.base import Device, Status
 from sim.errors import InputError
+from sim.materials import PAIR_FIELDS, PairTable
 from sim.stats import wilson_interval
 
 
@@ -42,32 +47,75 @@ def trial_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
 
 
-def run_trials(device: Device, seed: int, indices: Iterable[int]) -> list[dict]:
-    """Run the given trial indices on a built device; one compact record per trial."""
+def draw_rng(seed: int, index: int) -> np.random.Generator:
+    """Trial `index`'s stream for perturbations, apart from its own `trial_rng`."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 1)))
+
+
+def pair_parameter(pair: str, field: str) -> str:
+    """The `--set` name of one value of a material pair ("a/b")."""
+    return f"materials.pairs.{pair}.{field}"
+
+
+@dataclass(frozen=True)
+class PairDraws:
+    """A picklable per-trial perturbation: every field of each named material pair drawn
+    uniformly from its range (independently per trial) and set on the device's world."""
+
+    pairs: tuple[str, ...]
+
+    def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
+        """Give `world` trial `index`'s draw from `base`; returns the drawn values by `--set` name."""
+        rng = draw_rng(seed, index)
+        pairs, drawn = dict(base.pairs), {}
+        for key in self.pairs:
+            pair = base.pairs[key]
+            values = {}
+            for field in PAIR_FIELDS:
+                pv = getattr(pair, field)
+                values[field] = replace(pv, value=float(rng.uniform(pv.low, pv.high)))
+                drawn[pair_parameter(key, field)] = values[field].value
+            pairs[key] = replace(pair, **values)
+        world.set_pair_table(PairTable(pairs, base.source))
+        return drawn
+
+
+def run_trials(device: Device, seed: int, indices: Iterable[int], perturb: PairDraws | None = None) -> list[dict]:
+    """Run the given trial indices on a built device; one compact record per trial. With
+    `perturb`, each trial first gets its draw (kept in the record as `drawn`); the device's own
+    pair values are put back afterwards."""
+    base = device.world.pair_table if perturb is not None else None
     out = []
-    for i in indices:
-        rng = trial_rng(seed, i)
-        outcome = device.run(rng, device.sample_gesture(rng))
-        record = {"index": i, "label": outcome.label, "status": str(outcome.status),
-                  "group": outcome.group, "sim_time": outcome.sim_time, "steps": outcome.steps}
-        extra = device.record_extra(outcome)
-        if extra:
-            record["extra"] = extra
-        out.append(record)
+    try:
+        for i in indices:
+            drawn = perturb.apply(device.world, base, seed, i) if perturb is not None else None
+            rng = trial_rng(seed, i)
+            outcome = device.run(rng, device.sample_gesture(rng))
+            record = {"index": i, "label": outcome.label, "status": str(outcome.status),
+                      "group": outcome.group, "sim_time": outcome.sim_time, "steps": outcome.steps}
+            extra = device.record_extra(outcome)
+            if extra:
+                record["extra"] = extra
+            if drawn is not None:
+                record["drawn"] = drawn
+            out.append(record)
+    finally:
+        if perturb is not None:
+            device.world.set_pair_table(base)
     return out
 
 
 _worker = threading.local()   # one device per worker thread (a Dask worker may run several threads)
 
 
-def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int]) -> list[dict]:
+def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int], perturb: PairDraws | None) -> list[dict]:
     devices = getattr(_worker, "devices", None)
     if devices is None:
         devices = _worker.devices = {}
     device = devices.get(ref)
     if device is None:
         device = devices[ref] = ref.build()
-    return run_trials(device, seed, indices)
+    return run_trials(device, seed, indices, perturb)
 
 
 def _executor_slots(executor: cf.Executor) -> int:
@@ -114,13 +162,13 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
               device: Device | None = None, chunk_size: int | None = None,
               progress: Callable[[int], None] | None = None, skip: Iterable[int] = (),
               on_chunk: Callable[[list[dict]], None] | None = None,
-              executor: cf.Executor | None = None) -> list[dict]:
+              executor: cf.Executor | None = None, perturb: PairDraws | None = None) -> list[dict]:
     """Run trials 0..trials-1, except those in `skip`, and return their records in index order.
 
     With an `executor` (e.g. a Dask cluster's) the chunks run there; else with workers == 1 in
     this process (on `device` when given); otherwise in a pool of `workers` spawned processes,
     each building its own device. `on_chunk` gets each finished chunk's records as it completes
-    (checkpoints append them).
+    (checkpoints append them). `perturb` goes with every chunk (see `run_trials`).
     """
     done = set(skip)
     todo = [i for i in range(trials) if i not in done]
@@ -138,7 +186,7 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
             progress(len(part))
 
     if executor is not None:
-        futures = [executor.submit(_run_chunk, ref, seed, chunk) for chunk in chunks]
+        futures = [executor.submit(_run_chunk, ref, seed, chunk, perturb) for chunk in chunks]
         try:
             for fut in cf.as_completed(futures):
                 finished(fut.result())
@@ -150,7 +198,7 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
         device = device or ref.build()
         try:
             for chunk in chunks:
-                finished(run_trials(device, seed, chunk))
+                finished(run_trials(device, seed, chunk, perturb))
         finally:
             if own:
                 device.close()
@@ -158,7 +206,7 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
         ctx = multiprocessing.get_context("spawn")
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
         try:
-            futures = [pool.submit(_run_chunk, ref, seed, chunk) for chunk in chunks]
+            futures = [pool.submit(_run_chunk, ref, seed, chunk, perturb) for chunk in chunks]
             for fut in cf.as_completed(futures):
                 finished(fut.result())
         finally:

@@ -142,9 +142,15 @@ def apply_overrides(data: dict, overrides, source: str, prefix: str = "") -> dic
             continue
         key = name[len(prefix):]
         if key not in valid:
-            raise SpecError(f"--set: unknown parameter {name!r} for {source}; valid: "
-                            f"{', '.join(prefix + n for n in sorted(valid))}"
-                            + ("" if prefix else f", and {MATERIALS_PREFIX}NAME.FIELD for a material"))
+            import difflib
+
+            names = sorted(prefix + n for n in valid)
+            close = difflib.get_close_matches(name, names, n=6, cutoff=0.5)
+            listing = (f"did you mean: {', '.join(close)}" if close and len(names) > 30
+                       else f"valid: {', '.join(names)}" if len(names) <= 30
+                       else f"see {source} for the {len(names)} names")
+            raise SpecError(f"--set: unknown parameter {name!r} for {source}; {listing}"
+                            + ("" if prefix else f"; and {MATERIALS_PREFIX}NAME.FIELD for a material"))
         *path, last = key.split(".")
         node = data
         for part in path:

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from sim.bullet import BulletClient, pybullet, quiet_stdout
-from sim.materials import Material
+from sim.materials import BodyValues, ContactSolution, Material, PairTable, solve_contact_values
 
 
 @dataclass(frozen=True)
@@ -23,9 +23,10 @@ class PhysicsSettings:
     solver_iterations: int = 50
     gravity: float = 9.81
     erp: float = 0.2
-    contact_erp: float = 0.2
+    contact_erp: float = 0.01     # 0.2 pushed bodies apart fast enough to add bounce and halve friction at small steps (docs/validation.md)
     friction_erp: float = 0.2
     restitution_velocity_threshold: float = 0.05
+    contact_processing_threshold: float | None = 0.0   # per body; None keeps Bullet's (predictive contacts)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -57,6 +58,13 @@ class World:
         self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
         self.watchers: list = []                   # callables(world) run after every step (recorders)
         self.steps = 0
+        # contact materials: body name -> (body id, material, links, dynamic); the per-material
+        # values solved for the material pairs that occur (see sim.materials)
+        self._contact_bodies: dict[str, tuple[int, Material, tuple[int, ...], bool]] = {}
+        self.pair_table: PairTable | None = None
+        self._material_pairs: PairTable | None = None
+        self.contacts: ContactSolution | None = None
+        self._solutions: dict[frozenset, ContactSolution] = {}
 
     # -- lifetime ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -102,21 +110,93 @@ class World:
         self.materials[name] = material.name
         if mesh is not None:
             self.mesh_sources[name] = str(mesh) if isinstance(mesh, (str, Path)) else mesh
-        for link in links:
-            self.set_material(body, material, link)
+        if material.pairs is not None:
+            # every body's material must come from one pair table (the one the world started
+            # with); `set_pair_table` may have replaced the values in use since
+            if self._material_pairs is None:
+                self._material_pairs = material.pairs
+                if self.pair_table is None:
+                    self.pair_table = material.pairs
+            elif (material.pairs is not self._material_pairs
+                  and material.pairs.as_dict() != self._material_pairs.as_dict()):
+                raise ValueError(f"body {name!r}: its material {material.name!r} comes with other pair values "
+                                 f"than this world's ({material.pairs.source})")
+        self._contact_bodies[name] = (body, material, tuple(links), self._is_dynamic(body))
+        self._update_contacts(name)
         return body
 
+    def _is_dynamic(self, body: int) -> bool:
+        c = self.client
+        if c.getDynamicsInfo(body, -1)[0] > 0.0:
+            return True
+        return any(c.getJointInfo(body, j)[2] != pybullet.JOINT_FIXED for j in range(c.getNumJoints(body)))
+
+    def occurring_pairs(self) -> frozenset[tuple[str, str]]:
+        """Material pairs that can touch here: two distinct bodies of those materials, one of them moving."""
+        out = set()
+        items = list(self._contact_bodies.values())
+        for i, (_, ma, _, da) in enumerate(items):
+            for _, mb, _, db in items[i + 1:]:
+                if da or db:
+                    out.add(tuple(sorted((ma.name, mb.name))))
+        return frozenset(out)
+
+    def _update_contacts(self, new: str | None = None) -> None:
+        """Solve the per-material values for the pairs that occur now (cached) and give them to the
+        new body, or to every body when the solution changed."""
+        key = self.occurring_pairs() | {(m.name, "") for _, m, _, _ in self._contact_bodies.values()}
+        sol = self._solutions.get(key)
+        if sol is None:
+            mats = {m.name for _, m, _, _ in self._contact_bodies.values()}
+            table = self.pair_table if self.pair_table is not None else PairTable({})
+            sol = self._solutions[key] = solve_contact_values(mats, self.occurring_pairs(), table)
+        changed = sol is not self.contacts
+        self.contacts = sol
+        names = list(self._contact_bodies) if changed or new is None else [new]
+        for name in names:
+            body, material, links, _ = self._contact_bodies[name]
+            for link in links:
+                self.set_material(body, material, link)
+
+    def set_pair_table(self, table: PairTable) -> None:
+        """Use other pair values from now on (every body gets its new values at once): the model
+        band draws a world's materials per trial this way, without rebuilding the device."""
+        self.pair_table = table
+        self._solutions.clear()
+        self.contacts = None
+        if self._contact_bodies:
+            self._update_contacts()
+
+    def body_values(self, material: Material) -> BodyValues:
+        """The contact values a body of `material` gets in this world now."""
+        if self.contacts is None or material.name not in self.contacts.values:
+            return BodyValues(1.0, 1.0, 0.0, 0.0)
+        return self.contacts.values[material.name]
+
+    def contact_report(self) -> dict:
+        """The pairs that occur, the values Bullet will combine for them, and any it cannot meet."""
+        return self.contacts.report() if self.contacts is not None else {}
+
     def set_material(self, body: int, material: Material, link: int = -1) -> None:
-        self.client.changeDynamics(
-            body, link,
-            lateralFriction=material.friction,
-            rollingFriction=material.rolling_friction,
-            spinningFriction=material.spinning_friction,
-            restitution=material.restitution,
-            linearDamping=material.linear_damping,
-            angularDamping=material.angular_damping,
-            activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
-        )
+        """Give a body (or one link of a jointed body) its contact values in this world.
+
+        PyBullet applies a changeDynamics call to the BASE whenever it also sets the activation
+        state (its setter resets the link index), and drops a link's values when the call names
+        damping: so the contact values go in a call of their own, and the base alone gets damping
+        and "never sleep" in a second one. (Before, every link of the Tipper, the spinner's pointer
+        and Kong kept Bullet's defaults: friction 0.5, restitution 0, no rolling resistance, and
+        the Tipper's ball could not bounce.) contactProcessingThreshold 0 turns off predictive
+        contacts, which eat bounces (bullet3 issue 3094) and make a rebound depend on the step."""
+        v = self.body_values(material)
+        kw = dict(lateralFriction=v.friction, rollingFriction=v.rolling, spinningFriction=v.spinning,
+                  restitution=v.restitution)
+        if self.settings.contact_processing_threshold is not None:
+            kw["contactProcessingThreshold"] = self.settings.contact_processing_threshold
+        self.client.changeDynamics(body, link, **kw)
+        if link == -1:
+            self.client.changeDynamics(body, -1, linearDamping=material.linear_damping,
+                                       angularDamping=material.angular_damping,
+                                       activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
     def add_static_mesh(self, name: str, obj_path: str | Path, material: Material) -> int:
         """A static concave triangle mesh (internal-edge filtered) from an OBJ file."""
@@ -149,6 +229,7 @@ class World:
         self.client.removeBody(self.bodies.pop(name))
         self.materials.pop(name, None)
         self.mesh_sources.pop(name, None)
+        self._contact_bodies.pop(name, None)
 
     # -- state ------------------------------------------------------------------------------
     def position(self, name: str) -> np.ndarray:

@@ -50,10 +50,11 @@ class QuadrantBox(Device):
     labels = ("NE", "NW", "SW", "SE")
 
     def __init__(self, timestep: float = 1 / 240):
-        materials = load_materials(assets_dir() / "materials.toml")
-        # a lead-heavy, sticky ball (high rolling resistance and damping) so trials end quickly
-        self.material = replace(materials["glass"], name="test-ball", rolling_friction=2e-3,
-                                linear_damping=0.5, angular_damping=0.5, restitution=0.3)
+        # a sticky, dead ball (high rolling resistance, low restitution and damping) so trials end quickly
+        materials = load_materials(assets_dir() / "materials.toml",
+                                   (("materials.pairs.glass/polystyrene.rolling", "7e-4"),
+                                    ("materials.pairs.glass/polystyrene.restitution", "0.2")))
+        self.material = replace(materials["glass"], linear_damping=0.5, angular_damping=0.5)
         self.plastic = materials["polystyrene"]
         self.world = World(PhysicsSettings(timestep=timestep))
         mesh = cached_mesh("test-quadrant-tray", 1, {"half": HALF, "wall": WALL, "apex": APEX}, _tray)

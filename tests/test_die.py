@@ -225,7 +225,7 @@ def test_faces_come_up_evenly_and_unpredictably(die):
 def test_die_built_into_a_shared_world_at_an_origin():
     """Built into a given World at a pose, the lid and die sit there; closing the device leaves
     the shared world open."""
-    w = World(PhysicsSettings(timestep=1 / 480))
+    w = World(PhysicsSettings(timestep=1 / 960))
     try:
         d = Die(SPEC, world=w, origin=(1.0, -0.5, 0.75))
         o = d.run(np.random.default_rng(5))

@@ -13,11 +13,12 @@ from sim.errors import SpecError
 def test_set_changes_the_physics_and_is_recorded(tmp_path):
     """An override reaches the device (its params show it) and changes outcomes: knocks twice as
     hard send the crater's marbles elsewhere."""
-    device = make_device("crater", overrides=(("knock.speed", "[0.9, 1.0]"), ("materials.glass.friction", "0.2")))
+    device = make_device("crater", overrides=(("knock.speed", "[0.9, 1.0]"),
+                                              ("materials.pairs.glass/polystyrene.friction", "0.2")))
     try:
         params = device.params()
         assert params["knock"]["speed_uniform"] == [0.9, 1.0]
-        assert device.marble_material.friction == 0.2
+        assert device.marble_material.pairs.get("glass", "polystyrene").friction.value == 0.2
     finally:
         device.close()
     out = tmp_path / "o.json"
@@ -29,7 +30,8 @@ def test_set_changes_the_physics_and_is_recorded(tmp_path):
 
 @pytest.mark.parametrize("override,message", [
     (("knock.sped", "0.3"), "unknown parameter 'knock.sped'"),
-    (("materials.glas.friction", "0.3"), "unknown parameter 'materials.glas.friction'"),
+    (("materials.glas.density", "3000"), "unknown parameter 'materials.glas.density'"),
+    (("materials.glass.friction", "0.3"), "unknown parameter 'materials.glass.friction'"),
     (("knock.speed", "fast"), "is not a TOML value"),
     (("marble.radius", "-1.0"), "marble.radius: -1.0 is outside"),
 ])
@@ -41,7 +43,7 @@ def test_bad_overrides_are_spec_errors(override, message):
 def test_unknown_override_lists_the_valid_names(capsys):
     assert main(["estimate", "tipper", "--trials", "2", "--set", "ball.radios=0.005"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "valid: " in err and "ball.radius" in err and "materials.NAME.FIELD" in err
+    assert err.count("\n") == 1 and "did you mean: " in err and "ball.radius" in err and "materials.NAME.FIELD" in err
 
 
 def test_sweep_writes_table_csv_and_plot(tmp_path):

@@ -236,7 +236,7 @@ def test_thrown_straight_down_hard_does_not_pass_through_the_floor(sticks):
 def test_sticks_built_into_a_shared_world_at_an_origin():
     """Built into a given World at a pose, the tray and sticks sit there; closing the device
     leaves the shared world open."""
-    w = World(PhysicsSettings(timestep=1 / 480))
+    w = World(PhysicsSettings(timestep=1 / 960))
     try:
         d = ThrowSticks(SPEC, world=w, origin=(1.0, -0.5, 0.75))
         o = d.run(np.random.default_rng(5))

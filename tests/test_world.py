@@ -33,15 +33,18 @@ def test_worlds_are_independent_connections(materials):
 
 
 def test_every_body_gets_its_material(world, materials):
-    """Friction, rolling and spinning friction and restitution are set explicitly, not Bullet's defaults."""
+    """Friction, rolling and spinning resistance and restitution are set explicitly, not Bullet's
+    defaults: a marble on the floor gets per-body values whose combination is the glass/polystyrene pair."""
     glass = materials["glass"]
+    floor = _floor(world, materials["polystyrene"])
     body = world.add_sphere("m", R, glass, (0, 0, 0.1))
-    info = world.client.getDynamicsInfo(body, -1)
-    assert info[1] == pytest.approx(glass.friction)
-    assert info[5] == pytest.approx(glass.restitution)
-    assert info[6] == pytest.approx(glass.rolling_friction)
-    assert info[7] == pytest.approx(glass.spinning_friction)
-    assert info[0] == pytest.approx(glass.density * 4 / 3 * np.pi * R ** 3)
+    m, f = world.client.getDynamicsInfo(body, -1), world.client.getDynamicsInfo(floor, -1)
+    pair = materials.pairs.get("glass", "polystyrene")
+    assert m[1] * f[1] == pytest.approx(pair.friction.value)
+    assert m[5] * f[5] == pytest.approx(pair.restitution.value)
+    assert m[6] * f[1] + f[6] * m[1] == pytest.approx(pair.rolling.value)
+    assert m[7] * f[1] + f[7] * m[1] == pytest.approx(pair.spinning.value)
+    assert m[0] == pytest.approx(glass.density * 4 / 3 * np.pi * R ** 3)
 
 
 def test_a_rolling_marble_stops(world, materials):

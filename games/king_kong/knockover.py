@@ -81,6 +81,12 @@ class KongKnockover(Device):
     """Kong's move among the Attack Team: labels standing / knocked / pushed, grouped by place and twist."""
 
     name = "kong-knockover"
+
+    def settle_spec(self):
+        return self.physics.settle
+
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("gesture.seconds_per_notch", "gesture.pause")
     bench_restart_each_trial = True     # sim/bench.py: Kong turns through a pawn and stops within each trial
 
     def __init__(self, spec_path: Path, world: World | None = None, overrides=()):

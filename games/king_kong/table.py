@@ -50,7 +50,7 @@ from sim.errors import SpecError
 from sim.materials import Material, load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
-from sim.spec import MATERIALS_PREFIX, Table, apply_overrides, load_toml
+from sim.spec import load_toml
 from sim.world import PhysicsSettings, World
 
 BOARD = "kk_board"
@@ -92,26 +92,10 @@ class PawnShape:
                 ("sphere", (self.head_radius,), top)]
 
 
-def _own_materials(spec) -> dict:
-    return spec.data.get("materials", {}) if isinstance(spec.data.get("materials"), dict) else {}
-
-
-def split_overrides(path: str | Path, overrides) -> tuple[tuple, tuple]:
-    """(overrides of materials.toml, overrides of the materials pawn.toml defines itself)."""
-    own = _own_materials(load_toml(path))
-    mine = tuple((n, v) for n, v in overrides
-                 if n.startswith(MATERIALS_PREFIX) and n[len(MATERIALS_PREFIX):].partition(".")[0] in own)
-    return tuple(o for o in overrides if o not in mine), mine
-
-
 def load_pawn(path: str | Path, kong: Kong, overrides=()) -> PawnShape:
-    """The pawn from pawn.toml; `overrides` may set `materials.NAME.FIELD` of its own materials too."""
+    """The pawn from pawn.toml; `overrides` are those of assets/materials.toml (`materials.NAME.FIELD`)."""
     spec = load_toml(path)
-    shared, mine = split_overrides(path, overrides)
-    materials = load_materials(assets_dir() / "materials.toml", shared)
-    own = Table(apply_overrides(_own_materials(spec), mine, str(path), MATERIALS_PREFIX), spec.source, MATERIALS_PREFIX)
-    for name in own.data:
-        materials[name] = Material.from_table(name, own.table(name))
+    materials = load_materials(assets_dir() / "materials.toml", overrides)
     t = spec.table("pawn")
     r, h = kong.pawn_radius, kong.pawn_height
     base_t = t.number("base_thickness", 5e-4, h / 4)
@@ -176,7 +160,7 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
     kong = kong or load_kong()
     spec = load_toml(path, overrides)
     pawn_path = path.parent / spec.string("pawn")
-    materials = load_materials(assets_dir() / "materials.toml", split_overrides(pawn_path, overrides)[0])
+    materials = load_materials(assets_dir() / "materials.toml", overrides)
     pawn = load_pawn(pawn_path, kong, overrides)
     b, k, g, rd, sm, ph = (spec.table(n) for n in ("board", "kong", "gesture", "reading", "sample", "physics"))
     spinner = path.parent / sm.string("spinner")

@@ -31,12 +31,23 @@ TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of
 DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
 
 
+def _shared_timestep() -> float:
+    """The step of the one world that holds the hill and the Tipper: their specs must agree on it."""
+    from sim.errors import SpecError
+    from sim.spec import load_toml
+
+    steps = {name: load_toml(default_spec(name)).table("physics").number("timestep") for name in ("tipper", "crater")}
+    if len(set(steps.values())) != 1:
+        raise SpecError(f"the hill and the Tipper share one world, but their specs ask for time steps {steps}")
+    return steps["tipper"]
+
+
 class HillTable:
     """One World with the hill, the Tipper and `marbles` game marbles."""
 
     def __init__(self, marbles: int, board: Board | None = None, collide: bool = True):
         self.board = board or load_board()
-        self.world = World(PhysicsSettings(timestep=1 / 480, solver_iterations=50))
+        self.world = World(PhysicsSettings(timestep=_shared_timestep(), solver_iterations=50))
         try:
             mats = load_materials(assets_dir() / "materials.toml")
             c = self.world.client

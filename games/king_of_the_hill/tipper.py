@@ -98,6 +98,9 @@ class Tipper(Device):
 
     name = "tipper"
 
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("gesture.angle_deg", "gesture.speed_dps", "gesture.hold_s")
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""

@@ -80,6 +80,46 @@ class Device(abc.ABC):
         """Device-specific figures for the result JSON, from the records' `extra` fields."""
         return {}
 
+    # -- what converge and the model band vary ------------------------------------------------
+    #: spec keys of the physics settings and the settle rule (`tabletop converge` refines them)
+    timestep_key: ClassVar[str] = "physics.timestep"
+    iterations_key: ClassVar[str] = "physics.solver_iterations"
+    settle_prefix: ClassVar[str] = "settle."
+
+    def settle_spec(self):
+        """The SettleRule trials end with (devices keep it as `settle`)."""
+        return self.settle
+
+    def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
+        """`--set` overrides that double the resolution of the device's generated meshes (none by default)."""
+        return ()
+
+    def refinements(self) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+        """Named refinements of the spec's numerics, each as `--set` overrides: half the time step,
+        twice the solver iterations, twice the mesh resolution (where there is a generated mesh) and
+        a tighter settle rule (half the speed tolerances, twice the hold)."""
+        dt = self.world.settings.timestep
+        it = self.world.settings.solver_iterations
+        rule = self.settle_spec()
+        out = [("half-timestep", ((self.timestep_key, repr(dt / 2)),)),
+               ("double-iterations", ((self.iterations_key, str(2 * it)),))]
+        mesh = self.mesh_refinements()
+        if mesh:
+            out.append(("double-mesh", tuple(mesh)))
+        out.append(("tighter-settle", ((f"{self.settle_prefix}linear", repr(rule.linear / 2)),
+                                       (f"{self.settle_prefix}angular", repr(rule.angular / 2)),
+                                       (f"{self.settle_prefix}hold", repr(rule.hold * 2)))))
+        return out
+
+    def gesture_ranges(self) -> tuple[str, ...]:
+        """Spec keys of the gesture's [low, high] ranges (the model band runs each at either end)."""
+        return ()
+
+    def contact_pairs(self) -> list[str]:
+        """The material pairs ("a/b") that occur in this device's world (after a trial has built
+        every body): the ones whose values the model band varies."""
+        return list(self.world.contacts.pairs) if self.world.contacts is not None else []
+
     def setup(self, spec_path, overrides, world, origin=(0.0, 0.0, 0.0)):
         """The common start of a device built from a spec at a pose: read and validate the spec
         (the subclass's `_load`), then join `world` or make one of its own; returns the World."""

@@ -143,6 +143,9 @@ class Die(Device):
 
     name = "die"
 
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.spin")
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the lid into `world` (a new one of its own when None) with its floor centre at `origin`."""

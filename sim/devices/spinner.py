@@ -149,6 +149,9 @@ class Spinner(Device):
     """King Kong's spinner: labels are the outer circle's; the inner circle is in the reading."""
 
     name = "spinner"
+
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("gesture.speed",)
     bench_restart_each_trial = True     # sim/bench.py: the pointer stops within each trial; see there
 
     def __init__(self, spec_path: Path, world: World | None = None,

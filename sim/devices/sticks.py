@@ -135,6 +135,14 @@ class ThrowSticks(Device):
 
     name = "sticks"
 
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.pitch_deg",
+                "gesture.roll_rate", "gesture.tumble_rate")
+
+    def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
+        """Twice the facets on the sticks' rounded backs (kept odd, as the spec asks)."""
+        return (("stick.segments", str(2 * self.segments - 1)),)
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the tray into `world` (a new one of its own when None) with its floor centre at `origin`."""
