@@ -741,11 +741,21 @@ def cmd_bench(args) -> int:
         check_output_path(args.out)
     figures = {"versions": engine_versions(), "devices": {}}
     trials = args.trials or (20 if args.quick else 100)
+    from sim.bench import LEGACY
+    from sim.spec import load_toml
+    from games.devices import default_spec
+
     for name in names:
         figures["devices"][name] = fig = bench_device(name, trials)
         print(f"{name}: {fig['trials_per_s']:.2f} trials/s, bare loop {fig['bare_trials_per_s']:.2f} trials/s, "
               f"ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step)",
               flush=True)
+        # the same device at the old numerics (1/480 s, 50 iterations), where its spec now steps finer
+        if load_toml(default_spec(name)).table("physics").number("timestep") < 1.0 / 480.0 - 1e-12:
+            fig["legacy"] = old = bench_device(name, trials, overrides=LEGACY)
+            print(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
+                  f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
+                  f"ratio to its bare loop {old['ratio_vs_bare']:.3f}", flush=True)
     if not args.quick:
         from sim.bench import bench_scaling
 
