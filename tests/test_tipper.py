@@ -193,3 +193,44 @@ def test_bad_spec_value_raises_spec_error(tmp_path, old, new, key):
         Tipper(_bad_spec(tmp_path, old, new))
     msg = str(exc.value)
     assert "\n" not in msg and key in msg and "tipper.toml" in msg
+
+
+def test_the_ball_bounces_off_the_tray_with_the_pairs_restitution(tipper):
+    """The tray is a jointed body of many links; a ball dropped onto its floor in the waist rebounds
+    with the glass/polystyrene pair's restitution (it used to rebound with e = 0.006 whatever was set,
+    because the links never got their material)."""
+    w, c = tipper.world, tipper.world.client
+    tipper.place("A", tipper.slot_order[0])
+    c.resetJointState(tipper._tray, 0, 0.0, 0.0)
+    tipper._hold(0.0)
+    r = tipper.ball_radius
+    top = tipper._tray_to_world((0.0, 0.0, r + 0.0015), 0.0)
+    c.resetBasePositionAndOrientation(w.bodies["ball"], top, (0, 0, 0, 1))
+    c.resetBaseVelocity(w.bodies["ball"], (0, 0, 0), (0, 0, 0))
+    v_in, v_out = 0.0, 0.0
+    for _ in range(int(0.2 / w.dt)):
+        w.step()
+        vz = w.velocity("ball")[0][2]
+        if v_out == 0.0 and vz < 0:
+            v_in = max(v_in, -vz)
+        elif vz > v_out:
+            v_out = vz
+        elif v_out > 0:
+            break
+    e = tipper.ball_material.pairs.get("glass", "polystyrene").restitution.value
+    assert v_out / v_in == pytest.approx(e, rel=0.10)
+
+
+def test_restitution_changes_the_tippers_odds():
+    """The same 30 tilts with the pair's restitution at the low end of its range land differently:
+    the Tipper's bounces are physics now (before, 0 of 499 labels changed at +-30%)."""
+    from sim.batch import run_trials
+
+    runs = []
+    for overrides in ((), (("materials.pairs.glass/polystyrene.restitution", "0.45"),)):
+        d = make_device("tipper", overrides=overrides)
+        try:
+            runs.append([r["label"] for r in run_trials(d, 5, range(30))])
+        finally:
+            d.close()
+    assert sum(a != b for a, b in zip(*runs)) >= 5
