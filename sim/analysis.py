@@ -46,6 +46,7 @@ def save_figure(fig, path: str | Path) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=120)
+        os.chmod(tmp, 0o644)   # mkstemp makes it private; a plot is for sharing
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
