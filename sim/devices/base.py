@@ -142,9 +142,10 @@ class Device(abc.ABC):
         self._owns_world = world is None
         if world is None:
             world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations))
-        elif abs(world.dt - timestep) > 1e-12:
-            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} differs "
-                            f"from the shared world's {world.dt}")
+        elif not _divides(world.dt, timestep):
+            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} is not a "
+                            f"whole multiple of the shared world's {world.dt}: a device joins a world that "
+                            f"steps as fine as its spec or finer (a converged device's odds do not move there)")
         self.world = world
         return world
 
@@ -152,6 +153,12 @@ class Device(abc.ABC):
         """Release the device's world if it owns one."""
         if getattr(self, "_owns_world", False):
             self.world.close()
+
+
+def _divides(fine: float, coarse: float) -> bool:
+    """Whether `coarse` is a whole number (>= 1) of `fine` steps."""
+    k = coarse / fine
+    return k > 1.0 - 1e-9 and abs(k - round(k)) < 1e-6
 
 
 def gesture_dict(gesture: Any) -> dict:
