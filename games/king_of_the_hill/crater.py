@@ -89,37 +89,6 @@ def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _fitted_grid_surface(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, z_mid: np.ndarray,
-                         keep: np.ndarray) -> trimesh.Trimesh:
-    """An upward height-field surface z[j, i] over the grid (xs[i], ys[j]) whose cells are split
-    along the diagonal that fits the surface better: the one whose midpoint height is closer to
-    `z_mid[j, i]`, the true height at the cell's centre. Cells are kept where all four corners
-    are in `keep`.
-
-    A fixed diagonal cuts a valley that runs across it into a washboard: in a U channel running
-    at 45 degrees to the grid, the corners at one end of each diagonal lie on the channel's
-    centre line, those of the other diagonal 1.4 mm out, and the floor gets a 0.1 mm ridge every
-    2.8 mm. A marble rolling over it at 0.3 m/s is shaken at 100 Hz harder than gravity holds it
-    down, hops, and loses energy in impacts that the solver resolves differently at each time
-    step (cave2's tunnel lost 6 mm of height at 1/960 s and 7 mm at 1/3840 s instead of the 1 mm
-    of rolling resistance). Along the fitted diagonal the floor is straight along the valley."""
-    ny, nx = z.shape
-    X, Y = np.meshgrid(xs, ys)
-    vertices = np.column_stack([X.ravel(), Y.ravel(), z.ravel()])
-    idx = np.arange(nx * ny).reshape(ny, nx)
-    a, b = idx[:-1, :-1], idx[:-1, 1:]
-    c, d = idx[1:, 1:], idx[1:, :-1]
-    za, zb, zc, zd = z[:-1, :-1], z[:-1, 1:], z[1:, 1:], z[1:, :-1]
-    use_ac = np.abs(0.5 * (za + zc) - z_mid) <= np.abs(0.5 * (zb + zd) - z_mid)
-    cells = keep[:-1, :-1] & keep[:-1, 1:] & keep[1:, 1:] & keep[1:, :-1]
-    ac, bd = cells & use_ac, cells & ~use_ac
-    faces = np.concatenate([np.column_stack([a[ac], b[ac], c[ac]]), np.column_stack([a[ac], c[ac], d[ac]]),
-                            np.column_stack([a[bd], b[bd], d[bd]]), np.column_stack([b[bd], c[bd], d[bd]])])
-    mesh = trimesh.Trimesh(vertices, faces, process=False)
-    mesh.remove_unreferenced_vertices()
-    return mesh
-
-
 def _unit(angle_deg: float) -> np.ndarray:
     a = np.radians(angle_deg)
     return np.array([np.cos(a), np.sin(a)])
@@ -430,7 +399,7 @@ class Crater(Device):
         open_floor = z < clamp - 1e-9
         xm = xs[:-1] + 0.5 * self.grid_step
         z_mid = self.floor_height(*np.meshgrid(xm, xm))
-        floor = _fitted_grid_surface(xs, ys, z, z_mid, keep=_dilate(open_floor, 1))
+        floor = grid_surface(xs, ys, z, keep=_dilate(open_floor, 1), z_mid=z_mid)
         rho = np.hypot(x, y)
         ceiling_keep = _dilate(z < self.ceiling_z + 0.002, 2) & (rho >= self.hole_radius)
         ceiling = grid_surface(xs, ys, np.full_like(z, self.ceiling_z), keep=ceiling_keep, up=False)
