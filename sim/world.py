@@ -64,7 +64,7 @@ class World:
         self.pair_table: PairTable | None = None
         self._material_pairs: PairTable | None = None
         self.contacts: ContactSolution | None = None
-        self._solutions: dict[frozenset, ContactSolution] = {}
+        self._solutions: dict[tuple[frozenset, frozenset], ContactSolution] = {}
 
     # -- lifetime ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -144,12 +144,12 @@ class World:
     def _update_contacts(self, new: str | None = None) -> None:
         """Solve the per-material values for the pairs that occur now (cached) and give them to the
         new body, or to every body when the solution changed."""
-        key = self.occurring_pairs() | {(m.name, "") for _, m, _, _ in self._contact_bodies.values()}
-        sol = self._solutions.get(key)
+        pairs = self.occurring_pairs()
+        mats = frozenset(m.name for _, m, _, _ in self._contact_bodies.values())
+        sol = self._solutions.get((pairs, mats))
         if sol is None:
-            mats = {m.name for _, m, _, _ in self._contact_bodies.values()}
             table = self.pair_table if self.pair_table is not None else PairTable({})
-            sol = self._solutions[key] = solve_contact_values(mats, self.occurring_pairs(), table)
+            sol = self._solutions[(pairs, mats)] = solve_contact_values(mats, pairs, table)
         changed = sol is not self.contacts
         self.contacts = sol
         names = list(self._contact_bodies) if changed or new is None else [new]
