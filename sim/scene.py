@@ -66,6 +66,10 @@ def look(world, name: str) -> dict:
     c = world.client
     body = world.bodies[name]
     source = world.mesh_sources.get(name)
+    rigid = getattr(world, "rigid_parts", {}).get(name)
+    if rigid is not None:
+        return {"material": world.materials.get(name), "tracks": {track_name(name, -1): [dict(p) for p in rigid]}
+                if rigid else {}}
     tracks: dict[str, list] = {}
     for link, rep in _welded(c, body).items():
         parts = [_part(d, source) for d in c.getCollisionShapeData(body, link)]
@@ -86,6 +90,9 @@ def moving_links(world, name: str) -> tuple[bool, list[int]]:
     """(whether the base carries parts, the links that carry their own track) of body `name`."""
     c = world.client
     body = world.bodies[name]
+    rigid = getattr(world, "rigid_parts", {}).get(name)
+    if rigid is not None:
+        return bool(rigid), []
     return (bool(c.getCollisionShapeData(body, -1)),
             sorted({rep for rep in _welded(c, body).values() if rep >= 0}))
 

@@ -5,6 +5,8 @@ own `BulletClient`, so many worlds can live side by side in one process.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +29,11 @@ class PhysicsSettings:
     friction_erp: float = 0.2
     restitution_velocity_threshold: float = 0.05
     contact_processing_threshold: float | None = 0.0   # per body; None keeps Bullet's (predictive contacts)
+    contact_slop: float = 1e-5    # penetration Bullet leaves uncorrected (PyBullet's default, made explicit)
+    # Contacts between two rigid (maximal-coordinate) bodies always correct penetration in a split
+    # pass that adds no kinetic energy; contacts with a jointed or multibody part never split (Bullet's
+    # multibody solver has no split pass), so there the ERP must stay low
+    split_impulse: bool = True
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -51,11 +58,17 @@ class World:
             frictionERP=settings.friction_erp,
             restitutionVelocityThreshold=settings.restitution_velocity_threshold,
             enableConeFriction=1,
+            contactSlop=settings.contact_slop,
+            useSplitImpulse=int(settings.split_impulse),
+            splitImpulsePenetrationThreshold=1.0,   # split every rigid contact, however shallow
         )
         c.setGravity(0.0, 0.0, -settings.gravity)
         self.bodies: dict[str, int] = {}
         self.materials: dict[str, str] = {}        # body name -> material name (for views)
         self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
+        # rigid (maximal-coordinate) bodies: PyBullet cannot report their collision shapes, so
+        # the World keeps each one's parts for views (sim.scene.look)
+        self.rigid_parts: dict[str, list[dict]] = {}
         self.watchers: list = []                   # callables(world) run after every step (recorders)
         self.steps = 0
         # contact materials: body name -> (body id, material, links, dynamic); the per-material
@@ -198,24 +211,56 @@ class World:
                                        angularDamping=material.angular_damping,
                                        activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
-    def add_static_mesh(self, name: str, obj_path: str | Path, material: Material) -> int:
-        """A static concave triangle mesh (internal-edge filtered) from an OBJ file."""
+    def add_static_mesh(self, name: str, obj_path: str | Path, material: Material, rigid: bool = False) -> int:
+        """A static concave triangle mesh from an OBJ file.
+
+        rigid=True makes it a maximal-coordinate rigid body: its contacts with other rigid bodies
+        (`add_sphere(..., rigid=True)`) go through Bullet's rigid solver, whose split-impulse pass
+        corrects penetration without adding energy, so the world can use a high contact ERP and a
+        ball rolls over the mesh's triangle edges as over one smooth surface (docs/reconstruction.md).
+        Bullet's internal-edge filter is asked for, but it skips triangles under about 1 cm^2."""
         c = self.client
         shape = c.createCollisionShape(
             pybullet.GEOM_MESH, fileName=str(obj_path),
             flags=pybullet.GEOM_FORCE_CONCAVE_TRIMESH | pybullet.GEOM_CONCAVE_INTERNAL_EDGE)
-        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape)
+        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, useMaximalCoordinates=rigid)
+        if rigid:
+            self.rigid_parts[name] = [_mesh_part(obj_path)]
         return self._register(name, body, material, mesh=obj_path)
 
+    def add_sdf(self, name: str, cdf_path: str | Path, material: Material, mesh: str | Path | None = None) -> int:
+        """A static surface given as a signed-distance field (sim.sdf): a rigid body against which a
+        rigid sphere gets one contact a step, from the field's value and gradient at its centre, so
+        it rolls as on a smooth surface. Only spheres collide with a field (and only within the
+        field's band). `mesh` names the OBJ the field was made from (views draw it; rays cannot hit
+        a field)."""
+        from sim.sdf import sdf_urdf
+
+        cdf_path = Path(cdf_path)
+        urdf = cdf_path.with_suffix(".urdf")
+        if not urdf.exists():
+            fd, tmp = tempfile.mkstemp(dir=urdf.parent, suffix=".urdf.tmp")
+            with os.fdopen(fd, "w") as f:
+                f.write(sdf_urdf(cdf_path))
+            os.replace(tmp, urdf)
+        with quiet_stdout():
+            body = self.client.loadURDF(str(urdf), useFixedBase=True, useMaximalCoordinates=True)
+        self.rigid_parts[name] = [_mesh_part(mesh)] if mesh is not None else []
+        return self._register(name, body, material, mesh=mesh)
+
     def add_sphere(self, name: str, radius: float, material: Material,
-                   position: Sequence[float], mass: float | None = None) -> int:
-        """A dynamic solid sphere; its mass follows from the material's density unless given."""
+                   position: Sequence[float], mass: float | None = None, rigid: bool = False) -> int:
+        """A dynamic solid sphere; its mass follows from the material's density unless given.
+        rigid=True: a maximal-coordinate rigid body (see `add_static_mesh`)."""
         c = self.client
         if mass is None:
             mass = material.density * 4.0 / 3.0 * np.pi * radius ** 3
         shape = c.createCollisionShape(pybullet.GEOM_SPHERE, radius=radius)
         body = c.createMultiBody(baseMass=mass, baseCollisionShapeIndex=shape,
-                                 basePosition=list(position))
+                                 basePosition=list(position), useMaximalCoordinates=rigid)
+        if rigid:
+            self.rigid_parts[name] = [{"kind": "sphere", "radius": float(radius), "pos": [0.0, 0.0, 0.0],
+                                       "orn": [0.0, 0.0, 0.0, 1.0]}]
         return self._register(name, body, material)
 
     def add_body(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,),
@@ -227,6 +272,7 @@ class World:
 
     def remove(self, name: str) -> None:
         self.client.removeBody(self.bodies.pop(name))
+        self.rigid_parts.pop(name, None)
         self.materials.pop(name, None)
         self.mesh_sources.pop(name, None)
         self._contact_bodies.pop(name, None)
@@ -245,6 +291,11 @@ class World:
 
     def set_velocity(self, name: str, linear: Sequence[float], angular: Sequence[float] = (0, 0, 0)) -> None:
         self.client.resetBaseVelocity(self.bodies[name], list(linear), list(angular))
+
+
+def _mesh_part(obj_path) -> dict:
+    return {"kind": "mesh", "pos": [0.0, 0.0, 0.0], "orn": [0.0, 0.0, 0.0, 1.0], "scale": [1.0, 1.0, 1.0],
+            "obj": str(obj_path)}
 
 
 def engine_versions() -> dict:

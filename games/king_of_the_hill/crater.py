@@ -34,14 +34,17 @@ import trimesh
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
 from sim.materials import Material, load_materials, pick_material
-from sim.meshes import cached_data, cached_mesh, grid_surface, revolved_surface
+from sim.meshes import cached_data, cached_mesh, grid_surface, load_mesh, revolved_surface
 from sim.paths import assets_dir
+from sim.sdf import cached_field
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
 from sim.world import World
 
-MESH_VERSION = 4
+MESH_VERSION = 5
+FIELD_VERSION = 1
 MARBLE = "marble"
+OBSTACLE = "obstacle:"          # prefix of the static marbles set by `set_obstacles`
 HILL = "hill"
 SEATS = ("seat1", "seat2")
 
@@ -75,6 +78,17 @@ def pchip(xk: np.ndarray, yk: np.ndarray, x: np.ndarray) -> np.ndarray:
     h00, h10 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t
     h01, h11 = -2 * t**3 + 3 * t**2, t**3 - t**2
     return h00 * yk[i] + h10 * h[i] * d[i] + h01 * yk[i + 1] + h11 * h[i] * d[i + 1]
+
+
+def smooth_min(values: list[np.ndarray], k: float) -> np.ndarray:
+    """-k log sum exp(-v/k): the minimum with its creases rounded over a few k (k = 0: the minimum).
+    A moulded part has no knife edges, and a rounded ridge is resolved by a mesh finer than k, so
+    its height does not depend on where the mesh's vertices fall."""
+    v = np.stack([np.asarray(x, float) for x in values])
+    m = v.min(axis=0)
+    if k <= 0:
+        return m
+    return m - k * np.log(np.exp(-(v - m) / k).sum(axis=0))
 
 
 def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
@@ -119,7 +133,31 @@ class Crater(Device):
         return (("crater.angular_segments", str(2 * self.angular_segments)),
                 ("crater.ring_spacing", repr(self.ring_spacing / 2)),
                 ("tube.ring_spacing", repr(self.tube_ring_spacing / 2)),
-                ("tunnels.grid_step", repr(self.grid_step / 2)))
+                ("tunnels.grid_step", repr(self.grid_step / 2)),
+                ("collision.sdf_cell", repr(self.sdf_cell / 2)))
+
+    def _field_region(self, p: np.ndarray) -> np.ndarray:
+        """Where the knocked marble can be: over the ledge, the funnel and in the tube, and under the
+        tunnel ceiling inside the base (the distance field is stored only there)."""
+        from scipy.ndimage import minimum_filter
+
+        if getattr(self, "_floor_grid", None) is None:
+            # the floor's lowest height within 2 mm of each point of a 2 mm grid (the floor's walls are steep)
+            half = self.base_size / 2
+            xs = np.arange(-half, half + 0.002, 0.002)
+            z = minimum_filter(self.floor_height(*np.meshgrid(xs, xs, indexing="ij")), size=3, mode="nearest")
+            self._floor_grid = (xs, z)
+        xs, zf = self._floor_grid
+        ij = np.clip(np.rint((p[:, :2] - xs[0]) / 0.002).astype(int), 0, len(xs) - 1)
+        floor = zf[ij[:, 0], ij[:, 1]]
+        rho = np.hypot(p[:, 0], p[:, 1])
+        margin = 0.003
+        top = ((rho <= self.path_outer_radius + 0.004) & (p[:, 2] >= self.tube_bottom_z - margin)
+               & (p[:, 2] >= self._top_profile(rho) - self.dimple_depth - margin))
+        tube = (rho <= self.hole_radius + margin) & (p[:, 2] >= self.ceiling_z - margin)
+        under = ((p[:, 2] <= self.ceiling_z + margin) & (p[:, 2] >= floor - margin)
+                 & (np.max(np.abs(p[:, :2]), axis=1) <= self.base_size / 2 - 0.002))
+        return top | tube | under
 
     def __init__(self, spec_path: Path, world: World | None = None, overrides=(), collide: bool = True):
         """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0.
@@ -130,14 +168,21 @@ class Crater(Device):
         spec = load_toml(self.spec_path, self.overrides)
         self._read_spec(spec)
         self._plan_geometry()
-        self.attach_world(world, self.timestep, self.solver_iterations)
+        self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp)
         try:
             self.mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
-            if collide:
-                self.world.add_static_mesh(HILL, self.mesh_path, self.hill_material)
             rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
                                 lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})
             self.start_positions = {name: tuple(rests[name]) for name in self.edge_seats}
+            self.field_path = None
+            if collide:
+                # the marble meets the hill as a distance field made from the mesh (sim.sdf): one
+                # smooth contact a step instead of the edges of the triangles round it
+                self.field_path = cached_field(
+                    "koth-crater-field", FIELD_VERSION, {**self.geometry_params(), "sdf_cell": self.sdf_cell},
+                    lambda: load_mesh(self.mesh_path), self.marble_radius, self.sdf_cell,
+                    list(self.start_positions.values()), self._field_region)
+                self.world.add_sdf(HILL, self.field_path, self.hill_material, mesh=self.mesh_path)
         except BaseException:
             self.close()
             raise
@@ -205,7 +250,8 @@ class Crater(Device):
         self.cone_length = u.number("cone_length", 0.002, 0.05)
         self.valley_radius = u.number("valley_radius", r * 1.1, 0.05)
         self.wall_slope = u.number("wall_slope", 2.0, 100.0)
-        self.grid_step = u.number("grid_step", 0.0005, 0.01)
+        self.grid_step = u.number("grid_step", 0.0002, 0.01)
+        self.edge_round = u.number("edge_round", 0.0, 0.005)
         self.bend_length = u.number("bend_length", 0.0, 0.2)
         self.tube_bottom_z = tb
 
@@ -235,9 +281,13 @@ class Crater(Device):
         self.knock_speed = g.range("speed", 0.01, 5.0)
         self.knock_angle = g.range("angle", -89.0, 89.0)
 
+        col = spec.table("collision")
+        self.sdf_cell = col.number("sdf_cell", 0.0005, 0.004)
+
         p = spec.table("physics")
         self.timestep = p.number("timestep", 1e-5, 1.0 / 120.0)
         self.solver_iterations = p.integer("solver_iterations", 1, 1000)
+        self.contact_erp = p.number("contact_erp", 0.001, 1.0) if "contact_erp" in p else None
         if self.knock_speed[1] * self.timestep > r:
             raise SpecError(f"{p.source}: physics.timestep: the fastest knock moves more than the marble's "
                             f"radius in one step; make the step smaller than {r / self.knock_speed[1]:.5f}")
@@ -273,7 +323,7 @@ class Crater(Device):
                 "path_outer_radius", "path_slope", "wall_height", "outer_radius", "angular_segments",
                 "ring_spacing", "seat_radius", "dimple_radius", "dimple_depth", "seat_angles",
                 "tube_ring_spacing", "tube_bottom_z", "ceiling_z", "apex_z", "cone_slope", "cone_length",
-                "valley_radius", "wall_slope", "grid_step", "bend_length", "caves", "cave_end_radius",
+                "valley_radius", "wall_slope", "grid_step", "edge_round", "bend_length", "caves", "cave_end_radius",
                 "cave_radius", "cave_length", "seat1_z", "seat1_at", "seat1_dip", "seat1_run", "crest_at",
                 "seat2_z", "seat2_at")
         return {k: getattr(self, k) for k in keys}
@@ -363,7 +413,7 @@ class Crater(Device):
         """The tunnel floor: min over the three valleys, clamped just above the ceiling."""
         clamp = self.ceiling_z + 0.004
         pts = np.column_stack([np.ravel(x), np.ravel(y)])
-        z = np.full(len(pts), clamp)
+        surfaces = [np.full(len(pts), clamp)]
         for _, line, s, sk, zk, mouth, total in self.valleys:
             # nearest centre-line sample (0.2 mm apart) gives the distance along and across the valley
             best_d2 = np.full(len(pts), np.inf)
@@ -383,10 +433,15 @@ class Crater(Device):
             inside = across < radius
             cross = np.where(inside, radius - np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0)),
                              radius + self.wall_slope * (across - radius))
-            # the hump is a ridge (two profiles meeting at an angle), so no marble can balance on it
-            profile = np.where(along <= sk[4], pchip(sk[:5], zk[:5], along), pchip(sk[4:], zk[4:], along))
-            z = np.minimum(z, profile + cross)
-        return z.reshape(np.shape(x))
+            # the hump is a ridge: two profiles meeting at an angle (each carried on straight past
+            # the crest), its top rounded like the fins, so no marble can balance on it
+            up = np.where(along <= sk[4], pchip(sk[:5], zk[:5], along),
+                          zk[4] + (zk[4] - zk[3]) / (sk[4] - sk[3]) * (along - sk[4]))
+            down = np.where(along >= sk[4], pchip(sk[4:], zk[4:], along),
+                            zk[4] + (zk[5] - zk[4]) / (sk[5] - sk[4]) * (along - sk[4]))
+            surfaces.append(smooth_min([up, down], self.edge_round) + cross)
+        # the valleys meet in rounded fins (the splitter's, and the walls between tunnels)
+        return smooth_min(surfaces, self.edge_round).reshape(np.shape(x))
 
     def _tunnel_meshes(self) -> list[trimesh.Trimesh]:
         half = self.base_size / 2 - 0.005
@@ -471,11 +526,26 @@ class Crater(Device):
         v = knock.speed * (np.cos(a) * inward + np.sin(a) * along)
         return np.array([v[0], v[1], 0.0])
 
+    def set_obstacles(self, positions: dict) -> None:
+        """Static marbles (name -> centre) that a knocked marble meets: the game's other marbles on
+        the hill, as the table puts them before a knock. Earlier obstacles not named are removed."""
+        for name in [n for n in self.world.bodies if n.startswith(OBSTACLE)]:
+            if name[len(OBSTACLE):] not in positions:
+                self.world.remove(name)
+        reset = self.world.client.resetBasePositionAndOrientation
+        for name, pos in positions.items():
+            key = OBSTACLE + name
+            if key not in self.world.bodies:
+                self.world.add_sphere(key, self.marble_radius, self.marble_material, [float(v) for v in pos],
+                                      mass=0.0, rigid=True)
+            reset(self.world.bodies[key], [float(v) for v in pos], [0, 0, 0, 1])
+
     def _add_marble(self, position, velocity) -> None:
         """A fresh marble body for every trial: no contact cache or state carries over."""
         if MARBLE in self.world.bodies:
             self.world.remove(MARBLE)
-        self.world.add_sphere(MARBLE, self.marble_radius, self.marble_material, [float(v) for v in position])
+        self.world.add_sphere(MARBLE, self.marble_radius, self.marble_material, [float(v) for v in position],
+                              rigid=True)
         self.world.set_velocity(MARBLE, [float(v) for v in velocity])
 
     def _place(self, knock: Knock) -> None:

@@ -1,5 +1,12 @@
 """King of the Hill's physical table: the hill (crater, tunnels, caves), every marble, and the
-Tipper beside the hill, in one World; it answers the rules' chance events by simulating them.
+Tipper beside the hill; it answers the rules' chance events by simulating them.
+
+Two Worlds: the table's (the table top, the Tipper, the game marbles and the hill's mesh, which
+views draw and cast rays at) and the crater's own, where a knock is simulated: the crater's
+marble and hill are rigid bodies whose contacts need a contact ERP the Tipper's jointed tray
+cannot have (sim.world), and the hill is a distance field there. The game marbles on the hill
+are copied into the crater's world as static spheres before each knock, so a knocked marble
+meets them as it would on the table.
 
 Marbles moving seat to seat are placed kinematically (static bodies put on the seat positions
 of board.toml). A tilt is simulated on the Tipper, whose ball stays where the last tilt left it,
@@ -31,26 +38,28 @@ TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of
 DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
 
 
-def _shared_timestep() -> float:
-    """The step of the one world that holds the hill and the Tipper: the finer of their specs' steps
-    (each device is converged at its own step, so a finer one leaves its odds where they are)."""
+def _table_timestep() -> float:
+    """The table world's step: the Tipper's (the crater steps in a world of its own)."""
     from sim.spec import load_toml
 
-    return min(load_toml(default_spec(name)).table("physics").number("timestep") for name in ("tipper", "crater"))
+    return load_toml(default_spec("tipper")).table("physics").number("timestep")
 
 
 class HillTable:
-    """One World with the hill, the Tipper and `marbles` game marbles."""
+    """The table World with the hill, the Tipper and `marbles` game marbles, and the crater's World."""
 
     def __init__(self, marbles: int, board: Board | None = None, collide: bool = True):
         self.board = board or load_board()
-        self.world = World(PhysicsSettings(timestep=_shared_timestep(), solver_iterations=50))
+        self.world = World(PhysicsSettings(timestep=_table_timestep(), solver_iterations=50))
+        self.crater = None
         try:
             mats = load_materials(assets_dir() / "materials.toml")
             c = self.world.client
             table = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.6, 0.6, 0.01])
             self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
-            self.crater = Crater(default_spec("crater"), world=self.world, collide=collide)
+            self.crater = Crater(default_spec("crater"), collide=collide)
+            if collide:        # the hill the views draw and cast rays at (no dynamic body here touches it)
+                self.world.add_static_mesh("hill", self.crater.mesh_path, self.crater.hill_material)
             self.tipper = Tipper(default_spec("tipper"), world=self.world, origin=TIPPER_ORIGIN)
             self.tipper.place("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
             r = self.crater.marble_radius
@@ -60,10 +69,12 @@ class HillTable:
                 self.world.add_sphere(name, r, self.crater.marble_material, self.drawer[i], mass=0.0)
             self.retries = {"tipper": 0, "crater": 0}
         except BaseException:
-            self.world.close()
+            self.close()
             raise
 
     def close(self) -> None:
+        if self.crater is not None:
+            self.crater.close()
         self.world.close()
 
     # -- kinematic placement ---------------------------------------------------------------------
@@ -91,11 +102,12 @@ class HillTable:
         """Simulate the pending knock: the knocked marble off its edge seat into the crater."""
         mover = state.history[-1].marble if isinstance(state.history[-1], Move) else None
         self.sync(state, skip=mover)   # the knocker arrives as the knocked marble leaves its seat
+        self.crater.set_obstacles({name: self.world.position(name) for name in self.marbles})
 
         def attempt() -> Outcome:
             g = self.crater.sample_gesture(rng)
             outcome = self.crater.run(rng, Knock(seat=state.knocked_from, speed=g.speed, angle=g.angle))
-            self.world.remove("marble")
+            self.crater.world.remove("marble")
             return outcome
         return until_labelled("crater", attempt, self.retries, f"a marble left the hill from {state.knocked_from}")
 
@@ -110,6 +122,11 @@ class PhysicsOutcomes:
         if self.table is None:
             self.table = HillTable(len(state.track), state.game.board)
         return self.table
+
+    def world_for(self, event: str, state: State):
+        """The World an event moves: the crater's for a knock, the table's for a tilt."""
+        table = self.table_for(state)
+        return table.crater.world if event == "crater" else table.world
 
     def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
         self.table_for(state)

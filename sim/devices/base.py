@@ -97,7 +97,7 @@ class Device(abc.ABC):
     def refinements(self) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
         """Named refinements of the spec's numerics, each as `--set` overrides: half the time step,
         twice the solver iterations, twice the mesh resolution (where there is a generated mesh) and
-        a tighter settle rule (half the speed tolerances, twice the hold)."""
+        a tighter settle rule (half the speed tolerances, twice the hold, twice the time cap)."""
         dt = self.world.settings.timestep
         it = self.world.settings.solver_iterations
         rule = self.settle_spec()
@@ -106,9 +106,12 @@ class Device(abc.ABC):
         mesh = self.mesh_refinements()
         if mesh:
             out.append(("double-mesh", tuple(mesh)))
+        # the cap is a time budget, not a tolerance: a stricter rule takes longer to meet, so it
+        # gets twice the time too, and a body cut off by the cap is not counted as a change
         out.append(("tighter-settle", ((f"{self.settle_prefix}linear", repr(rule.linear / 2)),
                                        (f"{self.settle_prefix}angular", repr(rule.angular / 2)),
-                                       (f"{self.settle_prefix}hold", repr(rule.hold * 2)))))
+                                       (f"{self.settle_prefix}hold", repr(rule.hold * 2)),
+                                       (f"{self.settle_prefix}cap", repr(rule.cap * 2)))))
         return out
 
     def gesture_ranges(self) -> tuple[str, ...]:
@@ -133,15 +136,20 @@ class Device(abc.ABC):
         self.origin = tuple(float(v) for v in origin)
         return self.attach_world(world, self.timestep, self.solver_iterations)
 
-    def attach_world(self, world, timestep: float, solver_iterations: int):
+    def attach_world(self, world, timestep: float, solver_iterations: int, contact_erp: float | None = None):
         """Build into a shared World (its timestep must be the spec's) or into a new one the
-        device owns and closes; sets and returns `self.world`."""
+        device owns and closes; sets and returns `self.world`. A spec that names its own contact
+        ERP (rigid bodies only, see sim.world) cannot share a world with another."""
         from sim.errors import SpecError
         from sim.world import PhysicsSettings, World
 
         self._owns_world = world is None
         if world is None:
-            world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations))
+            extra = {} if contact_erp is None else {"contact_erp": contact_erp}
+            world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations, **extra))
+        elif contact_erp is not None and world.settings.contact_erp != contact_erp:
+            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.contact_erp {contact_erp} differs "
+                            f"from the shared world's {world.settings.contact_erp}: this device needs a world of its own")
         elif not _divides(world.dt, timestep):
             raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} is not a "
                             f"whole multiple of the shared world's {world.dt}: a device joins a world that "
