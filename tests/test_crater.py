@@ -84,6 +84,27 @@ def test_marble_put_on_a_cave_seat_rests_there(crater, label):
     assert out.status is Status.OK and out.label == label
 
 
+def test_a_marble_in_a_cave_stops_the_next_one(crater):
+    """The game's marbles on the hill are obstacles in the crater's World: a marble rolled fast at
+    a marble sitting on seat 1 hits it instead of passing through, and with the obstacles gone it
+    crosses the hump to seat 2 as before."""
+    cave = "cave2"
+    seat = np.array(crater.seat_regions[f"{cave}/seat1"].center)
+    pos, tangent = crater.valley_point(cave, crater.mouth_along(cave) - 0.04)
+    try:
+        crater.set_obstacles({"m0": seat})
+        assert any(name.endswith("m0") for name in crater.world.bodies)
+        hit = crater.release(pos + [0, 0, 0.0005], 0.8 * tangent)
+        end = np.array(hit.reading["position"])
+        assert np.linalg.norm(end - seat) > 2 * crater.marble_radius - 0.0005   # never inside the other marble
+        assert hit.label != f"{cave}/seat2"                                     # it cannot roll through it
+    finally:
+        crater.set_obstacles({})
+    assert not any(name.endswith("m0") for name in crater.world.bodies)
+    free = crater.release(pos + [0, 0, 0.0005], 0.8 * tangent)
+    assert free.label == f"{cave}/seat2"
+
+
 def test_knocked_marbles_drop_through_the_crater_into_caves(sample):
     """Knocked marbles leave the rim, go down the hole and come to rest on a cave seat: no
     escapes, no unsettled trials and no marble lodged on the way (the tunnels have no other

@@ -120,6 +120,9 @@ class Crater(Device):
     """
 
     name = "crater"
+    # the bare loop of `tabletop bench` replays a knock per trial: a marble at rest on the field
+    # steps faster than one swirling round the funnel, so one long loop would flatter the bare side
+    bench_restart_each_trial = True
 
     def settle_spec(self):
         return self.settle_rule
