@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from scipy.spatial import cKDTree
 
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
@@ -41,7 +42,7 @@ from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table, load_toml
 from sim.world import World
 
-MESH_VERSION = 5
+MESH_VERSION = 6
 FIELD_VERSION = 1
 MARBLE = "marble"
 OBSTACLE = "obstacle:"          # prefix of the static marbles set by `set_obstacles`
@@ -419,18 +420,8 @@ class Crater(Device):
         surfaces = [np.full(len(pts), clamp)]
         for _, line, s, sk, zk, mouth, total in self.valleys:
             # nearest centre-line sample (0.2 mm apart) gives the distance along and across the valley
-            best_d2 = np.full(len(pts), np.inf)
-            best_i = np.zeros(len(pts), int)
-            for lo in range(0, len(line), 200):
-                seg = line[lo:lo + 200]
-                d2 = ((pts[:, None, :] - seg[None, :, :]) ** 2).sum(-1)
-                j = d2.argmin(axis=1)
-                dj = d2[np.arange(len(pts)), j]
-                better = dj < best_d2
-                best_d2[better] = dj[better]
-                best_i[better] = lo + j[better]
+            across, best_i = cKDTree(line).query(pts)
             along = s[best_i]
-            across = np.sqrt(best_d2)
             radius = self.valley_radius + (self.cave_radius - self.valley_radius) * np.clip(
                 (along - (mouth - 0.01)) / 0.01, 0.0, 1.0)
             inside = across < radius
