@@ -13,7 +13,7 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 DEVICES = (("tipper", "The Tipper"), ("crater", "The crater (cave / seat)"), ("sticks", "The Knossos throw sticks"),
            ("die", "King Kong's die"), ("spinner", "King Kong's spinner (outer circle)"),
-           ("kong-knockover", "King Kong's knock-overs (every pawn in a groove Kong moves)"))
+           ("kong-knockover", "King Kong's knock-overs (a pawn in a groove or beside Kong's path)"))
 
 
 def load(name: str) -> dict | None:
