@@ -211,21 +211,16 @@ class World:
                                        angularDamping=material.angular_damping,
                                        activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
-    def add_static_mesh(self, name: str, obj_path: str | Path, material: Material, rigid: bool = False) -> int:
-        """A static concave triangle mesh from an OBJ file.
-
-        rigid=True makes it a maximal-coordinate rigid body: its contacts with other rigid bodies
-        (`add_sphere(..., rigid=True)`) go through Bullet's rigid solver, whose split-impulse pass
-        corrects penetration without adding energy, so the world can use a high contact ERP and a
-        ball rolls over the mesh's triangle edges as over one smooth surface (docs/reconstruction.md).
-        Bullet's internal-edge filter is asked for, but it skips triangles under about 1 cm^2."""
+    def add_static_mesh(self, name: str, obj_path: str | Path, material: Material) -> int:
+        """A static concave triangle mesh from an OBJ file. Bullet's internal-edge filter is asked
+        for, but it skips triangles under about 0.5 cm^2, so a ball rolling on a fine mesh meets the
+        edges round the triangle it stands on and loses energy at each; a surface a ball must roll
+        on smoothly is better given as a distance field (`add_sdf`)."""
         c = self.client
         shape = c.createCollisionShape(
             pybullet.GEOM_MESH, fileName=str(obj_path),
             flags=pybullet.GEOM_FORCE_CONCAVE_TRIMESH | pybullet.GEOM_CONCAVE_INTERNAL_EDGE)
-        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, useMaximalCoordinates=rigid)
-        if rigid:
-            self.rigid_parts[name] = [_mesh_part(obj_path)]
+        body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape)
         return self._register(name, body, material, mesh=obj_path)
 
     def add_sdf(self, name: str, cdf_path: str | Path, material: Material, mesh: str | Path | None = None) -> int:
@@ -251,7 +246,9 @@ class World:
     def add_sphere(self, name: str, radius: float, material: Material,
                    position: Sequence[float], mass: float | None = None, rigid: bool = False) -> int:
         """A dynamic solid sphere; its mass follows from the material's density unless given.
-        rigid=True: a maximal-coordinate rigid body (see `add_static_mesh`)."""
+        rigid=True: a maximal-coordinate rigid body, whose contacts with other rigid bodies (a
+        distance field, `add_sdf`) go through Bullet's rigid solver: its split-impulse pass corrects
+        penetration without adding energy, so the world can use a high contact ERP."""
         c = self.client
         if mass is None:
             mass = material.density * 4.0 / 3.0 * np.pi * radius ** 3
