@@ -37,8 +37,8 @@ from sim.errors import SpecError
 from sim.materials import Material, load_materials, pick_material
 from sim.meshes import cached_data, cached_mesh, grid_surface, load_mesh, revolved_surface
 from sim.paths import assets_dir
-from sim.sdf import cached_field
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
+from sim.sdf import cached_field
 from sim.spec import Table, load_toml
 from sim.world import World
 
