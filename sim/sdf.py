@@ -111,11 +111,12 @@ def band_field(mesh: trimesh.Trimesh, radius: float, cell: float, seeds: Sequenc
                inner: float | None = None, outer: float | None = None):
     """The cells and node values of a distance field for a sphere of `radius` on `mesh`.
 
-    Cells hold the field where the sphere's centre can be while it touches the surface or is
-    about to: distance between radius - inner and radius + outer (defaults: 0.3 and 0.05 of the
-    radius: 2.4 mm of penetration for a 16 mm ball is far beyond any contact's), on the free side that `seeds` lie in, and, with `region`
-    (points (n, 3) -> bool (n,)), only where the ball can go (the flood fill stays inside it too,
-    so that free space it cannot reach costs no cells). Returns a dict for `write_cdf`."""
+    Cells hold the field where the sphere's centre can be while it touches the surface: distance
+    between radius - inner and radius + outer (defaults: 0.3 and 0.05 of the radius; 2.4 mm of
+    penetration for a 16 mm ball is far beyond any contact's), on the free side that `seeds` lie
+    in, and, with `region` (points (n, 3) -> bool (n,)), only where the ball can go (the flood fill
+    stays inside it too, so free space it cannot reach costs no cells). Returns a dict for
+    `write_cdf`."""
     inner = 0.3 * radius if inner is None else inner
     outer = 0.05 * radius if outer is None else outer
     lo = np.asarray(mesh.bounds[0]) - (radius + 2 * cell)
@@ -124,7 +125,7 @@ def band_field(mesh: trimesh.Trimesh, radius: float, cell: float, seeds: Sequenc
     hi = lo + res * cell
     dist = MeshDistance(mesh)
     # free space: cells whose centres keep half a radius from the surface, connected to a seed
-    # (a triangle's size of slack: the approximate distance is a nearest-centroid one)
+    # (by the nearest-centroid distance, within a triangle's size of the true one)
     axes = [lo[i] + cell * (np.arange(res[i]) + 0.5) for i in range(3)]
     centres = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
     inside = np.ones(len(centres), bool) if region is None else np.asarray(region(centres), bool)
@@ -143,6 +144,7 @@ def band_field(mesh: trimesh.Trimesh, radius: float, cell: float, seeds: Sequenc
     free = np.isin(labels, sorted(free_labels))
     # a free region grown by the cells next to it, so that the band reaches under radius/2
     free = ndimage.binary_dilation(free, iterations=int(np.ceil(0.5 * radius / cell)) + 1) & (d_approx >= 0)
+    # the band: first by the approximate distance with a triangle's size of slack, then exactly
     half_diag = 0.5 * np.sqrt(3) * cell
     slack = float(np.max(np.linalg.norm(dist.tri - dist.tri.mean(axis=1, keepdims=True), axis=2)))
     near = free & (d_approx >= radius - inner - half_diag - slack) & (d_approx <= radius + outer + half_diag + slack)
