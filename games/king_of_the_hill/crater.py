@@ -145,7 +145,7 @@ class Crater(Device):
         tunnel ceiling inside the base (the distance field is stored only there)."""
         from scipy.ndimage import minimum_filter
 
-        if getattr(self, "_floor_grid", None) is None:
+        if self._floor_grid is None:
             # the floor's lowest height within 2 mm of each point of a 2 mm grid (the floor's walls are steep)
             half = self.base_size / 2
             xs = np.arange(-half, half + 0.002, 0.002)
@@ -336,6 +336,8 @@ class Crater(Device):
         """Centre lines and floor profiles of the three valleys, and the seat regions."""
         r = self.marble_radius
         self.valleys = []
+        self._line_trees = []          # a KD-tree of each valley's centre line (floor_height's lookups)
+        self._floor_grid = None        # the floor's low bound on a 2 mm grid, built by _field_region
         self.seat_regions: dict[str, Region] = {}
         for name, start, corner, crest in self.caves:
             p0 = np.zeros(2)
@@ -362,6 +364,7 @@ class Crater(Device):
                 sk.append(total)
                 zk.append(self.seat2_z)
             self.valleys.append((name, pts, s, np.array(sk), np.array(zk), mouth, total))
+            self._line_trees.append(cKDTree(pts))
             for seat, at, z in (("seat1", self.seat1_at, self.seat1_z), ("seat2", self.seat2_at, self.seat2_z)):
                 xy = pts[np.searchsorted(s, min(mouth + at, total))]
                 self.seat_regions[f"{name}/{seat}"] = Region(center=(float(xy[0]), float(xy[1]), z + r),
@@ -418,9 +421,9 @@ class Crater(Device):
         clamp = self.ceiling_z + 0.004
         pts = np.column_stack([np.ravel(x), np.ravel(y)])
         surfaces = [np.full(len(pts), clamp)]
-        for _, line, s, sk, zk, mouth, total in self.valleys:
+        for (_, line, s, sk, zk, mouth, total), tree in zip(self.valleys, self._line_trees):
             # nearest centre-line sample (0.2 mm apart) gives the distance along and across the valley
-            across, best_i = cKDTree(line).query(pts)
+            across, best_i = tree.query(pts)
             along = s[best_i]
             radius = self.valley_radius + (self.cave_radius - self.valley_radius) * np.clip(
                 (along - (mouth - 0.01)) / 0.01, 0.0, 1.0)
