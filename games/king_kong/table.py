@@ -29,7 +29,8 @@ or another pawn), pushed out (its base disc overlaps its space no more; for a pa
 of the spaces the groove lay in or over), or standing. A move after which a pawn at risk rests
 upright off the board (on another pawn or on the figure) is LODGED, one whose pawns do not settle
 UNSETTLED: the move is done again with a fresh hand (counted), never coerced to a label; a pawn
-leaving the board is an escape, a defect, and raises.
+pushed off the board's edge drops onto the table the board lies on and is read like any other
+(pushed out, or knocked over); one leaving the table is an escape, a defect, and raises.
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ from sim.spec import load_toml
 from sim.world import PhysicsSettings, World
 
 BOARD = "kk_board"
+TABLE = "kk_table"                # the table the board lies on (a pawn pushed off the board's edge lands on it)
 KONG = "kk_kong"                  # base: the track's foot; links: the slide, the ring's play, the figure
 SLIDE, LIFT, FIGURE = 0, 1, 2
 DIE_ORIGIN = (0.55, 0.0, 0.0)     # the box lid lies on the table beside the board's right edge
@@ -136,6 +138,9 @@ class KongPhysics:
     board_material: Material
     board_thickness: float
     track_depth: float
+    table_material: Material
+    table_below: float
+    table_margin: float
     kong_material: Material
     max_torque: float
     max_force: float
@@ -162,7 +167,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
     pawn_path = path.parent / spec.string("pawn")
     materials = load_materials(assets_dir() / "materials.toml", overrides)
     pawn = load_pawn(pawn_path, kong, overrides)
-    b, k, g, rd, sm, ph = (spec.table(n) for n in ("board", "kong", "gesture", "reading", "sample", "physics"))
+    b, k, g, rd, sm, ph, tb = (spec.table(n) for n in ("board", "kong", "gesture", "reading", "sample", "physics",
+                                                       "table"))
     spinner = path.parent / sm.string("spinner")
     if not spinner.is_file():
         raise SpecError(f"{spec.source}: sample.spinner: no spinner spec at {spinner}")
@@ -170,7 +176,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
     return KongPhysics(
         spec_path=path, pawn=pawn,
         board_material=pick_material(b, "material", materials), board_thickness=b.number("thickness", 0.002, 0.1),
-        track_depth=depth,
+        track_depth=depth, table_material=pick_material(tb, "material", materials),
+        table_below=tb.number("below_board", 0.0, 0.01), table_margin=tb.number("margin", 0.05, 2.0),
         kong_material=pick_material(k, "material", materials), max_torque=k.number("max_torque", 1e-4, 100.0),
         max_force=k.number("max_force", 1e-3, 1000.0), press=k.number("press", 0.0, 100.0),
         max_lift=k.number("max_lift", 0.0, 0.1), control_every=k.integer("control_every", 1, 100),
@@ -335,7 +342,14 @@ class KongRig:
                                             collisionFramePositions=[list(p) for _, p in boxes])
         body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape)
         self.world.add_body(BOARD, body, ph.board_material)
-        self._bounds = (-sx / 2, sx / 2, -sy / 2, sy / 2, -depth - 0.01)
+        # the table: its top the real board's thickness below the board's surface, reaching
+        # `table.margin` beyond every edge (static, so it never touches the board's slab)
+        m, top, tt = ph.table_margin, -ph.table_below, 0.02
+        shape = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[sx / 2 + m, sy / 2 + m, tt / 2])
+        table = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=[0.0, 0.0, top - tt / 2])
+        self.world.add_body(TABLE, table, ph.table_material)
+        # a pawn has escaped when it is off the table or has fallen through the board or the table
+        self._bounds = (-sx / 2 - m, sx / 2 + m, -sy / 2 - m, sy / 2 + m, min(-depth, top) - 0.01)
 
     def _build_kong(self) -> None:
         """The track's foot (fixed base) -> slide (prismatic along +y) -> the ring's play (prismatic along +z,
@@ -367,7 +381,8 @@ class KongRig:
         c.changeDynamics(body, LIFT, localInertiaDiagonal=[1e-5] * 3, jointLowerLimit=0.0,
                          jointUpperLimit=ph.max_lift)
         c.setJointMotorControl2(body, LIFT, pybullet.VELOCITY_CONTROL, targetVelocity=0.0, force=0.0)
-        c.setCollisionFilterPair(body, self.world.bodies[BOARD], FIGURE, -1, 0)
+        for under in (BOARD, TABLE):   # the figure rides on its ring, clear of the board and the table
+            c.setCollisionFilterPair(body, self.world.bodies[under], FIGURE, -1, 0)
         self._kong = body
 
     def _add_pawn(self, i: int, xy, yaw: float) -> None:
@@ -551,7 +566,8 @@ class KongRig:
         c.setJointMotorControl2(self._kong, FIGURE, pybullet.VELOCITY_CONTROL, targetVelocity=0.0, force=ph.max_torque)
 
     def escaped_check(self, indices):
-        """A function: whether any of the pawns `indices` has left the board (off its edge or through it)."""
+        """A function: whether any of the pawns `indices` has left the table (off its edge, or through
+        the board or the table)."""
         x0, x1, y0, y1, zmin = self._bounds
         get = self.world.client.getBasePositionAndOrientation
         bodies = [self.world.bodies[self.names[i]] for i in indices]
@@ -559,7 +575,7 @@ class KongRig:
         def escaped() -> bool:
             for b in bodies:
                 x, y, z = get(b)[0]
-                if z < zmin or (z < 0.0 and not (x0 <= x <= x1 and y0 <= y <= y1)):
+                if z < zmin or not (x0 <= x <= x1 and y0 <= y <= y1):
                     return True
             return False
         return escaped
