@@ -7,6 +7,7 @@
                     [--sensitivity [--sensitivity-trials M]] [--uncertainty]
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
   tabletop bench [--trials N] [--out FILE.json]
+  tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written.
 """
@@ -126,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run only these refinements (default: all the device has)")
     conv.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
     conv.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
+                                          "(docs/validation.md)")
+    val.add_argument("--quick", action="store_true", help="fewer trials per case (under 10 minutes on 2 cores)")
+    val.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    val.add_argument("--seed", type=_seed, default=1, help="the runs' seed (default 1)")
+    val.add_argument("--out", type=Path, help="write the table as JSON to this file")
+    val.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
@@ -773,11 +782,67 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_validate(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from games.devices import default_spec, device_ref, make_device
+    from sim.batch import run_batch
+    from sim.output import check_output_path, write_json_atomic
+    from sim.validate import cases, run_case
+    from sim.world import engine_versions
+
+    if args.out is not None:
+        check_output_path(args.out)
+    spec = default_spec("throw")
+    all_cases = cases()
+    err = Console(stderr=True)
+    args.device = "validate"
+    started = time.perf_counter()
+
+    def labels_of(overrides):
+        device = make_device("throw", spec, overrides)
+        try:
+            return device.labels
+        finally:
+            device.close()
+
+    rows = []
+    try:
+        total = sum(c.trials[0] if args.quick else c.trials[1] for c in all_cases)
+        with _progress(err, args, total, "validate") as bar:
+            def run(overrides, trials):
+                return run_batch(device_ref("throw", spec, overrides), trials, args.seed, args.workers,
+                                 progress=bar.advance)
+            for case in all_cases:
+                rows.append(run_case(case, run, args.quick, labels_of))
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted: no result written[/yellow]", soft_wrap=True)
+        return 130
+    table = Table(title=f"tabletop validate{' --quick' if args.quick else ''} (seed {args.seed})")
+    for col in ("case", "source", "published", "ours (95% interval)", "trials", ""):
+        table.add_column(col, overflow="fold", ratio=3 if col == "case" else None)
+    for r in rows:
+        table.add_row(r["case"], r["cite"], r["published"], r["ours"], str(r["trials"]),
+                      "[green]pass[/green]" if r["passed"] else "[red]fail[/red]")
+    console = Console()
+    console.print(table)
+    passed = sum(r["passed"] for r in rows)
+    console.print(f"{passed} of {len(rows)} cases agree; what each figure means, and why we disagree where we do: "
+                  f"docs/validation.md")
+    if args.out is not None:
+        write_json_atomic(args.out, {"quick": args.quick, "seed": args.seed, "cases": rows,
+                                     "passed": passed, "versions": engine_versions(),
+                                     "elapsed_s": round(time.perf_counter() - started, 3)})
+        err.print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return {"play": cmd_play, "estimate": cmd_estimate, "converge": cmd_converge, "sweep": cmd_sweep,
-                "bench": cmd_bench, "replay": cmd_replay}[args.command](args)
+                "bench": cmd_bench, "replay": cmd_replay, "validate": cmd_validate}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -31,6 +31,9 @@ DEVICES: dict[str, DeviceEntry] = {
                           "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"),
     "die": DeviceEntry("sim.devices.die:Die", "king_kong/die.toml",
                        "King Kong's die thrown into the box lid: the face on top, 1-6"),
+    "throw": DeviceEntry("sim.devices.throw:Throw", "throw.toml",
+                         "any shape (cuboid, cylinder, half-cylinder) dropped, tossed or rolled onto a table: the side "
+                         "it rests on (assets/throw.toml; --set shape.kind=...)"),
     "spinner": DeviceEntry("sim.devices.spinner:Spinner", "king_kong/spinner.toml",
                            "King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
                            "climb in the circles block)"),

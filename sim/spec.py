@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -115,9 +116,14 @@ def parse_overrides(items) -> tuple[tuple[str, str], ...]:
 
 
 def override_value(name: str, text: str) -> Any:
+    """The TOML value `text`; a bare word (letters, digits, _, + and -, starting with a letter or
+    a sign) is taken as text, so that `--set shape.kind=cylinder` or `--set gesture.start=+z`
+    needs no shell-quoted quotes."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
+        if re.fullmatch(r"[A-Za-z+\-][A-Za-z0-9_+\-]*", text) and re.search(r"[A-Za-z]", text):
+            return text
         raise SpecError(f"--set {name}: {text!r} is not a TOML value (a number, [a, b] or \"text\")") from None
 
 

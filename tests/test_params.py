@@ -32,7 +32,8 @@ def test_set_changes_the_physics_and_is_recorded(tmp_path):
     (("knock.sped", "0.3"), "unknown parameter 'knock.sped'"),
     (("materials.glas.density", "3000"), "unknown parameter 'materials.glas.density'"),
     (("materials.glass.friction", "0.3"), "unknown parameter 'materials.glass.friction'"),
-    (("knock.speed", "fast"), "is not a TOML value"),
+    (("knock.speed", "fast"), "knock.speed: expected"),          # a bare word is text, not a range
+    (("knock.speed", "0.3 0.4"), "is not a TOML value"),
     (("marble.radius", "-1.0"), "marble.radius: -1.0 is outside"),
 ])
 def test_bad_overrides_are_spec_errors(override, message):

@@ -1,0 +1,414 @@
+"""Thrown bodies: shapes with exact mass and inertia, the gestures people throw them with, and the
+reading of the side a body comes to rest on. `tabletop estimate throw` (sim/devices/throw.py)
+throws any of them; the shapes are built from a spec's [shape] table.
+
+Body frame: origin at the centre of mass, axes along the principal axes of inertia.
+
+Shapes (`shape.kind`):
+- "cuboid", `size = [x, y, z]`: labels "+x" "-x" "+y" "-y" "+z" "-z", the body axis pointing up
+  at rest. Bullet's box, whose box-box contact gives a face landing flat its whole contact in
+  one step (a hull's GJK contact comes one point a step, and the first point alone tips a die
+  landing flat over: tests/test_throw.py). Sharp edges; exact mass and inertia.
+- "cylinder", `radius`, `height`: labels "top" (+z up), "bottom" (-z up), "side" (the axis
+  level). Bullet's implicit cylinder (exactly round, no facets to roll over) with its rims rounded
+  by the collision margin `edge_radius`; mass and inertia of that rounded solid of revolution.
+- "half-cylinder", `radius`, `length`, `segments`: labels "flat" (the flat face up, lying on its
+  rounded back) and "round" (the rounded back up, lying on its flat face). X along it, Z from the
+  flat face toward the rounded back; a convex hull of `segments` facets round the back; mass,
+  centre of mass (4 r / (3 pi) from the flat face) and inertia of the exact half-cylinder.
+
+A rest state (`RestState`) is a body axis that points up (or, for a cylinder's side, lies level)
+with the centre of mass at a known height above the surface. A body at rest is read when one rest
+state holds within `tilt_deg` and `height_tol`; a body resting otherwise (leaning on a wall, on
+another body, balanced on an edge) is LODGED, never coerced to the nearest label.
+
+Gestures (`gesture.mode`), every number drawn uniformly from its [low, high] range:
+- "drop": orientation uniform over all rotations, released with its lowest point `height` above
+  the surface, moving at `speed` horizontally in a uniform direction and spinning at `spin` about
+  an axis uniform over all directions (both may be [0, 0]: a still drop).
+- "toss": from the orientation `start` (a label: that rest state up; or a quaternion
+  [x, y, z, w]) turned by `yaw_deg` about the vertical, spinning at `spin` about the body axis
+  `spin_axis`, launched at `speed` and `elevation_deg` toward `azimuth_deg` with its lowest point
+  `height` above the surface: a coin flip (start "top", spin about [1, 0, 0], elevation 90) or a
+  gentle die roll.
+- "roll": from `start` resting on the surface (its rest height plus `lift`), rolled along the
+  surface at `speed` toward `azimuth_deg`, turning forward about the level axis across the motion
+  at speed / rest height (rolling off the hand without slipping) plus `spin` about `spin_axis`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from sim.bullet import pybullet
+from sim.errors import SpecError
+
+SHAPES = ("cuboid", "cylinder", "half-cylinder")
+MODES = ("drop", "toss", "roll")
+
+
+# -- rotations (pure Python: used a few times per throw) ----------------------------------------
+def qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def qaxis(axis, angle):
+    """The rotation by `angle` (radians) about the unit vector `axis`, as (x, y, z, w)."""
+    s = math.sin(angle / 2)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
+
+
+def rotate(q, v):
+    """Vector v rotated by quaternion q (x, y, z, w)."""
+    x, y, z, w = q
+    vx, vy, vz = v
+    tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
+    return (vx + w * tx + y * tz - z * ty, vy + w * ty + z * tx - x * tz, vz + w * tz + x * ty - y * tx)
+
+
+def uniform_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """A rotation uniform over SO(3): a normalised 4-d standard Gaussian."""
+    while True:
+        q = rng.normal(size=4)
+        n = float(np.linalg.norm(q))
+        if n > 1e-9:
+            return tuple(float(v / n) for v in q)
+
+
+def unit_vector(rng: np.random.Generator) -> tuple[float, float, float]:
+    """A direction uniform over the sphere."""
+    while True:
+        v = rng.normal(size=3)
+        n = float(np.linalg.norm(v))
+        if n > 1e-9:
+            return tuple(float(c / n) for c in v)
+
+
+def turn_to_up(axis) -> tuple[float, float, float, float]:
+    """The smallest rotation taking the body vector `axis` (unit) to world +Z."""
+    ax, ay, az = axis
+    dot = az
+    if dot > 1.0 - 1e-12:
+        return (0.0, 0.0, 0.0, 1.0)
+    if dot < -1.0 + 1e-12:
+        return (1.0, 0.0, 0.0, 0.0)          # half a turn about X
+    cx, cy = ay, -ax                          # axis x +Z
+    n = math.hypot(cx, cy)
+    return qaxis((cx / n, cy / n, 0.0), math.acos(max(-1.0, min(1.0, dot))))
+
+
+# -- shapes --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RestState:
+    """A way to rest: body vector `axis` points up (or lies level, for `level`), the centre of mass
+    `height` above the surface."""
+
+    label: str
+    axis: tuple[float, float, float]
+    height: float
+    level: bool = False
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A thrown body's geometry, mass properties and rest states (see the module docstring)."""
+
+    kind: str
+    dims: dict
+    mass: float
+    inertia: tuple[float, float, float]
+    rests: tuple[RestState, ...]
+    radius: float                 # of the smallest sphere about the centre of mass holding the body
+    margin: float                 # Bullet's collision margin (the edge rounding, or the hull's skin)
+    vertices: tuple = ()          # the hull's vertices (cuboid, half-cylinder), body frame
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(r.label for r in self.rests)
+
+    def rest(self, label: str) -> RestState:
+        for r in self.rests:
+            if r.label == label:
+                return r
+        raise KeyError(label)
+
+    def collision_shape(self, client) -> int:
+        if self.kind == "cylinder":
+            return client.createCollisionShape(pybullet.GEOM_CYLINDER, radius=self.dims["radius"],
+                                               height=self.dims["height"])
+        if self.kind == "cuboid":
+            # Bullet's box-box detector gives a face landing flat its whole contact at once; a hull's
+            # contacts come one point a step (GJK), and the first one alone tips the body over:
+            # 58% of flat drops of a hull cube from 6 cm ended on another face, 0% of a box's
+            return client.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[v / 2 for v in self.dims["size"]])
+        return client.createCollisionShape(pybullet.GEOM_MESH, vertices=[list(v) for v in self.vertices])
+
+    def look(self) -> list | None:
+        """The hull a view draws (the cuboid's outer corners, the half-cylinder's hull); None for
+        the cylinder, which a view draws from its collision shape."""
+        if self.kind == "cylinder":
+            return None
+        if self.kind == "cuboid":
+            hx, hy, hz = (v / 2 for v in self.dims["size"])
+            return [[a * hx, b * hy, c * hz] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)]
+        return [list(v) for v in self.vertices]
+
+    def read(self, orientation, height: float, tilt_deg: float, height_tol: float) -> dict:
+        """The rest state the body is in (orientation (x, y, z, w), centre of mass `height` above
+        the surface): {"label": label or None, "nearest": the rest state nearest by tilt, "tilt_deg"}."""
+        best, best_tilt, label = None, 180.0, None
+        for r in self.rests:
+            up = rotate(orientation, r.axis)[2]
+            tilt = math.degrees(math.asin(min(1.0, abs(up)))) if r.level else \
+                math.degrees(math.acos(max(-1.0, min(1.0, up))))
+            if tilt < best_tilt:
+                best, best_tilt = r, tilt
+            if label is None and tilt <= tilt_deg and abs(height - r.height) <= height_tol:
+                label = r.label
+        return {"label": label, "nearest": best.label, "tilt_deg": best_tilt}
+
+    def depth(self, orientation) -> float:
+        """How far the body's lowest point lies below its centre of mass at `orientation`."""
+        if self.kind == "cylinder":
+            r, h, m = self.dims["radius"], self.dims["height"], self.margin
+            az = abs(rotate(orientation, (0.0, 0.0, 1.0))[2])
+            return (h / 2 - m) * az + (r - m) * math.sqrt(max(0.0, 1.0 - az * az)) + m
+        return max(-rotate(orientation, v)[2] for v in self.vertices) + self.margin
+
+    def start_label(self, orientation) -> str:
+        """The rest state nearest to the orientation (the side up at release)."""
+        return self.read(orientation, 0.0, 0.0, 0.0)["nearest"]
+
+    def params(self) -> dict:
+        return {"kind": self.kind, **self.dims, "mass": self.mass, "inertia": list(self.inertia),
+                "margin": self.margin, "labels": list(self.labels),
+                "rest_heights": {r.label: r.height for r in self.rests}}
+
+
+def rounded_cylinder_moments(radius: float, height: float, r: float) -> tuple[float, float, float]:
+    """Volume, int (x^2 + y^2) dV and int z^2 dV of a cylinder (outer radius, height) whose rims are
+    rounded by r (the core cylinder swept by a ball of radius r), by slices across its axis."""
+    from scipy.integrate import quad
+
+    a, c = radius - r, height / 2 - r
+    rho = lambda z: a + math.sqrt(max(r * r - (z - c) ** 2, 0.0))     # noqa: E731  (rim, c < z < c + r)
+    vol = math.pi * radius ** 2 * 2 * c + 2 * quad(lambda z: math.pi * rho(z) ** 2, c, c + r, epsabs=0, epsrel=1e-12)[0]
+    srr = math.pi / 2 * radius ** 4 * 2 * c + 2 * quad(lambda z: math.pi / 2 * rho(z) ** 4, c, c + r,
+                                                        epsabs=0, epsrel=1e-12)[0]
+    szz = math.pi * radius ** 2 * 2 * c ** 3 / 3 + 2 * quad(lambda z: math.pi * rho(z) ** 2 * z * z, c, c + r,
+                                                            epsabs=0, epsrel=1e-12)[0]
+    return vol, srr, szz
+
+
+def half_cylinder_vertices(length: float, radius: float, segments: int) -> list[list[float]]:
+    """Vertices of a half-cylinder's hull in its body frame (origin at the centre of mass)."""
+    d = 4.0 * radius / (3.0 * math.pi)
+    verts = []
+    for k in range(segments + 1):
+        a = math.pi * k / segments          # 0 .. pi across the rounded back
+        y, z = radius * math.cos(a), radius * math.sin(a) - d
+        verts.append([-length / 2, y, z])
+        verts.append([length / 2, y, z])
+    return verts
+
+
+def cuboid(size: Sequence[float], density: float) -> Shape:
+    """A box with sharp edges (Bullet's box-box contact; see Shape.collision_shape)."""
+    sx, sy, sz = (float(v) for v in size)
+    mass = density * sx * sy * sz
+    inertia = (mass * (sy * sy + sz * sz) / 12, mass * (sx * sx + sz * sz) / 12, mass * (sx * sx + sy * sy) / 12)
+    verts = tuple((a * sx / 2, b * sy / 2, c * sz / 2) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1))
+    rests = tuple(RestState(f"{sign}{name}", tuple(s * float(k == i) for k in range(3)), half)
+                  for i, (name, half) in enumerate((("x", sx / 2), ("y", sy / 2), ("z", sz / 2)))
+                  for sign, s in (("+", 1.0), ("-", -1.0)))
+    bound = math.sqrt(sx * sx + sy * sy + sz * sz) / 2
+    return Shape("cuboid", {"size": [sx, sy, sz]}, mass, inertia, rests, bound, 0.0, verts)
+
+
+def cylinder(radius: float, height: float, edge_radius: float, density: float) -> Shape:
+    vol, srr, szz = rounded_cylinder_moments(radius, height, edge_radius)
+    mass = density * vol
+    ixx = density * (srr / 2 + szz)
+    rests = (RestState("top", (0.0, 0.0, 1.0), height / 2), RestState("bottom", (0.0, 0.0, -1.0), height / 2),
+             RestState("side", (0.0, 0.0, 1.0), radius, level=True))
+    return Shape("cylinder", {"radius": radius, "height": height, "edge_radius": edge_radius}, mass,
+                 (ixx, ixx, density * srr), rests, math.hypot(radius, height / 2), edge_radius)
+
+
+def half_cylinder(radius: float, length: float, segments: int, margin: float, density: float) -> Shape:
+    d = 4.0 * radius / (3.0 * math.pi)
+    mass = density * math.pi * radius ** 2 * length / 2
+    inertia = (mass * (radius ** 2 / 2 - d * d), mass * (length ** 2 / 12 + radius ** 2 / 4 - d * d),
+               mass * (length ** 2 / 12 + radius ** 2 / 4))
+    rests = (RestState("flat", (0.0, 0.0, -1.0), radius - d), RestState("round", (0.0, 0.0, 1.0), d))
+    verts = tuple(tuple(v) for v in half_cylinder_vertices(length, radius, segments))
+    bound = math.hypot(length / 2, max(d, radius - d)) + margin
+    return Shape("half-cylinder", {"radius": radius, "length": length, "segments": segments}, mass, inertia,
+                 rests, bound, margin, verts)
+
+
+def load_shape(t, density: float) -> Shape:
+    """A Shape from a spec's [shape] table (a sim.spec.Table), validated."""
+    kind = t.string("kind")
+    if kind not in SHAPES:
+        raise SpecError(f"{t.source}: shape.kind: {kind!r} is not one of {', '.join(SHAPES)}")
+    if kind == "cuboid":
+        size = t.data.get("size")
+        if (not isinstance(size, list) or len(size) != 3 or not all(isinstance(v, (int, float)) for v in size)
+                or not all(0.001 <= v <= 1.0 for v in size)):
+            raise SpecError(f"{t.source}: shape.size: expected [x, y, z] in metres, each 0.001 to 1, got {size!r}")
+        return cuboid(size, density)
+    if kind == "cylinder":
+        radius, height = t.number("radius", 0.001, 0.5), t.number("height", 0.0005, 1.0)
+        r = t.number("edge_radius", 1e-5, min(radius, height / 2) / 2)
+        return cylinder(radius, height, r, density)
+    radius, length = t.number("radius", 0.001, 0.2), t.number("length", 0.002, 1.0)
+    segments = t.integer("segments", 5, 255)
+    if segments % 2 == 0:
+        raise SpecError(f"{t.source}: shape.segments: {segments} must be odd, so that a facet (not a ridge) lies "
+                        f"at the crown of the rounded back and the body rests level on it")
+    return half_cylinder(radius, length, segments, t.number("margin", 0.0, radius / 10), density)
+
+
+# -- gestures ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Release:
+    """One throw's start: the body's centre of mass (m) and orientation (x, y, z, w) in the device
+    frame (the surface's centre at the origin), its velocity (m/s) and angular velocity (rad/s,
+    world frame), and the rest state nearest to up at release."""
+
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+    velocity: tuple[float, float, float]
+    spin: tuple[float, float, float]
+    start: str
+
+
+class Gesture:
+    """A throw's distribution, from a spec's [gesture] table (see the module docstring)."""
+
+    def __init__(self, t, shape: Shape):
+        self.shape = shape
+        self.mode = t.string("mode")
+        if self.mode not in MODES:
+            raise SpecError(f"{t.source}: gesture.mode: {self.mode!r} is not one of {', '.join(MODES)}")
+        d = t.data
+        zero = lambda key: d.get(key, [0.0, 0.0])                      # noqa: E731
+        self.speed = t.range("speed", 0.0, 20.0) if "speed" in d else tuple(zero("speed"))
+        self.spin = t.range("spin", 0.0, 500.0) if "spin" in d else tuple(zero("spin"))
+        self.azimuth = t.range("azimuth_deg", -360.0, 720.0) if "azimuth_deg" in d else (0.0, 360.0)
+        self.aim_back = t.number("aim_back", -1.0, 1.0) if "aim_back" in d else 0.0
+        self.start = None
+        self.start_orientation = None
+        if self.mode == "drop":
+            self.height = t.range("height", 0.0, 5.0)
+            return
+        start = d.get("start")
+        if isinstance(start, str):
+            if start not in shape.labels:
+                raise SpecError(f"{t.source}: gesture.start: {start!r} is not one of this shape's labels "
+                                f"({', '.join(shape.labels)})")
+            self.start = start
+            self.start_orientation = self._label_orientation(start)
+        elif (isinstance(start, list) and len(start) == 4 and all(isinstance(v, (int, float)) for v in start)
+              and math.isclose(sum(v * v for v in start), 1.0, rel_tol=1e-3)):
+            n = math.sqrt(sum(v * v for v in start))
+            self.start_orientation = tuple(float(v) / n for v in start)
+        else:
+            raise SpecError(f"{t.source}: gesture.start: a label ({', '.join(shape.labels)}) or a unit quaternion "
+                            f"[x, y, z, w], got {start!r}")
+        self.yaw = t.range("yaw_deg", -360.0, 720.0) if "yaw_deg" in d else (0.0, 360.0)
+        axis = d.get("spin_axis", [1.0, 0.0, 0.0])
+        if (not isinstance(axis, list) or len(axis) != 3 or not all(isinstance(v, (int, float)) for v in axis)
+                or math.sqrt(sum(v * v for v in axis)) < 1e-9):
+            raise SpecError(f"{t.source}: gesture.spin_axis: a body-frame direction [x, y, z], got {axis!r}")
+        n = math.sqrt(sum(v * v for v in axis))
+        self.spin_axis = tuple(float(v) / n for v in axis)
+        if self.mode == "toss":
+            self.height = t.range("height", 0.0, 5.0)
+            self.elevation = t.range("elevation_deg", -90.0, 90.0) if "elevation_deg" in d else (0.0, 0.0)
+        else:
+            self.lift = t.range("lift", 0.0, 0.05) if "lift" in d else (0.0005, 0.0005)
+
+    def _label_orientation(self, label: str):
+        r = self.shape.rest(label)
+        if r.level:          # a cylinder on its side: its axis level along X
+            return qaxis((0.0, 1.0, 0.0), math.pi / 2)
+        return turn_to_up(r.axis)
+
+    def sample(self, rng: np.random.Generator, gravity: float) -> Release:
+        u = rng.uniform
+        if self.mode == "drop":
+            clearance = float(u(*self.height))
+            q = uniform_quaternion(rng)
+            speed, az = float(u(*self.speed)), math.radians(float(u(*self.azimuth)))
+            vel = (speed * math.cos(az), speed * math.sin(az), 0.0)
+            axis = unit_vector(rng)
+            rate = float(u(*self.spin))
+            height = clearance + self.shape.depth(q)
+            return self._release((0.0, 0.0, height), q, vel, tuple(rate * a for a in axis), gravity)
+        yaw = math.radians(float(u(*self.yaw)))
+        q = qmul(qaxis((0.0, 0.0, 1.0), yaw), self.start_orientation)
+        speed, az = float(u(*self.speed)), math.radians(float(u(*self.azimuth)))
+        rate = float(u(*self.spin))
+        w = rotate(q, tuple(rate * a for a in self.spin_axis))
+        if self.mode == "toss":
+            height = float(u(*self.height)) + self.shape.depth(q)
+            el = math.radians(float(u(*self.elevation)))
+            vel = (speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az), speed * math.sin(el))
+            return self._release((0.0, 0.0, height), q, vel, w, gravity)
+        lift = float(u(*self.lift))
+        h = self._rest_height(q)
+        fwd = (math.cos(az), math.sin(az), 0.0)
+        roll = speed / h                              # forward about the level axis across the motion
+        w = (w[0] - fwd[1] * roll, w[1] + fwd[0] * roll, w[2])
+        return self._release((0.0, 0.0, h + lift), q, (speed * fwd[0], speed * fwd[1], 0.0), w, gravity)
+
+    def _rest_height(self, q) -> float:
+        """The centre of mass height of the rest state nearest to orientation q."""
+        return self.shape.rest(self.shape.start_label(q)).height
+
+    def _release(self, pos, q, vel, w, gravity) -> Release:
+        """Place the hand so the body would land `aim_back` short of the surface's centre."""
+        vz = vel[2]
+        vh = math.hypot(vel[0], vel[1])
+        drop = max(pos[2] - self.shape.depth(q), 0.0)
+        t_fall = (vz + math.sqrt(vz * vz + 2 * gravity * drop)) / gravity if self.mode != "roll" else 0.0
+        back = (self.aim_back + vh * t_fall) if vh > 1e-12 else 0.0
+        ux, uy = (vel[0] / vh, vel[1] / vh) if vh > 1e-12 else (0.0, 0.0)
+        return Release((pos[0] - ux * back, pos[1] - uy * back, pos[2]), tuple(q), tuple(vel), tuple(w),
+                       self.shape.start_label(q))
+
+    def params(self) -> dict:
+        out = {"mode": self.mode, "speed": list(self.speed), "spin": list(self.spin),
+               "azimuth_deg": list(self.azimuth), "aim_back": self.aim_back,
+               "distribution": "uniform over each range"}
+        if self.mode == "drop":
+            out.update(height=list(self.height), orientation="uniform over all rotations",
+                       spin_axis="uniform over all directions")
+        else:
+            out.update(start=self.start if self.start is not None else list(self.start_orientation),
+                       yaw_deg=list(self.yaw), spin_axis=list(self.spin_axis))
+            if self.mode == "toss":
+                out.update(height=list(self.height), elevation_deg=list(self.elevation))
+            else:
+                out.update(lift=list(self.lift), rolling="forward at speed / rest height about the level axis "
+                                                         "across the motion, plus spin about spin_axis")
+        return out
+
+    def ranges(self) -> tuple[str, ...]:
+        """Spec keys of the gesture's ranges (the model band varies them)."""
+        keys = ["gesture.speed", "gesture.spin"]
+        if self.mode in ("drop", "toss"):
+            keys.append("gesture.height")
+        if self.mode == "toss":
+            keys.append("gesture.elevation_deg")
+        return tuple(keys)
