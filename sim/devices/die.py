@@ -1,17 +1,15 @@
 """A six-sided die thrown from the hand into a box lid; the throw is read from the face that
 ends up on top once the die has settled.
 
-The die is a cube of edge `die.size` with its edges and corners rounded by `die.edge_radius`.
-Its collision shape is the convex hull of the eight corners of the cube's core (edge
-size - 2 r) with Bullet's collision margin set to r: Bullet's convex-convex contact (GJK/EPA)
-treats a hull as its vertices' hull swept by a sphere of the margin's radius, which is exactly
-a cube with edges and corners rounded by r, flat faces of size - 2 r, resting at half its size.
-Eight vertices cost less per contact than the hundreds of a hull of a rounded mesh, and the
-rounding is exact instead of faceted. The rounded-cube mesh (cached, built with trimesh) gives
-the inertia and is what a view draws. Mass: density x the exact volume of the rounded cube.
-Die frame: origin at the centre, axes along the face normals; `die.faces` labels the faces of
-+X, -X, +Y, -Y, +Z, -Z. The lid is one static compound of boxes (floor and four walls);
-device frame origin at the centre of the floor's top.
+The die is a cube of edge `die.size`. Its collision shape is Bullet's box (sim.throwable.cuboid):
+Bullet's box-box detector gives a face landing flat on the lid its whole contact in one step,
+while a convex hull's contact (GJK) comes one point a step and the first point alone gives the
+landing a torque (dropped flat from 6 cm onto a hard table, a hull cube ended on another face in
+35 of 60 drops, the box in none: docs/validation.md). So the collision edges are sharp; the
+rounding `die.edge_radius` is what a view draws (the rounded-cube mesh, cached, built with
+trimesh). Mass and inertia are the cube's, exact. Die frame: origin at the centre, axes along the
+face normals; `die.faces` labels the faces of +X, -X, +Y, -Y, +Z, -Z. The lid is one static
+compound of boxes (floor and four walls); device frame origin at the centre of the floor's top.
 
 Gesture (`Throw`), sampled by `sample_gesture` from the spec's [gesture] table: release height,
 hand speed, elevation and azimuth uniform over their ranges; the die's orientation in the hand
@@ -39,12 +37,12 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from sim.bullet import pybullet
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
+from sim.throwable import cuboid
 from sim.materials import load_materials, pick_material
 from sim.parts import add_open_box
-from sim.meshes import cached_mesh, load_mesh
+from sim.meshes import cached_mesh
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
 from sim.spec import Table
@@ -151,9 +149,7 @@ class Die(Device):
         """Build the lid into `world` (a new one of its own when None) with its floor centre at `origin`."""
         self.setup(spec_path, overrides, world, origin)
         self._build_lid()
-        h = self.size / 2 - self.edge_radius
-        self._die_shape = self.world.client.createCollisionShape(
-            pybullet.GEOM_MESH, vertices=[[sx * h, sy * h, sz * h] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+        self._die_shape = self.shape.collision_shape(self.world.client)
 
     # -- spec -------------------------------------------------------------------------------
     def _load(self, spec: Table) -> None:
@@ -178,10 +174,9 @@ class Die(Device):
         self.mesh_path = cached_mesh("die-rounded-cube", 1, {"size": self.size, "edge_radius": self.edge_radius,
                                                              "subdivisions": _MESH_SUBDIVISIONS},
                                      lambda: rounded_cube_mesh(self.size, self.edge_radius))
-        self.mass = self.die_material.density * rounded_cube_volume(self.size, self.edge_radius)
-        mesh = load_mesh(self.mesh_path)
-        # the rounded cube's inertia is isotropic; take the mesh's radius of gyration and the exact mass
-        self.inertia = self.mass * float(np.trace(mesh.moment_inertia)) / 3.0 / mesh.volume
+        self.shape = cuboid((self.size,) * 3, self.die_material.density)
+        self.mass = self.shape.mass
+        self.inertia = self.shape.inertia[0]          # a cube's inertia is isotropic
 
         t = spec.table("lid")
         self.lid_material = pick_material(t, "material", materials)
@@ -260,7 +255,7 @@ class Die(Device):
         body = c.createMultiBody(baseMass=self.mass, baseCollisionShapeIndex=self._die_shape,
                                  basePosition=list(pos), baseOrientation=list(orn))
         w.add_body(DIE, body, self.die_material, mesh=self.mesh_path)   # the view draws the rounded cube
-        c.changeDynamics(body, -1, localInertiaDiagonal=[self.inertia] * 3, collisionMargin=self.edge_radius)
+        c.changeDynamics(body, -1, localInertiaDiagonal=[self.inertia] * 3, collisionMargin=0.0)
         c.resetBaseVelocity(body, list(lin), list(ang))
 
     def resting_pose(self, x: float, y: float, top: str = "1", yaw_deg: float = 0.0,
@@ -381,7 +376,7 @@ class Die(Device):
             "spec": str(self.spec_path),
             "die": {"size": self.size, "edge_radius": self.edge_radius, "mass": self.mass,
                     "inertia": self.inertia, "faces": dict(zip(AXES, self.faces)),
-                    "collision": "convex hull of the core cube's 8 corners, collision margin = edge_radius",
+                    "collision": "Bullet's box of edge size (box-box contact); edge_radius is drawn only",
                     "material": self.die_material.as_dict()},
             "lid": {"half_x": self.half_x, "half_y": self.half_y, "wall_height": self.wall_height,
                     "wall_thickness": self.wall_thickness, "floor_thickness": self.floor_thickness,
