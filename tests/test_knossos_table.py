@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -13,10 +12,9 @@ from games.knossos.play import play_match
 from games.knossos.rules import Game
 from games.knossos.table import PhysicsOutcomes
 
-ROOT = Path(__file__).parents[1]
 
 
-def test_a_physics_match_is_thrown_and_repeats_in_another_process():
+def test_a_physics_match_is_thrown_and_repeats_in_another_process(tmp_path):
     """Two AI seats, one game: every throw comes from the simulated sticks (all three results occur),
     and the same seed gives the same log in a fresh process."""
     source = PhysicsOutcomes()
@@ -33,6 +31,6 @@ def test_a_physics_match_is_thrown_and_repeats_in_another_process():
     finally:
         source.close()
     proc = subprocess.run([sys.executable, "-m", "games.cli", "play", "knossos", "--headless", "--seats", "ai,ai",
-                           "--seed", "2", "--games-to-win", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--seed", "2", "--games-to-win", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1:] == lines

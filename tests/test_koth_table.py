@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from games.king_of_the_hill.play import play_game
 from games.king_of_the_hill.rules import ChanceOutcome, Game, Move, Phase
 from games.king_of_the_hill.table import HillTable, PhysicsOutcomes
 
-ROOT = Path(__file__).parents[1]
 
 
 class Recording(PhysicsOutcomes):
@@ -49,11 +47,11 @@ def test_a_physics_game_reaches_a_winner(physics_game):
     assert source.table.retries["tipper"] <= len(tilts) // 10
 
 
-def test_same_seed_same_physics_log_in_another_process(physics_game):
+def test_same_seed_same_physics_log_in_another_process(physics_game, tmp_path):
     """The same seed replays the same physics game, bit for bit, in a fresh process."""
     _, _, lines = physics_game
     proc = subprocess.run([sys.executable, "-m", "games.cli", "play", "king-of-the-hill", "--headless",
-                           "--seats", "ai,ai", "--seed", "5"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--seats", "ai,ai", "--seed", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     printed = proc.stdout.splitlines()
     assert printed[1:-1] == lines
