@@ -178,6 +178,10 @@ SEAT_KINDS = ("ai", "random", "human")
 def cmd_play(args) -> int:
     if args.game not in GAMES:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
+    if args.pace < 0:
+        raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
+    if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
+        raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
     if args.game == "king-kong" and args.headless:
         from games.king_kong import session
         return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
@@ -190,8 +194,6 @@ def cmd_play(args) -> int:
         from games.view.window import parse_size, play_window
         if args.after_turns < 0:
             raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
-        if args.pace < 0:
-            raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
         size = parse_size(args.size)
         record = None if args.screenshot is not None else _record_path(args, args.game)
         return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
@@ -231,11 +233,11 @@ def cmd_replay(args) -> int:
         if args.frames is not None:
             if not 0 < args.fps <= 240:
                 raise InputError(f"--fps: between 0 and 240 frames per second, got {args.fps}")
-            if args.frames.exists() and not args.frames.is_dir():
-                raise InputError(f"--frames: {args.frames} exists and is not a folder")
+            from sim.output import check_output_dir
+
             if not args.frames.parent.is_dir():
                 raise InputError(f"--frames: folder {args.frames.parent} does not exist")
-            args.frames.mkdir(exist_ok=True)
+            check_output_dir(args.frames, "--frames")
             n = write_frames(args.file, args.frames, args.fps, size)
             print(f"wrote {n} frames to {args.frames}")
             return 0

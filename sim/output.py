@@ -19,6 +19,25 @@ def check_output_path(path: str | Path, option: str = "--out") -> Path:
         raise InputError(f"{option} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise InputError(f"{option} {path}: folder {parent} is not writable")
+    try:                                  # os.access says yes to root in /proc and on read-only mounts
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot write in folder {parent} ({exc.strerror or exc})") from None
+    return path
+
+
+def check_output_dir(path: str | Path, option: str) -> Path:
+    """Make the folder `path` (and its parents) or fail with an InputError saying why."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{option} {path} is a file; give a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        check_output_path(path / "frame.png", option)
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot make the folder ({exc.strerror or exc})") from None
     return path
 
 

@@ -82,3 +82,18 @@ def test_invalid_spec_is_rejected_without_output(tmp_path, capsys):
 def test_out_is_a_folder(tmp_path, capsys):
     assert main(["estimate", "tipper", "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["estimate", "die", "--trials", "2", "--quiet", "--out", "/proc/x.json"],
+    ["estimate", "die", "--trials", "2", "--quiet", "--plot", "/proc/x.png"],
+    ["sweep", "die", "--param", "die.size=0.015:0.016:2", "--trials", "2", "--quiet", "--csv", "/proc/x.csv"],
+    ["bench", "--quick", "--devices", "die", "--trials", "2", "--out", "/proc/x.json"],
+    ["play", "knossos", "--headless", "--variant", "special-two-player"],
+    ["play", "knossos", "--headless", "--pace", "-1"],
+])
+def test_unwritable_outputs_and_bad_play_options_are_one_line_errors(argv, capsys):
+    """A folder that says it is writable but is not (/proc, for root too) fails before any work."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tabletop: error: ")
