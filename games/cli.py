@@ -22,6 +22,7 @@ from pathlib import Path
 from sim.errors import InputError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -848,6 +849,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:      # commands that save partial work (estimate's checkpoint) say so themselves
+        print("tabletop: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -97,3 +97,13 @@ def test_unwritable_outputs_and_bad_play_options_are_one_line_errors(argv, capsy
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("tabletop: error: ")
+
+
+def test_ctrl_c_anywhere_is_one_line_and_exit_130(monkeypatch, capsys):
+    import games.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "cmd_sweep", interrupted)
+    assert main(["sweep", "die", "--param", "die.size=0.015:0.016:2"]) == 130
+    assert capsys.readouterr().err == "tabletop: interrupted\n"
