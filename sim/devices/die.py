@@ -39,7 +39,8 @@ import trimesh
 
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
-from sim.throwable import cuboid
+from sim.throwable import cuboid, qaxis as _qaxis, qmul as _qmul
+from sim.throwable import uniform_quaternion as _uniform_quaternion, unit_vector as _unit_vector
 from sim.materials import load_materials, pick_material
 from sim.parts import add_open_box
 from sim.meshes import cached_mesh
@@ -76,21 +77,6 @@ class Throw:
     spin: tuple[float, float, float]
 
 
-# -- small rotation helpers (pure Python: used a few times per throw) -------------------------
-def _qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
-def _qaxis(axis, angle):
-    s = math.sin(angle / 2)
-    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
-
-
 def rounded_cube_volume(size: float, radius: float) -> float:
     """Volume of a cube of edge `size` with edges and corners rounded by `radius` (the core cube
     swept by a ball): a^3 + 6 a^2 r + 3 pi a r^2 + 4/3 pi r^3 with a = size - 2 r."""
@@ -118,22 +104,6 @@ def top_face(orientation, faces) -> tuple[str, float]:
     return faces[k], math.degrees(math.acos(max(-1.0, min(1.0, cosines[k]))))
 
 
-def _uniform_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:
-    """A rotation uniform over SO(3): a normalised 4-d standard Gaussian."""
-    while True:
-        q = rng.normal(size=4)
-        n = float(np.linalg.norm(q))
-        if n > 1e-9:
-            return tuple(float(v / n) for v in q)
-
-
-def _unit_vector(rng: np.random.Generator) -> tuple[float, float, float]:
-    """A direction uniform over the sphere."""
-    while True:
-        v = rng.normal(size=3)
-        n = float(np.linalg.norm(v))
-        if n > 1e-9:
-            return tuple(float(c / n) for c in v)
 
 
 class Die(Device):

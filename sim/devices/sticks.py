@@ -47,6 +47,7 @@ from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
 from sim.spec import Table
 from sim.stats import wilson_interval
+from sim.throwable import half_cylinder_vertices, qaxis as _qaxis, qmul as _qmul, rotate as _rotate
 from sim.world import World
 
 STICKS = ("stick0", "stick1")
@@ -79,30 +80,6 @@ class Throw:
     tumble_rate: tuple[float, float]
 
 
-# -- small rotation helpers (pure Python: used a few times per throw) -------------------------
-def _qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
-def _qaxis(axis, angle):
-    s = math.sin(angle / 2)
-    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
-
-
-def _rotate(q, v):
-    """Rotate vector v by quaternion q (x, y, z, w)."""
-    x, y, z, w = q
-    vx, vy, vz = v
-    # t = 2 q_vec x v; v' = v + w t + q_vec x t
-    tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
-    return (vx + w * tx + y * tz - z * ty, vy + w * ty + z * tx - x * tz, vz + w * tz + x * ty - y * tx)
-
-
 def dome_cos(orientation) -> float:
     """cos of the angle between a stick's local +Z (flat face toward rounded back) and world up:
     +1 lying on its flat face (round side up), -1 lying on its back (flat side up)."""
@@ -117,17 +94,6 @@ def label_for(sides) -> str:
         raise ValueError(f"every stick must read 'flat' or 'round', got {list(sides)!r}")
     return LABELS[sum(side == "flat" for side in sides)]
 
-
-def half_cylinder_vertices(length: float, radius: float, segments: int) -> list[list[float]]:
-    """Vertices of a half-cylinder in the stick frame (origin at the centre of mass)."""
-    d = 4.0 * radius / (3.0 * math.pi)
-    verts = []
-    for k in range(segments + 1):
-        a = math.pi * k / segments          # 0 .. pi across the rounded back
-        y, z = radius * math.cos(a), radius * math.sin(a) - d
-        verts.append([-length / 2, y, z])
-        verts.append([length / 2, y, z])
-    return verts
 
 
 class ThrowSticks(Device):
