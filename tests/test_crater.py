@@ -178,7 +178,7 @@ def test_fast_marble_does_not_escape_through_thin_walls(crater, case):
 @pytest.mark.parametrize("table, key, value, needle", [
     ("crater", "hole_radius", 0.009, "hole_radius"),
     ("knock", "speed", [0.6, 0.2], "knock.speed"),
-    ("marble", "material", "steel", "unknown material"),
+    ("marble", "material", "unobtainium", "unknown material"),
     ("physics", "timestep", 0.01, "physics.timestep"),
     ("tunnels", "apex_z", 0.045, "apex_z"),
 ])
