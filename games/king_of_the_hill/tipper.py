@@ -32,6 +32,7 @@ from sim.materials import Material, load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import Region, SettleRule, region_of, run_until_settled
 from sim.spec import Table
+from sim.throwable import qmul as _qmul
 from sim.world import World
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
@@ -56,15 +57,6 @@ class Tilt:
 
 
 # -- small rotation helpers (pure Python: used a few times per trial) -------------------------
-def _qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
 def _qy(angle):
     return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
 
