@@ -250,7 +250,7 @@ def half_cylinder(radius: float, length: float, segments: int, margin: float, de
                mass * (length ** 2 / 12 + radius ** 2 / 4))
     rests = (RestState("flat", (0.0, 0.0, -1.0), radius - d), RestState("round", (0.0, 0.0, 1.0), d))
     verts = tuple(tuple(v) for v in half_cylinder_vertices(length, radius, segments))
-    bound = math.hypot(length / 2, max(d, radius - d)) + margin
+    bound = math.sqrt((length / 2) ** 2 + radius ** 2 + d * d) + margin    # a corner of the flat face
     return Shape("half-cylinder", {"radius": radius, "length": length, "segments": segments}, mass, inertia,
                  rests, bound, margin, verts)
 
