@@ -42,13 +42,16 @@ class SettleWatch:
         self.world, self.names, self.rule = world, list(names), rule
         self.hold_steps = max(1, round(rule.hold / world.dt))
         self.still_since: int | None = None  # step count, so the reading never depends on absolute time
+        self._get = world.client.getBaseVelocity
+        self._ids = [world.bodies[name] for name in self.names]
+        self._lin2, self._ang2 = rule.linear ** 2, rule.angular ** 2
 
     def still_now(self) -> bool:
-        get = self.world.client.getBaseVelocity
-        for name in self.names:
-            lin, ang = get(self.world.bodies[name])
-            if (lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2] > self.rule.linear ** 2
-                    or ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] > self.rule.angular ** 2):
+        get = self._get
+        for body in self._ids:
+            lin, ang = get(body)
+            if (lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2] > self._lin2
+                    or ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] > self._ang2):
                 return False
         return True
 

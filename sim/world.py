@@ -63,6 +63,8 @@ class World:
             splitImpulsePenetrationThreshold=1.0,   # split every rigid contact, however shallow
         )
         c.setGravity(0.0, 0.0, -settings.gravity)
+        # fetched once: each attribute of a BulletClient is a fresh functools.partial
+        self._step_simulation = c.stepSimulation
         self.bodies: dict[str, int] = {}
         self.materials: dict[str, str] = {}        # body name -> material name (for views)
         self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
@@ -102,7 +104,7 @@ class World:
 
     def step(self, n: int = 1) -> None:
         """Advance the world n fixed timesteps; watchers (pose recorders) see every step."""
-        step = self.client.stepSimulation
+        step = self._step_simulation
         if not self.watchers:
             for _ in range(n):
                 step()
