@@ -25,3 +25,19 @@ def add_open_box(world, name: str, origin, half_x: float, half_y: float, wall_th
     world.add_body(name, body, material)
     ox, oy, oz = origin
     return (ox - hx - wt, ox + hx + wt, oy - hy - wt, oy + hy + wt, oz + wh, oz - 0.01)
+
+
+def left_open_box(world, names, bounds):
+    """A function: whether any of the bodies `names` has left the open box whose escape `bounds`
+    `add_open_box` returned (outside the footprint below the rim, or through the floor)."""
+    x0, x1, y0, y1, z_rim, z_floor = bounds
+    get = world.client.getBasePositionAndOrientation
+    bodies = [world.bodies[n] for n in names]
+
+    def escaped() -> bool:
+        for b in bodies:
+            x, y, z = get(b)[0]
+            if z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1)):
+                return True
+        return False
+    return escaped

@@ -42,7 +42,7 @@ from sim.errors import SpecError
 from sim.throwable import cuboid, qaxis as _qaxis, qmul as _qmul
 from sim.throwable import uniform_quaternion as _uniform_quaternion, unit_vector as _unit_vector
 from sim.materials import load_materials, pick_material
-from sim.parts import add_open_box
+from sim.parts import add_open_box, left_open_box
 from sim.meshes import cached_mesh
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
@@ -256,14 +256,7 @@ class Die(Device):
             azimuth_deg=mid(self.azimuth_range), orientation=(0.2, 0.3, 0.1, math.sqrt(0.86)), spin=(s, -s, s))))
 
     def _escaped_check(self):
-        x0, x1, y0, y1, z_rim, z_floor = self._bounds
-        get = self.world.client.getBasePositionAndOrientation
-        body = self.world.bodies[DIE]
-
-        def escaped() -> bool:
-            x, y, z = get(body)[0]
-            return z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1))
-        return escaped
+        return left_open_box(self.world, (DIE,), self._bounds)
 
     # -- trials -----------------------------------------------------------------------------
     def read_die(self) -> dict:

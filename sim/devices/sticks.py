@@ -41,7 +41,7 @@ import numpy as np
 from sim.bullet import pybullet
 from sim.devices.base import Device, Outcome, Status, gesture_dict
 from sim.errors import SpecError
-from sim.parts import add_open_box
+from sim.parts import add_open_box, left_open_box
 from sim.materials import load_materials, pick_material
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
@@ -273,17 +273,7 @@ class ThrowSticks(Device):
             tumble_rate=self.tumble_rate_range)))
 
     def _escaped_check(self):
-        x0, x1, y0, y1, z_rim, z_floor = self._bounds
-        get = self.world.client.getBasePositionAndOrientation
-        bodies = [self.world.bodies[n] for n in STICKS]
-
-        def escaped() -> bool:
-            for b in bodies:
-                x, y, z = get(b)[0]
-                if z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1)):
-                    return True
-            return False
-        return escaped
+        return left_open_box(self.world, STICKS, self._bounds)
 
     # -- trials -----------------------------------------------------------------------------
     def read_sticks(self) -> list[dict]:

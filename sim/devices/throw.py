@@ -22,7 +22,7 @@ import numpy as np
 from sim.devices.base import Device, Outcome, Status
 from sim.errors import SpecError
 from sim.materials import load_materials, pick_material
-from sim.parts import add_open_box
+from sim.parts import add_open_box, left_open_box
 from sim.paths import assets_dir
 from sim.readouts import SettleRule, run_until_settled
 from sim.spec import Table
@@ -99,14 +99,7 @@ class Throw(Device):
         self.place(self.sample_gesture(np.random.default_rng(0)))
 
     def _escaped_check(self):
-        x0, x1, y0, y1, z_rim, z_floor = self._bounds
-        get = self.world.client.getBasePositionAndOrientation
-        body = self.world.bodies[BODY]
-
-        def escaped() -> bool:
-            x, y, z = get(body)[0]
-            return z < z_floor or (z < z_rim and not (x0 <= x <= x1 and y0 <= y <= y1))
-        return escaped
+        return left_open_box(self.world, (BODY,), self._bounds)
 
     # -- trials -----------------------------------------------------------------------------
     def read_body(self) -> dict:
