@@ -292,6 +292,7 @@ class KongRig:
         if abs(world.dt - physics.timestep) > 1e-12:
             raise SpecError(f"{physics.spec_path}: physics.timestep {physics.timestep} differs from the world's {world.dt}")
         self.world, self.board, self.kong, self.physics = world, board, kong, physics
+        self._motor = world.client.setJointMotorControl2   # once: each client attribute is a new partial
         self.pawn = physics.pawn
         fig = load_toml(KONG_FILE).table("figure")
         self.notch_width = notch_width or fig.number("notch_width", 2 * self.pawn.body_radius + 1e-4, 0.05)
@@ -425,13 +426,11 @@ class KongRig:
 
     def _drive(self, climb_q: float, climb_v: float, twist_q: float, twist_v: float) -> None:
         """Both joint motors tracking targets, each with its cap on force and on speed."""
-        c, ph = self.world.client, self.physics
-        c.setJointMotorControl2(self._kong, SLIDE, pybullet.POSITION_CONTROL, targetPosition=climb_q,
-                                targetVelocity=climb_v, force=ph.max_force, positionGain=0.3, velocityGain=1.0,
-                                maxVelocity=self._max_climb_v)
-        c.setJointMotorControl2(self._kong, FIGURE, pybullet.POSITION_CONTROL, targetPosition=twist_q,
-                                targetVelocity=twist_v, force=ph.max_torque, positionGain=0.3, velocityGain=1.0,
-                                maxVelocity=self._max_twist_v)
+        motor, ph = self._motor, self.physics
+        motor(self._kong, SLIDE, pybullet.POSITION_CONTROL, targetPosition=climb_q, targetVelocity=climb_v,
+              force=ph.max_force, positionGain=0.3, velocityGain=1.0, maxVelocity=self._max_climb_v)
+        motor(self._kong, FIGURE, pybullet.POSITION_CONTROL, targetPosition=twist_q, targetVelocity=twist_v,
+              force=ph.max_torque, positionGain=0.3, velocityGain=1.0, maxVelocity=self._max_twist_v)
 
     def figure_distance(self, x: float, y: float, climb: float, twist: float) -> float:
         """Distance in the board's plane from (x, y) to the figure's outline with Kong at (climb, twist)."""
