@@ -42,7 +42,7 @@ from sim.sdf import cached_field
 from sim.spec import Table, load_toml
 from sim.world import World
 
-MESH_VERSION = 7
+MESH_VERSION = 8
 FIELD_VERSION = 1
 MARBLE = "marble"
 OBSTACLE = "obstacle:"          # prefix of the static marbles set by `set_obstacles`
@@ -448,15 +448,27 @@ class Crater(Device):
             inside = across < radius
             cross = np.where(inside, radius - np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0)),
                              radius + self.wall_slope * (across - radius))
-            # the hump is a ridge: two profiles meeting at an angle (each carried on straight past
-            # the crest), its top rounded like the fins, so no marble can balance on it
-            up = np.where(along <= sk[4], pchip(sk[:5], zk[:5], along),
-                          zk[4] + (zk[4] - zk[3]) / (sk[4] - sk[3]) * (along - sk[4]))
-            down = np.where(along >= sk[4], pchip(sk[4:], zk[4:], along),
-                            zk[4] + (zk[5] - zk[4]) / (sk[5] - sk[4]) * (along - sk[4]))
-            surfaces.append(smooth_min([up, down], self.edge_round) + cross)
+            # the channel's cross-section is square to its floor, as a moulded channel's is: on a
+            # floor rising at angle t the U is deeper by 1/cos t, measured vertically. (A U laid
+            # vertically on a 45-degree hump curves at its walls with radius R cos^2 t = 5.8 mm,
+            # tighter than the 8 mm marble: the marble's distance field creased there, and the
+            # cave seats moved when its cells were halved.)
+            profile = self._valley_profile(sk, zk, along)
+            slope = (self._valley_profile(sk, zk, along + 1e-5)
+                     - self._valley_profile(sk, zk, along - 1e-5)) / 2e-5
+            surfaces.append(profile + cross * np.sqrt(1.0 + slope ** 2))
         # the valleys meet in rounded fins (the splitter's, and the walls between tunnels)
         return smooth_min(surfaces, self.edge_round).reshape(np.shape(x))
+
+    def _valley_profile(self, sk: np.ndarray, zk: np.ndarray, along: np.ndarray) -> np.ndarray:
+        """The floor's height along a valley's centre line. The hump is a ridge: two profiles
+        meeting at an angle (each carried on straight past the crest), its top rounded like the
+        fins, so no marble can balance on it."""
+        up = np.where(along <= sk[4], pchip(sk[:5], zk[:5], along),
+                      zk[4] + (zk[4] - zk[3]) / (sk[4] - sk[3]) * (along - sk[4]))
+        down = np.where(along >= sk[4], pchip(sk[4:], zk[4:], along),
+                        zk[4] + (zk[5] - zk[4]) / (sk[5] - sk[4]) * (along - sk[4]))
+        return smooth_min([up, down], self.edge_round)
 
     def _tunnel_meshes(self) -> list[trimesh.Trimesh]:
         half = self.base_size / 2 - 0.005
