@@ -1,1 +1,1 @@
-"""The three games: rules, boards, physical tables and AI seats, built on `sim`."""
+"""The three games: rules, boards, physical tables and AI seats, built on `tabletop.sim`."""

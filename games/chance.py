@@ -12,7 +12,7 @@ from typing import Iterable, Protocol
 
 import numpy as np
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 
 class OutcomeSource(Protocol):
@@ -94,7 +94,7 @@ class WatchedOutcomes:
         self.motions: list = []
 
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
-        from sim.motion import Motion, MotionRecorder
+        from tabletop.sim.motion import Motion, MotionRecorder
 
         world_for = getattr(self.source, "world_for", None)
         world = world_for(event, state) if world_for is not None else self.source.table_for(state).world

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -53,7 +53,7 @@ def _seed(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from games.devices import DEVICES
+    from tabletop.games.devices import DEVICES
 
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -184,7 +184,7 @@ def cmd_play(args) -> int:
     if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
         raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
     if args.game == "king-kong" and args.headless:
-        from games.king_kong import session
+        from tabletop.games.king_kong import session
         return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
                                     _record_path(args, args.game))
     seats = [s.strip() for s in args.seats.split(",")]
@@ -192,7 +192,7 @@ def cmd_play(args) -> int:
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
     if not args.headless:
-        from games.view.window import parse_size, play_window
+        from tabletop.games.view.window import parse_size, play_window
         if args.after_turns < 0:
             raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
         size = parse_size(args.size)
@@ -203,9 +203,9 @@ def cmd_play(args) -> int:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
     record = _record_path(args, args.game)
     if args.game == "knossos":
-        from games.knossos import session
+        from tabletop.games.knossos import session
         return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record)
-    from games.king_of_the_hill import session
+    from tabletop.games.king_of_the_hill import session
     return session.play_headless(seats, args.seed, args.variant, args.outcomes, record)
 
 
@@ -216,25 +216,25 @@ def _record_path(args, name: str, suffix: str = "") -> Path | None:
             raise InputError("--record and --no-record contradict each other; give one")
         return None
     if args.record is not None:
-        from sim.output import check_output_path
+        from tabletop.sim.output import check_output_path
         return check_output_path(args.record, "--record")
-    from games.replay import default_path
+    from tabletop.games.replay import default_path
     return default_path(name, args.seed, suffix=suffix)
 
 
 def cmd_replay(args) -> int:
-    from games.replay import Divergence, describe, summary_lines, verify
-    from sim.record import ReplayFile
+    from tabletop.games.replay import Divergence, describe, summary_lines, verify
+    from tabletop.sim.record import ReplayFile
 
     if not (args.summary or args.verify):
-        from games.view.playback import open_replay, write_frames
-        from games.view.window import parse_size
+        from tabletop.games.view.playback import open_replay, write_frames
+        from tabletop.games.view.window import parse_size
 
         size = parse_size(args.size)
         if args.frames is not None:
             if not 0 < args.fps <= 240:
                 raise InputError(f"--fps: between 0 and 240 frames per second, got {args.fps}")
-            from sim.output import check_output_dir
+            from tabletop.sim.output import check_output_dir
 
             if not args.frames.parent.is_dir():
                 raise InputError(f"--frames: folder {args.frames.parent} does not exist")
@@ -263,7 +263,7 @@ def cmd_replay(args) -> int:
 
 def _executor(args):
     """The Dask executor --scheduler names (None without it), as a context manager."""
-    from sim.batch import dask_executor
+    from tabletop.sim.batch import dask_executor
 
     return dask_executor(args.scheduler) if args.scheduler else contextlib.nullcontext(None)
 
@@ -271,8 +271,8 @@ def _executor(args):
 def _device_from_args(args):
     """The spec, the --set overrides and the device they make: built once here, so that a bad spec
     or override fails before any work."""
-    from games.devices import default_spec, make_device
-    from sim.spec import parse_overrides
+    from tabletop.games.devices import default_spec, make_device
+    from tabletop.sim.spec import parse_overrides
 
     spec = (args.spec or default_spec(args.device)).resolve()
     overrides = parse_overrides(args.overrides)
@@ -281,7 +281,7 @@ def _device_from_args(args):
 
 def _provenance(spec: Path, overrides, params: dict) -> dict:
     """The result fields that say which model a run used."""
-    from sim.spec import override_value
+    from tabletop.sim.spec import override_value
 
     return {"spec": str(spec), "overrides": {name: override_value(name, value) for name, value in overrides},
             "params": params}
@@ -290,8 +290,8 @@ def _provenance(spec: Path, overrides, params: dict) -> dict:
 def _batch_runner(args, spec: Path, overrides, executor):
     """`run(extra, trials, progress, perturb=None)`: the first `trials` trial seeds of --seed on the
     device with `extra` overrides after the command's own (--workers or the Dask `executor`)."""
-    from games.devices import device_ref
-    from sim.batch import run_batch
+    from tabletop.games.devices import device_ref
+    from tabletop.sim.batch import run_batch
 
     def run(extra, trials: int, progress, perturb=None) -> list[dict]:
         return run_batch(device_ref(args.device, spec, overrides + tuple(extra)), trials, args.seed, args.workers,
@@ -305,12 +305,12 @@ def cmd_estimate(args) -> int:
 
     from rich.console import Console
 
-    from games.devices import DEVICES, device_ref, entry
-    from sim.batch import run_batch, summarize
-    from sim.checkpoint import Checkpoint, checkpoint_path
-    from sim.output import check_output_path, write_json_atomic
-    from sim.spec import digest
-    from sim.world import engine_versions
+    from tabletop.games.devices import DEVICES, device_ref, entry
+    from tabletop.sim.batch import run_batch, summarize
+    from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.spec import digest
+    from tabletop.sim.world import engine_versions
 
     entry(args.device)  # unknown device -> InputError
     if args.out is not None:
@@ -376,7 +376,7 @@ def cmd_estimate(args) -> int:
         if record is not None:
             # the batch ran in workers (or on its own device): the first K trials run again here on a
             # fresh device with the same per-trial seeds, watched by a MotionRecorder
-            from games.replay import record_trials
+            from tabletop.games.replay import record_trials
 
             for warning in record_trials(record, args.device, spec, overrides, args.seed,
                                          min(args.record_trials, target), records):
@@ -416,7 +416,7 @@ def cmd_estimate(args) -> int:
         err.print(f"precision {args.precision}: widest 95% half-width {widest:.4f} after {len(records)} trials"
                   + ("" if widest <= args.precision else f" (the cap of {cap} trials was reached first)"))
     if reference is not None:
-        from sim.analysis import chi_square
+        from tabletop.sim.analysis import chi_square
 
         result["against"] = {"name": args.against, **chi_square(result["counts"], reference)}
     _print_table(Console(), result)
@@ -429,7 +429,7 @@ def cmd_estimate(args) -> int:
     if "uncertainty" in result:
         _print_uncertainty(Console(), result)
     if args.plot is not None:
-        from sim.analysis import plot_outcomes
+        from tabletop.sim.analysis import plot_outcomes
 
         plot_outcomes(result, args.plot)
         err.print(f"wrote {args.plot}")
@@ -443,11 +443,11 @@ def cmd_estimate(args) -> int:
 def _model_runs(args, spec: Path, overrides, device, records: list[dict], probabilities: dict, executor, err) -> dict:
     """--sensitivity and --uncertainty: the estimate's trial seeds (`records`, its `probabilities`)
     run again with the model's uncertain inputs at either end of their ranges (and the model band
-    they span), or drawn per trial (sim.sensitivity)."""
+    they span), or drawn per trial (tabletop.sim.sensitivity)."""
     if not (args.sensitivity or args.uncertainty):
         return {}
-    from sim import sensitivity as sens
-    from sim.batch import PairDraws
+    from tabletop.sim import sensitivity as sens
+    from tabletop.sim.batch import PairDraws
 
     pairs = sens.contact_pairs(device, args.seed)
     run = _batch_runner(args, spec, overrides, executor)
@@ -469,10 +469,10 @@ def _model_runs(args, spec: Path, overrides, device, records: list[dict], probab
 def cmd_converge(args) -> int:
     from rich.console import Console
 
-    from games.devices import entry, make_device
-    from sim.converge import converge, select_refinements
-    from sim.output import check_output_path, write_json_atomic
-    from sim.world import engine_versions
+    from tabletop.games.devices import entry, make_device
+    from tabletop.sim.converge import converge, select_refinements
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.world import engine_versions
 
     entry(args.device)
     if args.out is not None:
@@ -509,7 +509,7 @@ def _reference(against: str, device: str, labels) -> dict[str, float]:
     """Reference probabilities for --against: equal odds, or a saved estimate of the same device."""
     if against == "uniform":
         return {label: 1.0 / len(labels) for label in labels}
-    from games.chance import load_estimate_table
+    from tabletop.games.chance import load_estimate_table
 
     table = load_estimate_table(against)
     if device not in table:
@@ -524,11 +524,11 @@ def cmd_sweep(args) -> int:
     import numpy as np
     from rich.console import Console
 
-    from games.devices import default_spec, device_ref, entry, make_device
-    from sim.batch import run_batch, summarize
-    from sim.output import check_output_path, write_json_atomic
-    from sim.spec import parse_overrides
-    from sim.world import engine_versions
+    from tabletop.games.devices import default_spec, device_ref, entry, make_device
+    from tabletop.sim.batch import run_batch, summarize
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.spec import parse_overrides
+    from tabletop.sim.world import engine_versions
 
     entry(args.device)
     name, sep, rng_text = args.param.partition("=")
@@ -584,7 +584,7 @@ def cmd_sweep(args) -> int:
     if args.csv is not None:
         _write_text_atomic(args.csv, table.getvalue())
     if args.plot is not None:
-        from sim.analysis import plot_sweep
+        from tabletop.sim.analysis import plot_sweep
 
         plot_sweep(args.device, name, values, rows, args.plot)
     return 0
@@ -741,10 +741,10 @@ def _print_converge(console, result: dict) -> None:
 def cmd_bench(args) -> int:
     import json
 
-    from games.devices import entry
-    from sim.bench import bench_device
-    from sim.output import check_output_path, write_json_atomic
-    from sim.world import engine_versions
+    from tabletop.games.devices import entry
+    from tabletop.sim.bench import bench_device
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.world import engine_versions
 
     names = [n.strip() for n in args.devices.split(",") if n.strip()]
     for name in names:
@@ -753,9 +753,9 @@ def cmd_bench(args) -> int:
         check_output_path(args.out)
     figures = {"versions": engine_versions(), "devices": {}}
     trials = args.trials or (20 if args.quick else 100)
-    from sim.bench import LEGACY
-    from sim.spec import load_toml
-    from games.devices import default_spec
+    from tabletop.sim.bench import LEGACY
+    from tabletop.sim.spec import load_toml
+    from tabletop.games.devices import default_spec
 
     for name in names:
         figures["devices"][name] = fig = bench_device(name, trials)
@@ -771,7 +771,7 @@ def cmd_bench(args) -> int:
                   f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
                   f"ratio to its bare loop {old['ratio_vs_bare']:.3f}", flush=True)
     if not args.quick:
-        from sim.bench import bench_scaling
+        from tabletop.sim.bench import bench_scaling
 
         figures["scaling"] = sc = bench_scaling("crater", args.scaling_trials)
         print(f"scaling, {sc['trials']} crater trials: 1 worker {sc['local_1_s']:.1f} s, 2 workers "
@@ -789,11 +789,11 @@ def cmd_validate(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from games.devices import default_spec, device_ref, make_device
-    from sim.batch import run_batch
-    from sim.output import check_output_path, write_json_atomic
-    from sim.validate import cases, run_case
-    from sim.world import engine_versions
+    from tabletop.games.devices import default_spec, device_ref, make_device
+    from tabletop.sim.batch import run_batch
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.validate import cases, run_case
+    from tabletop.sim.world import engine_versions
 
     if args.out is not None:
         check_output_path(args.out)

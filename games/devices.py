@@ -9,10 +9,10 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.batch import DeviceRef
-from sim.devices.base import Device
-from sim.errors import InputError
-from sim.paths import assets_dir
+from tabletop.sim.batch import DeviceRef
+from tabletop.sim.devices.base import Device
+from tabletop.sim.errors import InputError
+from tabletop.sim.paths import assets_dir
 
 
 @dataclass(frozen=True)
@@ -23,21 +23,21 @@ class DeviceEntry:
 
 
 DEVICES: dict[str, DeviceEntry] = {
-    "tipper": DeviceEntry("games.king_of_the_hill.tipper:Tipper", "king_of_the_hill/tipper.toml",
+    "tipper": DeviceEntry("tabletop.games.king_of_the_hill.tipper:Tipper", "king_of_the_hill/tipper.toml",
                           "King of the Hill's Tipper: the slot (1-6, J) where the rolling ball stops"),
-    "crater": DeviceEntry("games.king_of_the_hill.crater:Crater", "king_of_the_hill/hill.toml",
+    "crater": DeviceEntry("tabletop.games.king_of_the_hill.crater:Crater", "king_of_the_hill/hill.toml",
                           "King of the Hill's crater: the cave and seat a knocked-in marble reaches"),
-    "sticks": DeviceEntry("sim.devices.sticks:ThrowSticks", "knossos/sticks.toml",
+    "sticks": DeviceEntry("tabletop.sim.devices.sticks:ThrowSticks", "knossos/sticks.toml",
                           "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"),
-    "die": DeviceEntry("sim.devices.die:Die", "king_kong/die.toml",
+    "die": DeviceEntry("tabletop.sim.devices.die:Die", "king_kong/die.toml",
                        "King Kong's die thrown into the box lid: the face on top, 1-6"),
-    "throw": DeviceEntry("sim.devices.throw:Throw", "throw.toml",
+    "throw": DeviceEntry("tabletop.sim.devices.throw:Throw", "throw.toml",
                          "any shape (cuboid, cylinder, half-cylinder) dropped, tossed or rolled onto a table: the side "
                          "it rests on (assets/throw.toml; --set shape.kind=...)"),
-    "spinner": DeviceEntry("sim.devices.spinner:Spinner", "king_kong/spinner.toml",
+    "spinner": DeviceEntry("tabletop.sim.devices.spinner:Spinner", "king_kong/spinner.toml",
                            "King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
                            "climb in the circles block)"),
-    "kong-knockover": DeviceEntry("games.king_kong.knockover:KongKnockover", "king_kong/knockover.toml",
+    "kong-knockover": DeviceEntry("tabletop.games.king_kong.knockover:KongKnockover", "king_kong/knockover.toml",
                                   "King Kong's move among the Attack Team: a pawn in a groove or beside his path "
                                   "standing, knocked over or pushed out (by_group: <where>/<twist>)"),
 }
@@ -65,4 +65,4 @@ def make_device(name: str, spec: str | Path | None = None, overrides=()) -> Devi
 
 def device_ref(name: str, spec: str | Path, overrides=()) -> DeviceRef:
     """The picklable recipe worker processes build the named device from (`make_device`'s arguments)."""
-    return DeviceRef("games.devices:make_device", (name, str(spec), tuple(overrides)))
+    return DeviceRef("tabletop.games.devices:make_device", (name, str(spec), tuple(overrides)))

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from games.chance import OutcomeSource
+from tabletop.games.chance import OutcomeSource
 
 CHANCE = -1   # current_player of a chance node
 

@@ -1,6 +1,6 @@
 """Recorded games and trials: record as they are driven, print their log, verify them by re-simulation.
 
-The file format is sim.record's; this module knows the games. A `GameRecorder` is an outcome
+The file format is tabletop.sim.record's; this module knows the games. A `GameRecorder` is an outcome
 source wrapped around the game's own (physics: a WatchedOutcomes that keeps one Motion per chance
 event; a measured table: no motion) and an `after_action` hook for the driver: it writes one chunk
 per finished turn, with every action, its log lines and its motion. Actions are stored as
@@ -22,11 +22,11 @@ from typing import Callable
 
 import numpy as np
 
-from games.chance import TableOutcomes, WatchedOutcomes
-from games.driver import ChanceOutcome, Pass
-from games.errors import IllegalMoveError
-from sim.errors import InputError
-from sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
+from tabletop.games.chance import TableOutcomes, WatchedOutcomes
+from tabletop.games.driver import ChanceOutcome, Pass
+from tabletop.games.errors import IllegalMoveError
+from tabletop.sim.errors import InputError
+from tabletop.sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
                         ReplayFile, ReplayWriter, dequantize_pose, look_digest, quantize_motion, quantize_pose)
 
 MOTION_RATE = 60.0        # pose samples per simulated second
@@ -46,64 +46,64 @@ class GameEntry:
 
 
 def _koth_actions() -> dict:
-    from games.king_of_the_hill.rules import Move
+    from tabletop.games.king_of_the_hill.rules import Move
     return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
 
 
 def _koth_game(config: dict):
-    from games.king_of_the_hill.rules import Game, Variant
+    from tabletop.games.king_of_the_hill.rules import Game, Variant
     return Game(int(config["players"]), Variant(config["variant"]))
 
 
 def _koth_physics():
-    from games.king_of_the_hill.table import PhysicsOutcomes
+    from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
     return PhysicsOutcomes()
 
 
 def _koth_turn_over(state) -> bool:
-    from games.king_of_the_hill.rules import Phase
+    from tabletop.games.king_of_the_hill.rules import Phase
     return state.phase in (Phase.ROLL, Phase.OVER)
 
 
 def _knossos_actions() -> dict:
-    from games.knossos.rules import Move
+    from tabletop.games.knossos.rules import Move
     return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
 
 
 def _knossos_game(config: dict):
-    from games.knossos.rules import Game
+    from tabletop.games.knossos.rules import Game
     return Game(games_to_win=int(config["games_to_win"]))
 
 
 def _knossos_physics():
-    from games.knossos.table import PhysicsOutcomes
+    from tabletop.games.knossos.table import PhysicsOutcomes
     return PhysicsOutcomes()
 
 
 def _knossos_turn_over(state) -> bool:
-    from games.knossos.rules import Phase
+    from tabletop.games.knossos.rules import Phase
     return state.phase in (Phase.THROW, Phase.OVER)
 
 
 def _kk_actions() -> dict:
-    from games.king_kong import rules as r
+    from tabletop.games.king_kong import rules as r
     return {"roll": r.Roll, "fly": r.Fly, "move": r.Move, "attack": r.Attack, "escape": r.Escape,
             "end": r.EndTurn, "twist": r.Twist, "climb": r.Climb, "net": r.SafetyNet, "decline": r.Decline,
             "discard": r.Discard, "pass": Pass, "outcome": ChanceOutcome}
 
 
 def _kk_game(config: dict):
-    from games.king_kong.rules import Game
+    from tabletop.games.king_kong.rules import Game
     return Game(players=int(config["players"]))
 
 
 def _kk_physics():
-    from games.king_kong.source import KongSource
+    from tabletop.games.king_kong.source import KongSource
     return KongSource()
 
 
 def _kk_turn_over(state) -> bool:
-    from games.king_kong.rules import Phase
+    from tabletop.games.king_kong.rules import Phase
     return state.phase in (Phase.TURN, Phase.OVER)
 
 
@@ -175,7 +175,7 @@ def default_path(name: str, seed: int, folder: Path = REPLAY_DIR, suffix: str = 
 
 def scene_of(world) -> dict:
     """The looks and poses of every body in `world` now (the table before anything moves)."""
-    from sim.scene import look, poses
+    from tabletop.sim.scene import look, poses
 
     looks = {name: look(world, name) for name in world.bodies}
     at = {}
@@ -192,7 +192,7 @@ def _tables_of(source) -> dict | None:
 
 
 def _header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> dict:
-    from sim.world import engine_versions
+    from tabletop.sim.world import engine_versions
 
     return {"program": "tabletop", "kind": kind, "seed": seed, "versions": engine_versions(),
             "banner": banner, "scene": scene, "motion_rate": MOTION_RATE,
@@ -201,7 +201,7 @@ def _header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> d
 
 
 class GameRecorder:
-    """Records a game driven by games.driver.drive into a replay file.
+    """Records a game driven by tabletop.games.driver.drive into a replay file.
 
     Use `recorder` as the driver's outcome source and `recorder.after_action` as its hook;
     `finish(state, lines)` writes the end record; `close()` (always) closes the file and the
@@ -289,7 +289,7 @@ def play_recorded(name: str, game, players, source, seed: int, banner: str, conf
     """A headless game of any game here: print the banner and every log line, record the replay to
     `record` (None: none) as it goes, print `result_lines(final)` and close the source; returns
     the final state."""
-    from games.driver import drive
+    from tabletop.games.driver import drive
 
     print(banner, flush=True)
     recorder = None
@@ -334,8 +334,8 @@ def _trial_line(i: int, outcome) -> str:
 
 
 def _run_trial(device, seed: int, i: int):
-    from sim.batch import trial_rng
-    from sim.motion import MotionRecorder
+    from tabletop.sim.batch import trial_rng
+    from tabletop.sim.motion import MotionRecorder
 
     rng = trial_rng(seed, i)
     gesture = device.sample_gesture(rng)
@@ -348,10 +348,10 @@ def record_trials(path: Path, name: str, spec: Path, overrides, seed: int, count
                   batch: list[dict] = ()) -> list[str]:
     """Run trials 0..count-1 of a run with `seed` again in this process, on a freshly built device
     watched by a MotionRecorder, and write them as one replay (one chunk per trial). The batch ran
-    in worker processes; the per-trial seeds are its own (sim.batch.trial_rng), so each trial
+    in worker processes; the per-trial seeds are its own (tabletop.sim.batch.trial_rng), so each trial
     repeats the batch's: any that does not is returned as a warning line. `verify` does the same."""
-    from games.devices import make_device
-    from sim.devices.base import gesture_dict
+    from tabletop.games.devices import make_device
+    from tabletop.sim.devices.base import gesture_dict
 
     banner = [f"{name}: trials 0-{count - 1} of seed {seed}"]
     config = {"spec": str(spec), "overrides": [list(pair) for pair in overrides], "trials": count}
@@ -545,7 +545,7 @@ def verify(replay: ReplayFile) -> Verified:
 
 
 def _verify_trials(replay: ReplayFile) -> Verified:
-    from games.devices import make_device
+    from tabletop.games.devices import make_device
 
     header = replay.header
     try:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from sim.devices.base import Outcome, Status
+from tabletop.sim.devices.base import Outcome, Status
 
 MAX_RETRIES = 20
 

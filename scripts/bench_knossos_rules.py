@@ -9,10 +9,10 @@ throws per match and the throws (chance events) per second.
 import argparse
 import time
 
-from games.chance import TableOutcomes
-from games.knossos.ai import SEATS
-from games.knossos.play import play_match
-from games.knossos.rules import Game
+from tabletop.games.chance import TableOutcomes
+from tabletop.games.knossos.ai import SEATS
+from tabletop.games.knossos.play import play_match
+from tabletop.games.knossos.rules import Game
 
 STICKS = {"sticks": {"1": 0.25, "2": 0.5, "3": 0.25}}
 

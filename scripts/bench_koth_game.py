@@ -9,10 +9,10 @@ knocks whose marble lodged).
 import argparse
 import time
 
-from games.king_of_the_hill.ai import SEATS
-from games.king_of_the_hill.play import play_game
-from games.king_of_the_hill.rules import ChanceOutcome, Game
-from games.king_of_the_hill.table import PhysicsOutcomes
+from tabletop.games.king_of_the_hill.ai import SEATS
+from tabletop.games.king_of_the_hill.play import play_game
+from tabletop.games.king_of_the_hill.rules import ChanceOutcome, Game
+from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
 
 
 def main() -> None:

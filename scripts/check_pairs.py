@@ -10,11 +10,11 @@ tests/test_pairs.py asserts the same within 10%; docs/reconstruction.md quotes t
 import argparse
 import math
 
-from sim.contact_check import (drop_rebound, friction_angle, predicted_roll_distance, roll_speed_for,
+from tabletop.sim.contact_check import (drop_rebound, friction_angle, predicted_roll_distance, roll_speed_for,
                                rolled_distance)
-from sim.materials import load_materials
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings
+from tabletop.sim.materials import load_materials
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.king_of_the_hill.board import hill_height
+from tabletop.games.king_of_the_hill.board import hill_height
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "games" / "king_of_the_hill" / "board.toml"
@@ -65,7 +65,7 @@ def polar_to_xy(angle_deg: float, n: float) -> np.ndarray:
 
 
 def layout():
-    from games.devices import make_device
+    from tabletop.games.devices import make_device
 
     crater = make_device("crater")
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 
 def chi_square(counts: dict[str, int], reference: dict[str, float]) -> dict:

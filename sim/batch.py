@@ -25,10 +25,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from sim.devices.base import Device, Status
-from sim.errors import InputError
-from sim.materials import PAIR_FIELDS, PairTable
-from sim.stats import wilson_interval
+from tabletop.sim.devices.base import Device, Status
+from tabletop.sim.errors import InputError
+from tabletop.sim.materials import PAIR_FIELDS, PairTable
+from tabletop.sim.stats import wilson_interval
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from sim.batch import run_trials
+from tabletop.sim.batch import run_trials
 
 
 #: the numerics every device ran at before the converged settings (1/480 s, 50 iterations)
@@ -28,7 +28,7 @@ LEGACY = (("physics.timestep", repr(1.0 / 480.0)), ("physics.solver_iterations",
 
 def bench_device(name: str, trials: int, seed: int = 12345, overrides=()) -> dict:
     """Trials per second of device `name` (its spec with `overrides`) beside the bare loop."""
-    from games.devices import make_device
+    from tabletop.games.devices import make_device
 
     device = make_device(name, overrides=tuple(overrides))
     try:
@@ -86,9 +86,9 @@ def bench_device(name: str, trials: int, seed: int = 12345, overrides=()) -> dic
 def bench_scaling(name: str, trials: int, seed: int = 2024) -> dict:
     """Wall time of `trials` trials with one local worker, two local workers and a two-worker Dask
     LocalCluster (when Dask is installed), and the speed-ups between them."""
-    from sim.batch import DeviceRef, run_batch
+    from tabletop.sim.batch import DeviceRef, run_batch
 
-    ref = DeviceRef("games.devices:make_device", (name,))
+    ref = DeviceRef("tabletop.games.devices:make_device", (name,))
     out: dict = {"device": name, "trials": trials}
     for workers in (1, 2):
         t0 = time.perf_counter()

@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 FORMAT = "tabletop-checkpoint"
 VERSION = 1

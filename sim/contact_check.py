@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim.bullet import pybullet
-from sim.materials import MaterialSet
-from sim.world import PhysicsSettings, World
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.materials import MaterialSet
+from tabletop.sim.world import PhysicsSettings, World
 
 BALL_RADIUS = 0.008      # m: a 16 mm test ball (a game marble)
 CUBE_HALF = 0.01         # m: a 20 mm test cube

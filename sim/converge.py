@@ -14,11 +14,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from sim.batch import summarize
-from sim.devices.base import Status
-from sim.errors import InputError
-from sim.spec import override_value
-from sim.stats import paired_interval
+from tabletop.sim.batch import summarize
+from tabletop.sim.devices.base import Status
+from tabletop.sim.errors import InputError
+from tabletop.sim.spec import override_value
+from tabletop.sim.stats import paired_interval
 
 MIN_P_VALUE = 0.01              # a refinement passes with a chi-square p-value at least this ...
 MAX_ABS_DP = 0.03               # ... every label's paired change of p at most this ...

@@ -26,8 +26,8 @@ from typing import Iterable
 
 import numpy as np
 
-from sim.errors import SpecError
-from sim.spec import MATERIALS_PREFIX, Table, apply_overrides, load_toml
+from tabletop.sim.errors import SpecError
+from tabletop.sim.spec import MATERIALS_PREFIX, Table, apply_overrides, load_toml
 
 PAIR_FIELDS = ("friction", "restitution", "rolling", "spinning")
 PAIRS_KEY = "pairs"

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import trimesh
 
-from sim.spec import digest
+from tabletop.sim.spec import digest
 
 
 def cache_dir() -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from sim.scene import is_static, look, moving_links, poses
+from tabletop.sim.scene import is_static, look, moving_links, poses
 
 Pose = tuple  # (x, y, z, qx, qy, qz, qw)
 
@@ -27,7 +27,7 @@ class Motion:
     rate: float                                     # samples per simulated second
     times: list[float] = field(default_factory=list)
     frames: list[dict[str, Pose | None]] = field(default_factory=list)
-    looks: dict[str, dict] = field(default_factory=dict)   # body name -> look (sim.scene.look)
+    looks: dict[str, dict] = field(default_factory=dict)   # body name -> look (tabletop.sim.scene.look)
 
     @property
     def duration(self) -> float:

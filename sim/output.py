@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 
 def check_output_path(path: str | Path, option: str = "--out") -> Path:

@@ -1,7 +1,7 @@
 """Parts several devices share, built into a World from spec numbers."""
 from __future__ import annotations
 
-from sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet
 
 
 def add_open_box(world, name: str, origin, half_x: float, half_y: float, wall_thickness: float,

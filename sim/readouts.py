@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from sim.world import World
+from tabletop.sim.world import World
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class SettleRule:
 
     @classmethod
     def from_table(cls, t) -> "SettleRule":
-        """From a spec's [settle] table (a sim.spec.Table), validated."""
+        """From a spec's [settle] table (a tabletop.sim.spec.Table), validated."""
         return cls(linear=t.number("linear", 1e-6, 1.0), angular=t.number("angular", 1e-4, 100.0),
                    hold=t.number("hold", 0.0, 10.0), cap=t.number("cap", 0.1, 600.0),
                    every=t.integer("every", 1, 1000))

@@ -25,11 +25,11 @@ Reader API, for the window and the command line::
     replay.end                          # the end record {"lines", "result"}, None when cut off
     for turn in replay.turns:           # lazily decoded: opening walks chunk headers only
         turn.number, turn.steps         # steps: [{"action", "events", "chance"?, "motion"?}]
-        turn.actions, turn.events       # the encoded actions (games.replay decodes them), log lines
+        turn.actions, turn.events       # the encoded actions (tabletop.games.replay decodes them), log lines
         turn.motions                    # [Motion.as_dict()-shaped dicts]: rate, times, frames, looks
     replay.playback_seconds()           # playback time at 1x (see MOVE_ANIMATION_S)
 
-`sim.motion.Motion.from_dict(d)` turns a motion dict into a Motion. Writing:
+`tabletop.sim.motion.Motion.from_dict(d)` turns a motion dict into a Motion. Writing:
 `ReplayWriter(path, header)`, then `add_turn(log, motions)` per finished turn, then
 `finish(end)`; `close()` without `finish` leaves a file that reads as cut off.
 """
@@ -47,7 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 MAGIC = b"TABLETOP-REPLAY\n"
 VERSION = 1

@@ -11,7 +11,7 @@ Poses are (x, y, z, qx, qy, qz, qw) of a *track*: a body's base ("name") or one 
 """
 from __future__ import annotations
 
-from sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet
 
 _KINDS = {pybullet.GEOM_BOX: "box", pybullet.GEOM_SPHERE: "sphere", pybullet.GEOM_CYLINDER: "cylinder",
           pybullet.GEOM_CAPSULE: "capsule", pybullet.GEOM_MESH: "mesh", pybullet.GEOM_PLANE: "plane"}

@@ -205,8 +205,8 @@ def sdf_urdf(cdf_path: str | Path) -> str:
 def cached_field(kind: str, version: int, params: dict, mesh: Callable[[], trimesh.Trimesh], radius: float,
                  cell: float, seeds, region=None) -> Path:
     """The .cdf of `band_field` for (kind, version, params), built once and cached beside the meshes."""
-    from sim.meshes import cache_dir
-    from sim.spec import digest
+    from tabletop.sim.meshes import cache_dir
+    from tabletop.sim.spec import digest
 
     key = {"kind": kind, "version": version, "params": params, "radius": radius, "cell": cell,
            "seeds": [[float(v) for v in s] for s in seeds], "format": FORMAT_VERSION}

@@ -4,9 +4,9 @@ The uncertain inputs are every value of every material pair that occurs in the d
 (assets/materials.toml gives each a plausible range and a source) and every [low, high] range of
 its gesture. Sensitivity runs the estimate's trial seeds again with one input at a time at the low
 and at the high end of its range and compares them trial by trial with the estimate (the paired
-differences of sim.converge); the model band is the spread of each label's p over those runs.
+differences of tabletop.sim.converge); the model band is the spread of each label's p over those runs.
 Uncertainty runs the trial seeds once more with every pair value drawn per trial from its range
-(sim.batch.PairDraws) and says how strongly each drawn value goes with each label.
+(tabletop.sim.batch.PairDraws) and says how strongly each drawn value goes with each label.
 """
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from sim.batch import pair_parameter, run_trials, summarize
-from sim.converge import Overrides, paired_differences
-from sim.devices.base import Device, Status
-from sim.materials import PAIR_FIELDS
-from sim.spec import load_toml
-from sim.stats import correlation_interval
+from tabletop.sim.batch import pair_parameter, run_trials, summarize
+from tabletop.sim.converge import Overrides, paired_differences
+from tabletop.sim.devices.base import Device, Status
+from tabletop.sim.materials import PAIR_FIELDS
+from tabletop.sim.spec import load_toml
+from tabletop.sim.stats import correlation_interval
 
 DRAW = "uniform over each range, independent per trial"
 

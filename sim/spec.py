@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from sim.errors import SpecError
+from tabletop.sim.errors import SpecError
 
 _MISSING = object()
 

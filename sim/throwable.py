@@ -43,8 +43,8 @@ from typing import Sequence
 
 import numpy as np
 
-from sim.bullet import pybullet
-from sim.errors import SpecError
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.errors import SpecError
 
 SHAPES = ("cuboid", "cylinder", "half-cylinder")
 MODES = ("drop", "toss", "roll")
@@ -256,7 +256,7 @@ def half_cylinder(radius: float, length: float, segments: int, margin: float, de
 
 
 def load_shape(t, density: float) -> Shape:
-    """A Shape from a spec's [shape] table (a sim.spec.Table), validated."""
+    """A Shape from a spec's [shape] table (a tabletop.sim.spec.Table), validated."""
     kind = t.string("kind")
     if kind not in SHAPES:
         raise SpecError(f"{t.source}: shape.kind: {kind!r} is not one of {', '.join(SHAPES)}")

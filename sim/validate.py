@@ -13,8 +13,8 @@ from typing import Callable
 
 from scipy.stats import chi2
 
-from sim.batch import summarize
-from sim.stats import Z95, wilson_interval
+from tabletop.sim.batch import summarize
+from tabletop.sim.stats import Z95, wilson_interval
 
 Overrides = tuple[tuple[str, str], ...]
 

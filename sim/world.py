@@ -13,8 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from sim.bullet import BulletClient, pybullet, quiet_stdout
-from sim.materials import BodyValues, ContactSolution, Material, PairTable, solve_contact_values
+from tabletop.sim.bullet import BulletClient, pybullet, quiet_stdout
+from tabletop.sim.materials import BodyValues, ContactSolution, Material, PairTable, solve_contact_values
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,12 @@ class World:
         self.materials: dict[str, str] = {}        # body name -> material name (for views)
         self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
         # rigid (maximal-coordinate) bodies: PyBullet cannot report their collision shapes, so
-        # the World keeps each one's parts for views (sim.scene.look)
+        # the World keeps each one's parts for views (tabletop.sim.scene.look)
         self.rigid_parts: dict[str, list[dict]] = {}
         self.watchers: list = []                   # callables(world) run after every step (recorders)
         self.steps = 0
         # contact materials: body name -> (body id, material, links, dynamic); the per-material
-        # values solved for the material pairs that occur (see sim.materials)
+        # values solved for the material pairs that occur (see tabletop.sim.materials)
         self._contact_bodies: dict[str, tuple[int, Material, tuple[int, ...], bool]] = {}
         self.pair_table: PairTable | None = None
         self._material_pairs: PairTable | None = None
@@ -226,12 +226,12 @@ class World:
         return self._register(name, body, material, mesh=obj_path)
 
     def add_sdf(self, name: str, cdf_path: str | Path, material: Material, mesh: str | Path | None = None) -> int:
-        """A static surface given as a signed-distance field (sim.sdf): a rigid body against which a
+        """A static surface given as a signed-distance field (tabletop.sim.sdf): a rigid body against which a
         rigid sphere gets one contact a step, from the field's value and gradient at its centre, so
         it rolls as on a smooth surface. Only spheres collide with a field (and only within the
         field's band). `mesh` names the OBJ the field was made from (views draw it; rays cannot hit
         a field)."""
-        from sim.sdf import sdf_urdf
+        from tabletop.sim.sdf import sdf_urdf
 
         cdf_path = Path(cdf_path)
         urdf = cdf_path.with_suffix(".urdf")

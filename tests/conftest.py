@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from sim.materials import load_materials
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings, World
+from tabletop.sim.materials import load_materials
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings, World
 
 
 @pytest.fixture(scope="session")

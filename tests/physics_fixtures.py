@@ -11,12 +11,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import trimesh
 
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.materials import load_materials
-from sim.meshes import cached_mesh
-from sim.paths import assets_dir
-from sim.readouts import Region, SettleRule, region_of, run_until_settled
-from sim.world import PhysicsSettings, World
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.materials import load_materials
+from tabletop.sim.meshes import cached_mesh
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import Region, SettleRule, region_of, run_until_settled
+from tabletop.sim.world import PhysicsSettings, World
 
 HALF = 0.06        # tray half width, m
 WALL = 0.01        # wall thickness, m

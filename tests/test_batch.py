@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch import DeviceRef, run_batch, run_trials, summarize, trial_rng
-from sim.stats import wilson_interval
+from tabletop.sim.batch import DeviceRef, run_batch, run_trials, summarize, trial_rng
+from tabletop.sim.stats import wilson_interval
 
 QUADRANT = DeviceRef("tests.physics_fixtures:make_quadrant")
 

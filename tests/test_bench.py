@@ -1,7 +1,7 @@
 """`tabletop bench`'s figures: the trials' own steps timed inside the trials, beside a separate loop."""
 import pytest
 
-from sim.bench import bench_device
+from tabletop.sim.bench import bench_device
 
 
 @pytest.mark.parametrize("name", ["die", "spinner"])

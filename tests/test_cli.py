@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from games.cli import main
+from tabletop.games.cli import main
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "games.cli", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("device,trials", [("tipper", 12), ("crater", 6)])
@@ -68,7 +68,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
 
 def test_invalid_spec_is_rejected_without_output(tmp_path, capsys):
     """A spec with an impossible value is named in one line; no output file is written."""
-    from games.devices import default_spec
+    from tabletop.games.devices import default_spec
 
     text = default_spec("crater").read_text()
     bad = tmp_path / "hill.toml"
@@ -100,7 +100,7 @@ def test_unwritable_outputs_and_bad_play_options_are_one_line_errors(argv, capsy
 
 
 def test_ctrl_c_anywhere_is_one_line_and_exit_130(monkeypatch, capsys):
-    import games.cli as cli
+    import tabletop.games.cli as cli
 
     def interrupted(args):
         raise KeyboardInterrupt

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from games.cli import main
-from sim import converge as cv
-from sim.errors import InputError
+from tabletop.games.cli import main
+from tabletop.sim import converge as cv
+from tabletop.sim.errors import InputError
 
 LABELS = ("a", "b", "c")
 
@@ -155,12 +155,12 @@ def test_bad_converge_input_is_one_line_and_exit_2(capsys, args, message):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
-    import sim.batch
+    import tabletop.sim.batch
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sim.batch, "run_batch", interrupted)
+    monkeypatch.setattr(tabletop.sim.batch, "run_batch", interrupted)
     out = tmp_path / "x.json"
     args = ["converge", "spinner", "--trials", "5", "--only", "half-timestep", "--out", str(out), "--quiet"]
     assert main(args) == 130

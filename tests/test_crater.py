@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.devices import default_spec, make_device
-from games.king_of_the_hill.crater import Crater, Knock
-from sim.devices.base import Status
-from sim.errors import SpecError
+from tabletop.games.devices import default_spec, make_device
+from tabletop.games.king_of_the_hill.crater import Crater, Knock
+from tabletop.sim.devices.base import Status
+from tabletop.sim.errors import SpecError
 
 SPEC = default_spec("crater")
 CAVES = ("cave1", "cave2", "cave3")

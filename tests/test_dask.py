@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from games.cli import main
+from tabletop.games.cli import main
 
 distributed = pytest.importorskip("distributed")
 

@@ -14,16 +14,16 @@ import sys
 import numpy as np
 import pytest
 
-from sim.batch import DeviceRef, run_batch, run_trials, trial_rng
-from sim.devices.base import Outcome, Status
-from sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
+from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.devices.base import Outcome, Status
+from tabletop.sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
                              top_face)
-from sim.errors import SpecError
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings, World
+from tabletop.sim.errors import SpecError
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
-DIE_REF = DeviceRef("games.devices:make_device", ("die",))
+DIE_REF = DeviceRef("tabletop.games.devices:make_device", ("die",))
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +313,7 @@ def test_estimate_die_end_to_end(tmp_path):
     """`tabletop estimate die` writes the usual result plus the fairness block: the chi-square of
     the faces against a fair die, and the cocked rate."""
     out = tmp_path / "die.json"
-    proc = subprocess.run([sys.executable, "-m", "games.cli", "estimate", "die", "--trials", "20", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "die", "--trials", "20", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.chance import ScriptedOutcomes
-from games.driver import ChanceOutcome
-from games.king_kong.ai import HeuristicSeat, RandomSeat
-from games.king_kong.cards import Kind
-from games.king_kong.play import (UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource, play_game, table_source,
+from tabletop.games.chance import ScriptedOutcomes
+from tabletop.games.driver import ChanceOutcome
+from tabletop.games.king_kong.ai import HeuristicSeat, RandomSeat
+from tabletop.games.king_kong.cards import Kind
+from tabletop.games.king_kong.play import (UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource, play_game, table_source,
                                   uniform_source)
-from games.king_kong.rules import AtRisk, Game, Phase
-from sim.errors import InputError
+from tabletop.games.king_kong.rules import AtRisk, Game, Phase
+from tabletop.sim.errors import InputError
 from tests.golden import check_golden, log_in_fresh_process
 
 GOLDEN = Path(__file__).parent / "golden" / "kk-3p-ai-seed7.txt"

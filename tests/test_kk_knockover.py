@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.devices import default_spec, make_device
-from games.king_kong.geometry import GROOVES
-from games.king_kong.knockover import ADJACENT, KongKnockover, KongTrial
-from games.king_kong.play import KnockoverTable, load_knockover_table
-from games.king_kong.rules import FATES, AtRisk
-from sim.batch import DeviceRef, run_batch, run_trials, trial_rng
-from sim.devices.base import Status
+from tabletop.games.devices import default_spec, make_device
+from tabletop.games.king_kong.geometry import GROOVES
+from tabletop.games.king_kong.knockover import ADJACENT, KongKnockover, KongTrial
+from tabletop.games.king_kong.play import KnockoverTable, load_knockover_table
+from tabletop.games.king_kong.rules import FATES, AtRisk
+from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.devices.base import Status
 
 ROOT = Path(__file__).parents[1]
 GROUP = re.compile(r"^(left_hand|right_hand|left_foot|right_foot|adjacent)/(0|[LR]\d+)$")
@@ -79,7 +79,7 @@ def test_same_seed_same_outcome_regardless_of_earlier_trials(device, sample):
 
 def test_same_records_whatever_the_workers():
     """One worker or two: the same trials, the same records."""
-    ref = DeviceRef("games.devices:make_device", ("kong-knockover",))
+    ref = DeviceRef("tabletop.games.devices:make_device", ("kong-knockover",))
     one = run_batch(ref, 12, 21, workers=1)
     two = run_batch(ref, 12, 21, workers=2, chunk_size=3)
     assert one == two
@@ -97,7 +97,7 @@ def test_estimate_end_to_end_is_a_table_play_samples_from(tmp_path):
     """`tabletop estimate kong-knockover --out K.json` writes by_group and by_place blocks that
     play.py's KnockoverTable reads; its fate for a pawn at risk comes from them."""
     out = tmp_path / "k.json"
-    proc = subprocess.run([sys.executable, "-m", "games.cli", "estimate", "kong-knockover", "--trials", "24",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "kong-knockover", "--trials", "24",
                            "--seed", "2", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

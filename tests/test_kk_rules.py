@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from games.driver import CHANCE, ChanceOutcome, Pass
-from games.errors import IllegalMoveError
-from games.king_kong.board import BOARD_FILE, START, load_board
-from games.king_kong.cards import DECK_FILE, Kind, load_deck
-from games.king_kong.geometry import KONG_FILE, GROOVES, Geometry, load_kong
-from games.king_kong.rules import (COLOURS, LEFT, RIGHT, Attack, Climb, Decline, Discard, EndTurn, Escape, Fly,
+from tabletop.games.driver import CHANCE, ChanceOutcome, Pass
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.king_kong.board import BOARD_FILE, START, load_board
+from tabletop.games.king_kong.cards import DECK_FILE, Kind, load_deck
+from tabletop.games.king_kong.geometry import KONG_FILE, GROOVES, Geometry, load_kong
+from tabletop.games.king_kong.rules import (COLOURS, LEFT, RIGHT, Attack, Climb, Decline, Discard, EndTurn, Escape, Fly,
                                    Game, Move, Phase, Roll, SafetyNet, Twist)
-from sim.errors import SpecError
+from tabletop.sim.errors import SpecError
 
 BOARD, KONG, DECK = load_board(), load_kong(), load_deck()
 GAME = Game(players=3, board=BOARD, kong=KONG, deck=DECK)

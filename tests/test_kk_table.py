@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.driver import ChanceOutcome
-from games.king_kong.ai import HeuristicSeat
-from games.king_kong.board import load_board
-from games.king_kong.geometry import GROOVES, Geometry, load_kong
-from games.king_kong.play import ShuffleSource, play_game
-from games.king_kong.rules import COLOURS, FATES, Game, Phase
-from games.king_kong.table import Hand, KongRig, KongTable, PhysicsOutcomes, load_physics, run_move
-from sim.devices.base import Status
-from sim.world import PhysicsSettings, World
+from tabletop.games.driver import ChanceOutcome
+from tabletop.games.king_kong.ai import HeuristicSeat
+from tabletop.games.king_kong.board import load_board
+from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong
+from tabletop.games.king_kong.play import ShuffleSource, play_game
+from tabletop.games.king_kong.rules import COLOURS, FATES, Game, Phase
+from tabletop.games.king_kong.table import Hand, KongRig, KongTable, PhysicsOutcomes, load_physics, run_move
+from tabletop.sim.devices.base import Status
+from tabletop.sim.world import PhysicsSettings, World
 
 ROOT = Path(__file__).parents[1]
 KONG, BOARD = load_kong(), load_board()
@@ -195,7 +195,7 @@ def test_a_physics_game_ends_and_says_which_pawns_fell():
     assert final.is_terminal()
     moves = [line for line in lines if line.startswith("Kong's move: ")]
     assert moves and any("back to Start" in line for line in lines)
-    proc = subprocess.run([sys.executable, "-m", "games.cli", "play", "king-kong", "--headless", "--seats", "ai,ai",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "king-kong", "--headless", "--seats", "ai,ai",
                            "--seed", "3", "--no-record"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     printed = proc.stdout.splitlines()

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from games.chance import TableOutcomes
-from games.knossos.ai import HeuristicSeat, RandomSeat
-from games.knossos.play import play_match
-from games.knossos.rules import OFF, PIECES_PER_PLAYER, START, ChanceOutcome, Game, Move, Pass, Phase
+from tabletop.games.chance import TableOutcomes
+from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
+from tabletop.games.knossos.play import play_match
+from tabletop.games.knossos.rules import OFF, PIECES_PER_PLAYER, START, ChanceOutcome, Game, Move, Pass, Phase
 from tests.golden import check_golden, log_in_fresh_process
 
 GOLDEN = Path(__file__).parent / "golden" / "knossos-seed7.txt"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from games.errors import IllegalMoveError
-from games.knossos.board import load_board
-from games.knossos.rules import (CHANCE, OFF, START, TERMINAL, ChanceOutcome, Game, Move, Pass, Phase,
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.knossos.board import load_board
+from tabletop.games.knossos.rules import (CHANCE, OFF, START, TERMINAL, ChanceOutcome, Game, Move, Pass, Phase,
                                  State)
-from sim.errors import SpecError
+from tabletop.sim.errors import SpecError
 
 BOARD = load_board()
 GAME = Game(board=BOARD)
@@ -336,9 +336,9 @@ def test_throws_are_checked():
 
 # -- replay --------------------------------------------------------------------------------------
 def test_a_match_can_be_redriven_from_its_history():
-    from games.chance import TableOutcomes
-    from games.knossos.ai import HeuristicSeat, RandomSeat
-    from games.knossos.play import play_match
+    from tabletop.games.chance import TableOutcomes
+    from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
+    from tabletop.games.knossos.play import play_match
 
     src = TableOutcomes({"sticks": {"1": 0.25, "2": 0.5, "3": 0.25}})
     final = play_match(GAME, [HeuristicSeat(), RandomSeat()], src, seed=4)
@@ -364,7 +364,7 @@ def test_a_match_can_be_redriven_from_its_history():
     (("size = [0.553, 0.965]", "size = [0.553]"), "size: expected 2 numbers"),
 ])
 def test_bad_board_files_are_rejected(tmp_path, edit, match):
-    from games.knossos.board import BOARD_FILE
+    from tabletop.games.knossos.board import BOARD_FILE
 
     text = BOARD_FILE.read_text()
     assert edit[0] in text

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.king_of_the_hill.board import load_board
+from tabletop.games.king_of_the_hill.board import load_board
 
 ROOT = Path(__file__).parents[1]
 
 
 @pytest.fixture(scope="module")
 def crater():
-    from games.devices import make_device
+    from tabletop.games.devices import make_device
 
     device = make_device("crater")
     yield device

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from games.chance import TableOutcomes
-from games.king_of_the_hill.ai import GreedySeat, RandomSeat
-from games.king_of_the_hill.play import play_game
-from games.king_of_the_hill.rules import DRAWER, IN_CRATER, Game, Move, Phase, Variant
+from tabletop.games.chance import TableOutcomes
+from tabletop.games.king_of_the_hill.ai import GreedySeat, RandomSeat
+from tabletop.games.king_of_the_hill.play import play_game
+from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, Game, Move, Phase, Variant
 from tests.golden import check_golden, log_in_fresh_process
 
 GOLDEN = Path(__file__).parent / "golden" / "koth-4p-greedy-seed7.txt"

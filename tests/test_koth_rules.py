@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import pytest
 
-from games.errors import IllegalMoveError
-from games.king_of_the_hill.board import load_board
-from games.king_of_the_hill.rules import (CHANCE, IN_CRATER, ChanceOutcome, Game, Move, Pass,
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.king_of_the_hill.board import load_board
+from tabletop.games.king_of_the_hill.rules import (CHANCE, IN_CRATER, ChanceOutcome, Game, Move, Pass,
                                           Phase, State, Variant)
-from sim.errors import SpecError
+from tabletop.sim.errors import SpecError
 
 BOARD = load_board()
 L = BOARD.path_length          # first Finish Zone seat (#1) is track L
@@ -246,9 +246,9 @@ def test_chance_outcomes_are_checked():
 
 
 def test_a_game_can_be_redriven_from_its_history():
-    from games.chance import TableOutcomes
-    from games.king_of_the_hill.ai import GreedySeat
-    from games.king_of_the_hill.play import play_game
+    from tabletop.games.chance import TableOutcomes
+    from tabletop.games.king_of_the_hill.ai import GreedySeat
+    from tabletop.games.king_of_the_hill.play import play_game
 
     src = TableOutcomes({"tipper": {l: 1 / 7 for l in "123456J"},
                          "crater": {f"cave{c}/seat{s}": 1 / 6 for c in (1, 2, 3) for s in (1, 2)}})
@@ -266,7 +266,7 @@ def test_a_game_can_be_redriven_from_its_history():
     (("path_length = 67", "path_length = 68"), "positions.path: expected 68 points"),
 ])
 def test_bad_board_files_are_rejected(tmp_path, edit, match):
-    from games.king_of_the_hill.board import BOARD_FILE
+    from tabletop.games.king_of_the_hill.board import BOARD_FILE
 
     bad = tmp_path / "board.toml"
     bad.write_text(BOARD_FILE.read_text().replace(*edit))

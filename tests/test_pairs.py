@@ -12,11 +12,11 @@ import math
 
 import pytest
 
-from sim.contact_check import (drop_rebound, friction_angle, predicted_roll_distance, roll_speed_for,
+from tabletop.sim.contact_check import (drop_rebound, friction_angle, predicted_roll_distance, roll_speed_for,
                                rolled_distance)
-from sim.materials import load_materials
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings
+from tabletop.sim.materials import load_materials
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings
 
 MATERIALS = load_materials(assets_dir() / "materials.toml")
 PAIRS = sorted(MATERIALS.pairs.pairs)
@@ -61,11 +61,11 @@ def test_every_pair_value_lies_in_its_range_and_names_a_source():
 
 def test_the_world_gives_each_body_values_whose_products_are_the_pair_values():
     """Glass on glass and glass on polystyrene together: per-body values exist that meet both."""
-    from sim.world import World
+    from tabletop.sim.world import World
 
     with World(STEPS["1/960"]) as w:
         c = w.client
-        from sim.bullet import pybullet
+        from tabletop.sim.bullet import pybullet
         floor = c.createMultiBody(0, c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[1, 1, 0.01]))
         w.add_body("floor", floor, MATERIALS["polystyrene"])
         a = w.add_sphere("a", 0.008, MATERIALS["glass"], (0, 0, 0.1))
@@ -84,7 +84,7 @@ def test_a_set_of_pairs_that_cannot_all_be_met_is_reported():
     arbitrary values for all six pairs; the solution says which it misses."""
     from dataclasses import replace
 
-    from sim.materials import PairTable, solve_contact_values
+    from tabletop.sim.materials import PairTable, solve_contact_values
 
     gp = MATERIALS.pairs.get("glass", "polystyrene")
     table = PairTable({"glass/glass": replace(gp, a="glass", b="glass"),
@@ -100,7 +100,7 @@ def test_a_set_of_pairs_that_cannot_all_be_met_is_reported():
 def test_every_link_of_a_jointed_body_gets_its_values(threshold):
     """Read back from the engine: the links of a jointed body carry the solved values, not Bullet's
     defaults (a changeDynamics call that also sets the activation state or damping lands on the base)."""
-    from sim.contact_check import _rig
+    from tabletop.sim.contact_check import _rig
 
     rig = _rig(MATERIALS, "polystyrene", True, PhysicsSettings(timestep=1 / 960, contact_processing_threshold=threshold))
     w = rig.world

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from games.cli import main
-from games.devices import make_device
-from sim.errors import SpecError
+from tabletop.games.cli import main
+from tabletop.games.devices import make_device
+from tabletop.sim.errors import SpecError
 
 
 def test_set_changes_the_physics_and_is_recorded(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.readouts import (Region, SettleRule, SettleWatch, displaced, is_upright, region_of,
+from tabletop.sim.readouts import (Region, SettleRule, SettleWatch, displaced, is_upright, region_of,
                           run_until_settled, up_tilt_deg)
 
 

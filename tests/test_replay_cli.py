@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from games.cli import main
-from sim.record import ReplayFile
+from tabletop.games.cli import main
+from tabletop.sim.record import ReplayFile
 
 
 def run(*argv) -> tuple[int, str, str]:
@@ -100,7 +100,7 @@ def test_bad_record_options(extra, message):
 
 def test_a_game_cut_off_mid_way_keeps_its_finished_turns(tmp_path, monkeypatch, sticks_table):
     """A crash (here Ctrl-C in a seat) leaves the replay readable up to the last finished turn."""
-    from games.knossos import ai
+    from tabletop.games.knossos import ai
 
     class Stops(ai.SEATS["ai"]):
         calls = 0

@@ -1,4 +1,4 @@
-"""The replay file format (sim.record) on synthetic recordings: frames survive the round trip to
+"""The replay file format (tabletop.sim.record) on synthetic recordings: frames survive the round trip to
 within the documented quantization, a file cut anywhere opens up to the cut or fails in one line,
 corrupt, foreign and future files are refused, and a long file opens fast."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import types
 import numpy as np
 import pytest
 
-from sim.errors import InputError
-from sim.record import (CHUNK, MAGIC, POSITION_UNIT, PRELUDE, QUATERNION_SCALE, RECORDED_AT, TURN, ReplayFile,
+from tabletop.sim.errors import InputError
+from tabletop.sim.record import (CHUNK, MAGIC, POSITION_UNIT, PRELUDE, QUATERNION_SCALE, RECORDED_AT, TURN, ReplayFile,
                         ReplayWriter, chunk, pack_turn, unpack_turn_log, unpack_turn_motions)
 
 LOOK = {"material": "glass", "tracks": {"ball": [{"kind": "sphere", "pos": [0, 0, 0], "orn": [0, 0, 0, 1],

@@ -12,9 +12,9 @@ import json
 import numpy as np
 import pytest
 
-from games.cli import main
-from games.replay import Divergence, summary_lines, verify
-from sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
+from tabletop.games.cli import main
+from tabletop.games.replay import Divergence, summary_lines, verify
+from tabletop.sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -209,12 +209,12 @@ def test_verify_of_a_cut_replay_checks_the_turns_it_has(knossos, tmp_path):
 
 
 def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_its_motions(knossos, tmp_path):
-    from games.chance import WatchedOutcomes
-    from games.driver import drive
-    from games.knossos.ai import SEATS
-    from games.knossos.rules import Game
-    from games.knossos.table import PhysicsOutcomes
-    from games.replay import GameRecorder
+    from tabletop.games.chance import WatchedOutcomes
+    from tabletop.games.driver import drive
+    from tabletop.games.knossos.ai import SEATS
+    from tabletop.games.knossos.rules import Game
+    from tabletop.games.knossos.table import PhysicsOutcomes
+    from tabletop.games.replay import GameRecorder
 
     path, printed = knossos
     watched = WatchedOutcomes(PhysicsOutcomes())

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from games.cli import main
+from tabletop.games.cli import main
 
 ARGS = ["estimate", "tipper", "--trials", "40", "--seed", "3", "--quiet"]
 
 
 def start(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "games.cli", *ARGS, "--out", str(out), *extra],
+    return subprocess.Popen([sys.executable, "-m", "tabletop.games.cli", *ARGS, "--out", str(out), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -95,7 +95,7 @@ def test_a_checkpoint_of_another_run_is_refused_and_kept(tmp_path, capsys, chang
     proc.wait()
     before = ckpt.read_bytes()
     if change[0] == "--spec":
-        from games.devices import default_spec
+        from tabletop.games.devices import default_spec
 
         other = tmp_path / "tipper.toml"
         other.write_text(default_spec("tipper").read_text().replace("solver_iterations = 50", "solver_iterations = 60"))

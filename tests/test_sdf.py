@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import trimesh
 
-from sim.bullet import pybullet
-from sim.sdf import band_field, point_triangle_distance, write_cdf
-from sim.world import PhysicsSettings, World
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.sdf import band_field, point_triangle_distance, write_cdf
+from tabletop.sim.world import PhysicsSettings, World
 
 R = 0.008
 SLOPE = np.radians(8.0)

@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from games.cli import main
-from games.devices import make_device
-from sim import sensitivity as sens
-from sim.batch import DeviceRef, PairDraws, draw_rng, run_batch, run_trials
-from sim.materials import PAIR_FIELDS, PairTable
+from tabletop.games.cli import main
+from tabletop.games.devices import make_device
+from tabletop.sim import sensitivity as sens
+from tabletop.sim.batch import DeviceRef, PairDraws, draw_rng, run_batch, run_trials
+from tabletop.sim.materials import PAIR_FIELDS, PairTable
 
 QUADRANT = DeviceRef("tests.physics_fixtures:make_quadrant")
 BALL = "glass/polystyrene"
@@ -176,12 +176,12 @@ def test_bad_sensitivity_input_is_one_line_and_exit_2(capsys, args, message):
 
 
 def test_ctrl_c_during_the_sensitivity_runs_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
-    import sim.sensitivity
+    import tabletop.sim.sensitivity
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sim.sensitivity, "sensitivity", interrupted)
+    monkeypatch.setattr(tabletop.sim.sensitivity, "sensitivity", interrupted)
     assert main(["estimate", "die", "--trials", "5", "--sensitivity", "--quiet"]) == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and err.count("\n") == 1

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from sim.errors import SpecError
-from sim.meshes import cached_mesh
-from sim.spec import load_toml
+from tabletop.sim.errors import SpecError
+from tabletop.sim.meshes import cached_mesh
+from tabletop.sim.spec import load_toml
 
 
 def _spec(tmp_path, text):

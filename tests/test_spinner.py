@@ -14,15 +14,15 @@ import sys
 import numpy as np
 import pytest
 
-from sim.batch import DeviceRef, run_batch, run_trials, trial_rng
-from sim.devices.base import Outcome, Status
-from sim.devices.spinner import INNER_LABELS, OUTER_LABELS, Circle, Flick, Spinner
-from sim.errors import SpecError
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings, World
+from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.devices.base import Outcome, Status
+from tabletop.sim.devices.spinner import INNER_LABELS, OUTER_LABELS, Circle, Flick, Spinner
+from tabletop.sim.errors import SpecError
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "spinner.toml"   # the registry's default spec for "spinner"
-SPINNER_REF = DeviceRef("games.devices:make_device", ("spinner",))
+SPINNER_REF = DeviceRef("tabletop.games.devices:make_device", ("spinner",))
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +314,7 @@ def test_estimate_spinner_end_to_end(tmp_path):
     """`tabletop estimate spinner` writes the usual result (the outer circle's labels) plus the
     circles block with the inner circle's counts and intervals."""
     out = tmp_path / "spinner.json"
-    proc = subprocess.run([sys.executable, "-m", "games.cli", "estimate", "spinner", "--trials", "30", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "spinner", "--trials", "30", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

@@ -15,12 +15,12 @@ import tomllib
 import numpy as np
 import pytest
 
-from sim.batch import run_trials, trial_rng
-from sim.devices.base import Outcome, Status
-from sim.devices.sticks import STICKS, Throw, ThrowSticks, label_for
-from sim.errors import SpecError
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings, World
+from tabletop.sim.batch import run_trials, trial_rng
+from tabletop.sim.devices.base import Outcome, Status
+from tabletop.sim.devices.sticks import STICKS, Throw, ThrowSticks, label_for
+from tabletop.sim.errors import SpecError
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "knossos" / "sticks.toml"   # the registry's default spec for "sticks"
 
@@ -320,7 +320,7 @@ def test_estimate_sticks_end_to_end(tmp_path):
     """`tabletop estimate sticks` writes the usual result plus the sticks block: each stick's
     flat-side-up probability with its interval and the re-throw rate."""
     out = tmp_path / "sticks.json"
-    proc = subprocess.run([sys.executable, "-m", "games.cli", "estimate", "sticks", "--trials", "20", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "sticks", "--trials", "20", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

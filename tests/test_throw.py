@@ -4,12 +4,12 @@ import math
 import numpy as np
 import pytest
 
-from games.cli import main
-from games.devices import default_spec, device_ref, make_device
-from sim.batch import run_batch, trial_rng
-from sim.errors import SpecError
-from sim.throwable import Release, cylinder, half_cylinder, qaxis, qmul, rotate
-from sim.validate import cases, pender_uhrin_ratio, run_case
+from tabletop.games.cli import main
+from tabletop.games.devices import default_spec, device_ref, make_device
+from tabletop.sim.batch import run_batch, trial_rng
+from tabletop.sim.errors import SpecError
+from tabletop.sim.throwable import Release, cylinder, half_cylinder, qaxis, qmul, rotate
+from tabletop.sim.validate import cases, pender_uhrin_ratio, run_case
 
 COIN = (("shape.kind", '"cylinder"'), ("shape.radius", "0.0125"), ("shape.height", "0.00885"))
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from games.devices import default_spec, make_device
-from games.king_of_the_hill.tipper import Tilt, Tipper
-from sim.devices.base import Status
-from sim.errors import SpecError
+from tabletop.games.devices import default_spec, make_device
+from tabletop.games.king_of_the_hill.tipper import Tilt, Tipper
+from tabletop.sim.devices.base import Status
+from tabletop.sim.errors import SpecError
 
 SPEC = default_spec("tipper")
 
@@ -224,7 +224,7 @@ def test_the_ball_bounces_off_the_tray_with_the_pairs_restitution(tipper):
 def test_restitution_changes_the_tippers_odds():
     """The same 30 tilts with the pair's restitution at the low end of its range land differently:
     the Tipper's bounces are physics now (before, 0 of 499 labels changed at +-30%)."""
-    from sim.batch import run_trials
+    from tabletop.sim.batch import run_trials
 
     runs = []
     for overrides in ((), (("materials.pairs.glass/polystyrene.restitution", "0.45"),)):

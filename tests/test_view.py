@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from games.driver import Pass  # noqa: E402
-from sim.view.app import ViewError  # noqa: E402
+from tabletop.games.driver import Pass  # noqa: E402
+from tabletop.sim.view.app import ViewError  # noqa: E402
 
 SIZE = (480, 270)
 
@@ -19,7 +19,7 @@ SIZE = (480, 270)
 @pytest.fixture
 def open_window():
     """open_window(game, seats, **kw) -> (app, controller); the app is destroyed after the test."""
-    from games.view.window import open_game
+    from tabletop.games.view.window import open_game
 
     opened = []
 
@@ -56,7 +56,7 @@ def pixels(app, path):
 def until_human_moves(ctrl, limit=400):
     """Play on (AI seats as themselves, the human's chance actions by key) until a human seat
     has a real choice of move."""
-    from games.king_of_the_hill.ai import GreedySeat
+    from tabletop.games.king_of_the_hill.ai import GreedySeat
 
     stand_in = GreedySeat()
     for _ in range(limit):
@@ -192,10 +192,10 @@ def test_help_and_camera_keys(open_window):
 def test_ai_game_in_the_window_matches_headless(open_window):
     """An all-AI game in the window draws seats and chance from the same generators as the
     headless driver: same seed, same log."""
-    from games.driver import TurnLimitError, drive
-    from games.knossos.ai import HeuristicSeat
-    from games.knossos.session import make_game
-    from games.knossos.table import PhysicsOutcomes
+    from tabletop.games.driver import TurnLimitError, drive
+    from tabletop.games.knossos.ai import HeuristicSeat
+    from tabletop.games.knossos.session import make_game
+    from tabletop.games.knossos.table import PhysicsOutcomes
 
     app, ctrl = open_window("knossos", ["ai", "ai"], seed=11)
     ctrl.fast_forward(8)
@@ -212,7 +212,7 @@ def test_ai_game_in_the_window_matches_headless(open_window):
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "games.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], capture_output=True, text=True, env=env)
 
 
 def test_no_display_is_one_line(tmp_path):
@@ -252,8 +252,8 @@ def test_screenshot_command(tmp_path):
 def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
     """A game played in the window writes the same kind of replay as headless play: its log is
     the window's log, and re-simulation verifies every outcome and pose."""
-    from games.replay import summary_lines, verify
-    from sim.record import ReplayFile
+    from tabletop.games.replay import summary_lines, verify
+    from tabletop.sim.record import ReplayFile
 
     path = tmp_path / "window.ttr"
     app, ctrl = open_window("knossos", ["ai", "ai"], seed=2, record=path)
@@ -272,7 +272,7 @@ def test_king_kong_menu_roll_click_move(open_window):
     the pawn (its reachable spaces light up) and a lit space: the pawn moves there as the rules say."""
     from direct.showbase.MessengerGlobal import messenger
 
-    from games.king_kong.rules import Move, Phase, Roll
+    from tabletop.games.king_kong.rules import Move, Phase, Roll
 
     app, ctrl = open_window("king-kong", ["human", "ai"], seed=5)   # a seed whose human gets a turn early
     for _ in range(400):

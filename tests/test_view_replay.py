@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from games.cli import main  # noqa: E402
-from sim.view.app import ViewError  # noqa: E402
+from tabletop.games.cli import main  # noqa: E402
+from tabletop.sim.view.app import ViewError  # noqa: E402
 
 TIPPER_TABLE = "docs/results/tipper-10k-seed1.json"
 
@@ -26,7 +26,7 @@ def koth_replay(tmp_path_factory):
 
 @pytest.fixture
 def opened():
-    from games.view.playback import open_replay
+    from tabletop.games.view.playback import open_replay
 
     made = []
 
@@ -119,9 +119,9 @@ def test_frames_command_writes_pngs(tmp_path, koth_replay):
     if rc == 2 and not out.exists():
         pytest.skip("no graphics pipe")
     assert rc == 0
-    from sim.record import ReplayFile
-    from games.view.playback import Timeline
-    from games.view.window import make_adapter
+    from tabletop.sim.record import ReplayFile
+    from tabletop.games.view.playback import Timeline
+    from tabletop.games.view.window import make_adapter
 
     frames = sorted(out.glob("frame-*.png"))
     adapter = make_adapter("king-of-the-hill", ["ai", "ai"], "standard", 3)
@@ -136,7 +136,7 @@ def test_frames_command_writes_pngs(tmp_path, koth_replay):
 def test_a_long_replay_opens_fast(opened, koth_replay, tmp_path):
     """A replay of about 30 minutes of play (the recorded game's turns written again and again)
     opens and shows its first frame quickly; the figure is printed for the notes."""
-    from sim.record import TURN, ReplayFile, ReplayWriter, chunk
+    from tabletop.sim.record import TURN, ReplayFile, ReplayWriter, chunk
 
     src = ReplayFile.open(koth_replay)
     long = tmp_path / "long.ttr"

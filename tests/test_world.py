@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
-from sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet
 import pytest
 
-from sim.meshes import cached_mesh, grid_surface
-from sim.readouts import SettleRule, run_until_settled
-from sim.world import PhysicsSettings, World
+from tabletop.sim.meshes import cached_mesh, grid_surface
+from tabletop.sim.readouts import SettleRule, run_until_settled
+from tabletop.sim.world import PhysicsSettings, World
 
 R = 0.008  # marble radius
 

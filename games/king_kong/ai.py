@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.seats import RandomSeat
-from games.king_kong.cards import Kind
-from games.king_kong.rules import Attack, Climb, Discard, Escape, Fly, Move, Roll, SafetyNet, State, Twist
+from tabletop.games.seats import RandomSeat
+from tabletop.games.king_kong.cards import Kind
+from tabletop.games.king_kong.rules import Attack, Climb, Discard, Escape, Fly, Move, Roll, SafetyNet, State, Twist
 
 
 class HeuristicSeat:

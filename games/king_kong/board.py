@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from sim.errors import SpecError
-from sim.spec import load_toml
+from tabletop.sim.errors import SpecError
+from tabletop.sim.spec import load_toml
 
 BOARD_FILE = Path(__file__).with_name("board.toml")
 START = "start"

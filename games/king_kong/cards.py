@@ -5,9 +5,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from games.king_kong.geometry import GROOVES
-from sim.errors import SpecError
-from sim.spec import Table, load_toml
+from tabletop.games.king_kong.geometry import GROOVES
+from tabletop.sim.errors import SpecError
+from tabletop.sim.spec import Table, load_toml
 
 DECK_FILE = Path(__file__).with_name("deck.toml")
 MAX_ESCAPE = 6

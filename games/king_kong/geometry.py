@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from games.king_kong.board import Board
-from sim.errors import SpecError
-from sim.spec import Table, load_toml
+from tabletop.games.king_kong.board import Board
+from tabletop.sim.errors import SpecError
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.spec import Table, load_toml
 
-KONG_FILE = Path(__file__).resolve().parents[2] / "assets" / "king_kong" / "kong.toml"
+KONG_FILE = assets_dir() / "king_kong" / "kong.toml"
 GROOVES = ("left_hand", "right_hand", "left_foot", "right_foot")
 
 

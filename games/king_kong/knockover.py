@@ -36,15 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
-from games.king_kong.board import load_board
-from games.king_kong.geometry import GROOVES, Geometry, load_kong
-from games.king_kong.rules import FATES, INNER_LABELS, LEFT, OUTER_LABELS, RIGHT
-from games.king_kong.table import Hand, KongRig, load_physics, run_move
-from sim.devices.base import Device, Outcome, Status
-from sim.devices.spinner import load_circle
-from sim.spec import load_toml
-from sim.stats import wilson_interval
-from sim.world import World
+from tabletop.games.king_kong.board import load_board
+from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong
+from tabletop.games.king_kong.rules import FATES, INNER_LABELS, LEFT, OUTER_LABELS, RIGHT
+from tabletop.games.king_kong.table import Hand, KongRig, load_physics, run_move
+from tabletop.sim.devices.base import Device, Outcome, Status
+from tabletop.sim.devices.spinner import load_circle
+from tabletop.sim.spec import load_toml
+from tabletop.sim.stats import wilson_interval
+from tabletop.sim.world import World
 
 ADJACENT = "adjacent"
 

@@ -28,10 +28,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from games.chance import OutcomeSource, TableOutcomes, load_estimate_table
-from games.driver import TurnLimitError, drive
-from games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
-from sim.errors import InputError
+from tabletop.games.chance import OutcomeSource, TableOutcomes, load_estimate_table
+from tabletop.games.driver import TurnLimitError, drive
+from tabletop.games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
+from tabletop.sim.errors import InputError
 
 __all__ = ["play_game", "ShuffleSource", "KnockoverTable", "uniform_source", "table_source", "TurnLimitError",
            "UNIFORM_KNOCKOVER"]

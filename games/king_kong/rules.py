@@ -83,11 +83,11 @@ from functools import cached_property, lru_cache
 from itertools import combinations, product
 from typing import Union
 
-from games.driver import CHANCE, ChanceOutcome, Pass, replay
-from games.errors import IllegalMoveError
-from games.king_kong.board import START, Board, load_board
-from games.king_kong.cards import Deck, Kind, load_deck
-from games.king_kong.geometry import GROOVES, Geometry, Kong, load_kong
+from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.king_kong.board import START, Board, load_board
+from tabletop.games.king_kong.cards import Deck, Kind, load_deck
+from tabletop.games.king_kong.geometry import GROOVES, Geometry, Kong, load_kong
 
 TERMINAL = -4
 DIE_LABELS = ("1", "2", "3", "4", "5", "6")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from games.king_kong.ai import SEATS
-from games.king_kong.play import UNIFORM_DESCRIPTION, table_source, uniform_source
-from games.king_kong.rules import COLOURS, Game
-from sim.errors import InputError
+from tabletop.games.king_kong.ai import SEATS
+from tabletop.games.king_kong.play import UNIFORM_DESCRIPTION, table_source, uniform_source
+from tabletop.games.king_kong.rules import COLOURS, Game
+from tabletop.sim.errors import InputError
 
 PHYSICS_DESCRIPTION = ("physics: the die thrown into the box lid, the spinner flicked, Kong moved among the "
                        "pawns on the simulated board")
@@ -16,7 +16,7 @@ def make_source(spec: str):
     """`physics` (every die, spin and Kong move simulated: games/king_kong/table.py), `uniform` (the
     documented stand-in) or `table:DIE.json,SPINNER.json,KNOCK.json` (saved estimates)."""
     if spec == "physics":
-        from games.king_kong.source import KongSource
+        from tabletop.games.king_kong.source import KongSource
 
         return KongSource()
     if spec == "uniform":
@@ -28,7 +28,7 @@ def make_source(spec: str):
 
 def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | None = None) -> int:
     """Play to the end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import play_recorded
+    from tabletop.games.replay import play_recorded
 
     if not 2 <= len(seats) <= len(COLOURS):
         raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {len(seats)}")

@@ -14,10 +14,10 @@ SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board
 
 class KongSource:
     def __init__(self, table=None):
-        from games.devices import default_spec
-        from games.king_kong.play import ShuffleSource
-        from games.king_kong.table import PhysicsOutcomes
-        from sim.devices.spinner import Spinner
+        from tabletop.games.devices import default_spec
+        from tabletop.games.king_kong.play import ShuffleSource
+        from tabletop.games.king_kong.table import PhysicsOutcomes
+        from tabletop.sim.devices.spinner import Spinner
 
         self.physics = PhysicsOutcomes()
         self.physics.table = table

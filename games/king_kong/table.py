@@ -40,19 +40,19 @@ from pathlib import Path
 
 import numpy as np
 
-from games.devices import default_spec
-from games.king_kong.board import Board, load_board
-from games.king_kong.geometry import KONG_FILE, Kong, load_kong
-from games.king_kong.rules import COLOURS, NO_RISK, State
-from games.tables import until_labelled
-from sim.bullet import pybullet
-from sim.devices.base import Outcome, Status
-from sim.errors import SpecError
-from sim.materials import Material, load_materials, pick_material
-from sim.paths import assets_dir
-from sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
-from sim.spec import load_toml
-from sim.world import PhysicsSettings, World
+from tabletop.games.devices import default_spec
+from tabletop.games.king_kong.board import Board, load_board
+from tabletop.games.king_kong.geometry import KONG_FILE, Kong, load_kong
+from tabletop.games.king_kong.rules import COLOURS, NO_RISK, State
+from tabletop.games.tables import until_labelled
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.devices.base import Outcome, Status
+from tabletop.sim.errors import SpecError
+from tabletop.sim.materials import Material, load_materials, pick_material
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
+from tabletop.sim.spec import load_toml
+from tabletop.sim.world import PhysicsSettings, World
 
 BOARD = "kk_board"
 TABLE = "kk_table"                # the table the board lies on (a pawn pushed off the board's edge lands on it)
@@ -633,7 +633,7 @@ class KongTable:
     """One World with the board, Kong, `players` pawns and the die's box lid beside the board."""
 
     def __init__(self, players: int, board: Board | None = None, kong: Kong | None = None):
-        from sim.devices.die import Die
+        from tabletop.sim.devices.die import Die
 
         self.board = board or load_board()
         self.kong = kong or load_kong()
@@ -766,7 +766,7 @@ class PhysicsOutcomes:
 
     def spinner_device(self):
         if self.spinner is None:
-            from sim.devices.spinner import Spinner
+            from tabletop.sim.devices.spinner import Spinner
 
             self.spinner = Spinner(default_spec("spinner"))
         return self.spinner

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 
-from games.king_kong.ai import SEATS
-from games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
-from games.king_kong.source import SPINNER_ORIGIN, KongSource
-from games.king_kong.table import BOARD, KONG, KongTable, pawn_name
-from games.view.adapter import TableAdapter
-from games.view.controller import Destination
-from sim.scene import look, poses
-from sim.devices.spinner import CARD
-from sim.view.geometry import track_node
+from tabletop.games.king_kong.ai import SEATS
+from tabletop.games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
+from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
+from tabletop.games.king_kong.table import BOARD, KONG, KongTable, pawn_name
+from tabletop.games.view.adapter import TableAdapter
+from tabletop.games.view.controller import Destination
+from tabletop.sim.scene import look, poses
+from tabletop.sim.devices.spinner import CARD
+from tabletop.sim.view.geometry import track_node
 
 PAWN_RGB = {"red": (0.85, 0.12, 0.1), "blue": (0.12, 0.3, 0.85), "green": (0.1, 0.62, 0.2),
             "yellow": (0.95, 0.8, 0.1), "orange": (0.95, 0.5, 0.1), "purple": (0.55, 0.2, 0.7)}
@@ -46,7 +46,7 @@ class KongAdapter(TableAdapter):
 
     def __init__(self, players: int):
         if not 2 <= players <= len(COLOURS):
-            from sim.errors import InputError
+            from tabletop.sim.errors import InputError
             raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {players}")
         self.game = Game(players=players)
         self.table = KongTable(players, self.game.board, self.game.kong)

@@ -1,8 +1,8 @@
 """Baseline AI seats for King of the Hill: random, and a greedy heuristic."""
 from __future__ import annotations
 
-from games.seats import RandomSeat, ScoringSeat
-from games.king_of_the_hill.rules import DRAWER, Move, State
+from tabletop.games.seats import RandomSeat, ScoringSeat
+from tabletop.games.king_of_the_hill.rules import DRAWER, Move, State
 
 
 class GreedySeat(ScoringSeat):

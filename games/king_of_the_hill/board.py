@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.errors import SpecError
-from sim.spec import load_toml
+from tabletop.sim.errors import SpecError
+from tabletop.sim.spec import load_toml
 
 BOARD_FILE = Path(__file__).with_name("board.toml")
 CRATER_LABELS = tuple(f"cave{c}/seat{s}" for c in (1, 2, 3) for s in (1, 2))

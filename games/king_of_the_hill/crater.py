@@ -32,15 +32,15 @@ import numpy as np
 import trimesh
 from scipy.spatial import cKDTree
 
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.errors import SpecError
-from sim.materials import Material, load_materials, pick_material
-from sim.meshes import cached_data, cached_mesh, grid_surface, load_mesh, revolved_surface
-from sim.paths import assets_dir
-from sim.readouts import Region, SettleRule, region_of, run_until_settled
-from sim.sdf import cached_field
-from sim.spec import Table, load_toml
-from sim.world import World
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.errors import SpecError
+from tabletop.sim.materials import Material, load_materials, pick_material
+from tabletop.sim.meshes import cached_data, cached_mesh, grid_surface, load_mesh, revolved_surface
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import Region, SettleRule, region_of, run_until_settled
+from tabletop.sim.sdf import cached_field
+from tabletop.sim.spec import Table, load_toml
+from tabletop.sim.world import World
 
 MESH_VERSION = 8
 FIELD_VERSION = 1
@@ -199,7 +199,7 @@ class Crater(Device):
             self.start_positions = {name: tuple(rests[name]) for name in self.edge_seats}
             self.field_path = None
             if collide:
-                # the marble meets the hill as a distance field made from the mesh (sim.sdf): one
+                # the marble meets the hill as a distance field made from the mesh (tabletop.sim.sdf): one
                 # smooth contact a step instead of the edges of the triangles round it
                 self.field_path = cached_field(
                     "koth-crater-field", FIELD_VERSION,

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Union
 
-from games.driver import CHANCE, ChanceOutcome, Pass, replay
-from games.errors import IllegalMoveError
-from games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
+from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
 DRAWER = -1      # track index of a marble not yet entered
 IN_CRATER = -2   # track index of a knocked marble until the crater answers

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from games.chance import OutcomeSource, TableOutcomes
-from games.king_of_the_hill.ai import SEATS
-from games.king_of_the_hill.rules import COLOURS, Game, Variant
-from sim.errors import InputError
+from tabletop.games.chance import OutcomeSource, TableOutcomes
+from tabletop.games.king_of_the_hill.ai import SEATS
+from tabletop.games.king_of_the_hill.rules import COLOURS, Game, Variant
+from tabletop.sim.errors import InputError
 
 
 def make_game(players: int, variant: str) -> Game:
@@ -25,7 +25,7 @@ def make_game(players: int, variant: str) -> Game:
 def make_source(spec: str) -> OutcomeSource:
     """`physics`, or `table:FILE.json[,FILE.json]` (events without a table use physics)."""
     if spec == "physics":
-        from games.king_of_the_hill.table import PhysicsOutcomes
+        from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
         return PhysicsOutcomes()
     if spec.startswith("table:") and spec[6:]:
         files = [f for f in spec[6:].split(",") if f]
@@ -34,7 +34,7 @@ def make_source(spec: str) -> OutcomeSource:
         if unknown:
             raise InputError(f"--outcomes: a {sorted(unknown)[0]} table does not answer King of the Hill events")
         if {"tipper", "crater"} - set(tables.tables):
-            from games.king_of_the_hill.table import PhysicsOutcomes
+            from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
             tables.fallback = PhysicsOutcomes()
         return tables
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
@@ -42,7 +42,7 @@ def make_source(spec: str) -> OutcomeSource:
 
 def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None) -> int:
     """Play to the end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import play_recorded
+    from tabletop.games.replay import play_recorded
 
     game = make_game(len(seats), variant)
     source = make_source(outcomes)

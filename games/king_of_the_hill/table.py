@@ -4,7 +4,7 @@ Tipper beside the hill; it answers the rules' chance events by simulating them.
 Two Worlds: the table's (the table top, the Tipper, the game marbles and the hill's mesh, which
 views draw and cast rays at) and the crater's own, where a knock is simulated: the crater's
 marble and hill are rigid bodies whose contacts need a contact ERP the Tipper's jointed tray
-cannot have (sim.world), and the hill is a distance field there. The game marbles on the hill
+cannot have (tabletop.sim.world), and the hill is a distance field there. The game marbles on the hill
 are copied into the crater's world as static spheres before each knock, so a knocked marble
 meets them as it would on the table.
 
@@ -21,18 +21,18 @@ never coerced to a label. An escape is a defect and raises.
 from __future__ import annotations
 
 import numpy as np
-from sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet
 
-from games.devices import default_spec
-from games.king_of_the_hill.board import Board, load_board
-from games.king_of_the_hill.crater import Crater, Knock
-from games.king_of_the_hill.rules import DRAWER, IN_CRATER, Move, State
-from games.king_of_the_hill.tipper import Tipper
-from games.tables import until_labelled
-from sim.devices.base import Outcome
-from sim.materials import load_materials
-from sim.paths import assets_dir
-from sim.world import PhysicsSettings, World
+from tabletop.games.devices import default_spec
+from tabletop.games.king_of_the_hill.board import Board, load_board
+from tabletop.games.king_of_the_hill.crater import Crater, Knock
+from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, Move, State
+from tabletop.games.king_of_the_hill.tipper import Tipper
+from tabletop.games.tables import until_labelled
+from tabletop.sim.devices.base import Outcome
+from tabletop.sim.materials import load_materials
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.world import PhysicsSettings, World
 
 TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
 DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
@@ -40,7 +40,7 @@ DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered l
 
 def _table_timestep() -> float:
     """The table world's step: the Tipper's (the crater steps in a world of its own)."""
-    from sim.spec import load_toml
+    from tabletop.sim.spec import load_toml
 
     return load_toml(default_spec("tipper")).table("physics").number("timestep")
 

@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet
 
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.errors import SpecError
-from sim.materials import Material, load_materials, pick_material
-from sim.paths import assets_dir
-from sim.readouts import Region, SettleRule, region_of, run_until_settled
-from sim.spec import Table
-from sim.throwable import qmul as _qmul
-from sim.world import World
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.errors import SpecError
+from tabletop.sim.materials import Material, load_materials, pick_material
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import Region, SettleRule, region_of, run_until_settled
+from tabletop.sim.spec import Table
+from tabletop.sim.throwable import qmul as _qmul
+from tabletop.sim.world import World
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)

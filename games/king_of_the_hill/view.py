@@ -6,18 +6,18 @@ import math
 
 import numpy as np
 
-from games.king_of_the_hill.ai import SEATS
-from games.king_of_the_hill.board import hill_height
-from games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
-from games.king_of_the_hill.session import make_game
-from games.king_of_the_hill.table import HillTable, PhysicsOutcomes
-from games.view.adapter import TableAdapter
-from games.view.controller import Destination
+from tabletop.games.king_of_the_hill.ai import SEATS
+from tabletop.games.king_of_the_hill.board import hill_height
+from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
+from tabletop.games.king_of_the_hill.session import make_game
+from tabletop.games.king_of_the_hill.table import HillTable, PhysicsOutcomes
+from tabletop.games.view.adapter import TableAdapter
+from tabletop.games.view.controller import Destination
 from panda3d.core import TransparencyAttrib
 
-from sim.meshes import cached_mesh, grid_surface
-from sim.scene import look, top_heights
-from sim.view.geometry import arrow, flat_disc, track_node
+from tabletop.sim.meshes import cached_mesh, grid_surface
+from tabletop.sim.scene import look, top_heights
+from tabletop.sim.view.geometry import arrow, flat_disc, track_node
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
               "yellow": (0.96, 0.82, 0.10)}

@@ -1,8 +1,8 @@
 """Baseline AI seats for the Knossos Game: random, and a one-ply heuristic."""
 from __future__ import annotations
 
-from games.seats import RandomSeat, ScoringSeat
-from games.knossos.rules import OFF, START, STICK_LABELS, Move, State
+from tabletop.games.seats import RandomSeat, ScoringSeat
+from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
 ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}

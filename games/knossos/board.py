@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from sim.errors import SpecError
-from sim.spec import Table, load_toml
+from tabletop.sim.errors import SpecError
+from tabletop.sim.spec import Table, load_toml
 
 BOARD_FILE = Path(__file__).with_name("board.toml")
 SITES = 14                 # Ludii's Knossos Game board

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from games.chance import OutcomeSource
-from games.driver import TurnLimitError, drive
-from games.knossos.rules import Game, State
+from tabletop.games.chance import OutcomeSource
+from tabletop.games.driver import TurnLimitError, drive
+from tabletop.games.knossos.rules import Game, State
 
 __all__ = ["play_match", "TurnLimitError"]
 

@@ -58,9 +58,9 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Union
 
-from games.driver import CHANCE, ChanceOutcome, Pass, replay
-from games.errors import IllegalMoveError
-from games.knossos.board import Board, load_board
+from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.knossos.board import Board, load_board
 
 TERMINAL = -4
 START = -1     # position of a piece off the board beside its wing (not entered, or taken)

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from games.chance import OutcomeSource, TableOutcomes
-from games.knossos.ai import SEATS
-from games.knossos.rules import COLOURS, Game
-from sim.errors import InputError
+from tabletop.games.chance import OutcomeSource, TableOutcomes
+from tabletop.games.knossos.ai import SEATS
+from tabletop.games.knossos.rules import COLOURS, Game
+from tabletop.sim.errors import InputError
 
 
 def make_game(players: int, games_to_win: int) -> Game:
@@ -20,7 +20,7 @@ def make_game(players: int, games_to_win: int) -> Game:
 def make_source(spec: str) -> OutcomeSource:
     """`physics` (throw the sticks on the table), or `table:FILE.json` (a saved sticks estimate)."""
     if spec == "physics":
-        from games.knossos.table import PhysicsOutcomes
+        from tabletop.games.knossos.table import PhysicsOutcomes
         return PhysicsOutcomes()
     if spec.startswith("table:") and spec[6:]:
         tables = TableOutcomes.from_files([f for f in spec[6:].split(",") if f])
@@ -32,7 +32,7 @@ def make_source(spec: str) -> OutcomeSource:
 
 def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None) -> int:
     """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
-    from games.replay import play_recorded
+    from tabletop.games.replay import play_recorded
 
     game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from games.devices import default_spec
-from games.knossos.rules import OFF, START, State
-from games.tables import until_labelled
-from sim.bullet import pybullet
-from sim.devices.sticks import ThrowSticks
-from sim.materials import load_materials
-from sim.meshes import cached_mesh
-from sim.paths import assets_dir
+from tabletop.games.devices import default_spec
+from tabletop.games.knossos.rules import OFF, START, State
+from tabletop.games.tables import until_labelled
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.devices.sticks import ThrowSticks
+from tabletop.sim.materials import load_materials
+from tabletop.sim.meshes import cached_mesh
+from tabletop.sim.paths import assets_dir
 
 BOARD_CENTRE = (0.80, 0.0)      # the board lies beside the sticks' tray (tray centre at the origin)
 BOARD_THICKNESS = 0.02          # a 2 cm wooden board

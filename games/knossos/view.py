@@ -2,13 +2,13 @@
 and the throw sticks' tray beside it, from a KnossosTable."""
 from __future__ import annotations
 
-from games.knossos.ai import SEATS
-from games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
-from games.knossos.table import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosTable, PhysicsOutcomes
-from games.knossos.board import load_board
-from games.view.adapter import TableAdapter
-from games.view.controller import Destination
-from sim.view.geometry import track_node
+from tabletop.games.knossos.ai import SEATS
+from tabletop.games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
+from tabletop.games.knossos.table import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosTable, PhysicsOutcomes
+from tabletop.games.knossos.board import load_board
+from tabletop.games.view.adapter import TableAdapter
+from tabletop.games.view.controller import Destination
+from tabletop.sim.view.geometry import track_node
 
 PIECE_RGB = {"red": (0.80, 0.14, 0.10), "blue": (0.12, 0.28, 0.80)}
 BOARD_RGB = (0.70, 0.56, 0.36)
@@ -36,7 +36,7 @@ class KnossosAdapter(TableAdapter):
     ]
 
     def __init__(self, players: int, games_to_win: int):
-        from games.knossos.session import make_game
+        from tabletop.games.knossos.session import make_game
 
         self.game = make_game(players, games_to_win)
         self.table = KnossosTable(len(self.game.new_initial_state().pos), load_board())

@@ -6,9 +6,9 @@ has, and what the HUD shows. Subclasses: games/<game>/view.py.
 """
 from __future__ import annotations
 
-from games.view.controller import Destination
-from sim.scene import look, poses
-from sim.view.geometry import disc
+from tabletop.games.view.controller import Destination
+from tabletop.sim.scene import look, poses
+from tabletop.sim.view.geometry import disc
 
 
 class TableAdapter:
@@ -79,7 +79,7 @@ class TableAdapter:
     def menu(self, state) -> list:
         """The current decision's actions that are not a piece going somewhere (roll or fly,
         end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons."""
-        from games.driver import Pass
+        from tabletop.games.driver import Pass
 
         placed = {d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)}
         return [a for a in state.legal_actions() if a not in placed and a != Pass()]

@@ -21,10 +21,10 @@ from typing import Callable
 import numpy as np
 from panda3d.core import ClockObject, Vec3
 
-from games.chance import WatchedOutcomes
-from games.driver import ChanceOutcome, Pass
-from sim.view.controls import ViewControls
-from sim.view.hud import Hud
+from tabletop.games.chance import WatchedOutcomes
+from tabletop.games.driver import ChanceOutcome, Pass
+from tabletop.sim.view.controls import ViewControls
+from tabletop.sim.view.hud import Hud
 
 HOP_SECONDS = 0.45      # a piece moving seat to seat
 HOP_HEIGHT = 0.025
@@ -101,7 +101,7 @@ class GameWindow:
 
     def _start_recording(self) -> None:
         """Record this game as headless play does (the same file format and contents)."""
-        from games.replay import GameRecorder
+        from tabletop.games.replay import GameRecorder
 
         if self.recorder is not None:
             self.recorder.close()

@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from games.replay import decode_action
-from games.view.controller import HOP_HEIGHT, HOP_SECONDS
-from sim.errors import InputError
-from sim.motion import Motion
-from sim.record import MOVE_ANIMATION_S, ReplayFile
+from tabletop.games.replay import decode_action
+from tabletop.games.view.controller import HOP_HEIGHT, HOP_SECONDS
+from tabletop.sim.errors import InputError
+from tabletop.sim.motion import Motion
+from tabletop.sim.record import MOVE_ANIMATION_S, ReplayFile
 
 NO_MOTION_S = 0.3          # a chance outcome drawn from a table: a short beat on the timeline
 CHECKPOINT_EVERY = 32      # states kept every this many steps, for seeking
@@ -143,7 +143,7 @@ class ReplayWindow:
         adapter.build(app)
         app.freeze_labels()
         self.timeline = Timeline(replay, adapter)
-        from sim.view.hud import Hud
+        from tabletop.sim.view.hud import Hud
         self.hud = Hud(app.base)
         self.t = 0.0
         self.speed = 1.0
@@ -222,7 +222,7 @@ class ReplayWindow:
     def _bind(self) -> None:
         from direct.gui.DirectGui import DirectSlider
 
-        from sim.view.controls import ViewControls
+        from tabletop.sim.view.controls import ViewControls
 
         b = self.app.base
         self.controls = ViewControls(self.app, self.hud)
@@ -319,8 +319,8 @@ def replay_config(replay: ReplayFile) -> tuple[str, list[str], str, int]:
 def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
     itself already open)."""
-    from games.view.window import make_adapter
-    from sim.view.app import TableApp
+    from tabletop.games.view.window import make_adapter
+    from tabletop.sim.view.app import TableApp
 
     app = TableApp(size=size, offscreen=offscreen, title=f"tabletop replay - {path.name}")
     try:

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.errors import InputError
+from tabletop.sim.errors import InputError
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -21,13 +21,13 @@ def parse_size(text: str) -> tuple[int, int]:
 def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, collide: bool = True):
     """The game's window adapter; collide=False (replays) builds its table for drawing only."""
     if game == "king-of-the-hill":
-        from games.king_of_the_hill.view import HillAdapter
+        from tabletop.games.king_of_the_hill.view import HillAdapter
         return HillAdapter(len(seats), variant, collide=collide)
     if game == "knossos":
-        from games.knossos.view import KnossosAdapter
+        from tabletop.games.knossos.view import KnossosAdapter
         return KnossosAdapter(len(seats), games_to_win)
     if game == "king-kong":
-        from games.king_kong.view import KongAdapter
+        from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats))
     raise InputError(f"{game} has no window yet")
 
@@ -39,8 +39,8 @@ def open_game(game: str, seats: list[str], seed: int, variant: str = "standard",
     any window opens."""
     started = time.perf_counter()
     adapter = make_adapter(game, seats, variant, games_to_win)
-    from games.view.controller import GameWindow
-    from sim.view.app import TableApp
+    from tabletop.games.view.controller import GameWindow
+    from tabletop.sim.view.app import TableApp
 
     try:
         app = TableApp(size=size, offscreen=offscreen, title=f"tabletop - {adapter.title}", shadows=shadows)

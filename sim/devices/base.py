@@ -128,7 +128,7 @@ class Device(abc.ABC):
         (the subclass's `_load`), then join `world` or make one of its own; returns the World."""
         from pathlib import Path
 
-        from sim.spec import load_toml
+        from tabletop.sim.spec import load_toml
 
         self.spec_path = Path(spec_path)
         self.overrides = tuple(overrides)
@@ -139,9 +139,9 @@ class Device(abc.ABC):
     def attach_world(self, world, timestep: float, solver_iterations: int, contact_erp: float | None = None):
         """Build into a shared World (its timestep must be the spec's) or into a new one the
         device owns and closes; sets and returns `self.world`. A spec that names its own contact
-        ERP (rigid bodies only, see sim.world) cannot share a world with another."""
-        from sim.errors import SpecError
-        from sim.world import PhysicsSettings, World
+        ERP (rigid bodies only, see tabletop.sim.world) cannot share a world with another."""
+        from tabletop.sim.errors import SpecError
+        from tabletop.sim.world import PhysicsSettings, World
 
         self._owns_world = world is None
         if world is None:

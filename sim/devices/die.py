@@ -1,7 +1,7 @@
 """A six-sided die thrown from the hand into a box lid; the throw is read from the face that
 ends up on top once the die has settled.
 
-The die is a cube of edge `die.size`. Its collision shape is Bullet's box (sim.throwable.cuboid):
+The die is a cube of edge `die.size`. Its collision shape is Bullet's box (tabletop.sim.throwable.cuboid):
 Bullet's box-box detector gives a face landing flat on the lid its whole contact in one step,
 while a convex hull's contact (GJK) comes one point a step and the first point alone gives the
 landing a torque (dropped flat from 6 cm onto a hard table, a hull cube ended on another face in
@@ -37,18 +37,18 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.errors import SpecError
-from sim.throwable import cuboid, qaxis as _qaxis, qmul as _qmul
-from sim.throwable import uniform_quaternion as _uniform_quaternion, unit_vector as _unit_vector
-from sim.materials import load_materials, pick_material
-from sim.parts import add_open_box, left_open_box
-from sim.meshes import cached_mesh
-from sim.paths import assets_dir
-from sim.readouts import SettleRule, run_until_settled
-from sim.spec import Table
-from sim.stats import wilson_interval
-from sim.world import World
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.errors import SpecError
+from tabletop.sim.throwable import cuboid, qaxis as _qaxis, qmul as _qmul
+from tabletop.sim.throwable import uniform_quaternion as _uniform_quaternion, unit_vector as _unit_vector
+from tabletop.sim.materials import load_materials, pick_material
+from tabletop.sim.parts import add_open_box, left_open_box
+from tabletop.sim.meshes import cached_mesh
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import SettleRule, run_until_settled
+from tabletop.sim.spec import Table
+from tabletop.sim.stats import wilson_interval
+from tabletop.sim.world import World
 
 DIE = "die"
 LID = "die_lid"

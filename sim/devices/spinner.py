@@ -47,15 +47,15 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from sim.bullet import pybullet
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.errors import SpecError
-from sim.materials import load_materials, pick_material
-from sim.paths import assets_dir
-from sim.readouts import SettleRule
-from sim.spec import Table
-from sim.stats import wilson_interval
-from sim.world import World
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.errors import SpecError
+from tabletop.sim.materials import load_materials, pick_material
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import SettleRule
+from tabletop.sim.spec import Table
+from tabletop.sim.stats import wilson_interval
+from tabletop.sim.world import World
 
 CARD = "spinner_card"
 POINTER = "spinner_pointer"       # the fixed-base multibody: base = the post, link 0 = the pointer
@@ -399,7 +399,7 @@ class Spinner(Device):
         probabilities with 95% Wilson intervals, the share of the circle each label's sectors
         cover (what a pointer stopping uniformly would give), Pearson's chi-square of the counts
         against those shares, and the layout. The outer circle's counts are the result's own."""
-        from sim.analysis import chi_square
+        from tabletop.sim.analysis import chi_square
 
         ok = [r for r in records if r["status"] == Status.OK]
         out = {}

@@ -38,17 +38,17 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.bullet import pybullet
-from sim.devices.base import Device, Outcome, Status, gesture_dict
-from sim.errors import SpecError
-from sim.parts import add_open_box, left_open_box
-from sim.materials import load_materials, pick_material
-from sim.paths import assets_dir
-from sim.readouts import SettleRule, run_until_settled
-from sim.spec import Table
-from sim.stats import wilson_interval
-from sim.throwable import half_cylinder_vertices, qaxis as _qaxis, qmul as _qmul, rotate as _rotate
-from sim.world import World
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.errors import SpecError
+from tabletop.sim.parts import add_open_box, left_open_box
+from tabletop.sim.materials import load_materials, pick_material
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import SettleRule, run_until_settled
+from tabletop.sim.spec import Table
+from tabletop.sim.stats import wilson_interval
+from tabletop.sim.throwable import half_cylinder_vertices, qaxis as _qaxis, qmul as _qmul, rotate as _rotate
+from tabletop.sim.world import World
 
 STICKS = ("stick0", "stick1")
 TRAY = "sticks_tray"

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.devices.base import Device, Outcome, Status
-from sim.errors import SpecError
-from sim.materials import load_materials, pick_material
-from sim.parts import add_open_box, left_open_box
-from sim.paths import assets_dir
-from sim.readouts import SettleRule, run_until_settled
-from sim.spec import Table
-from sim.throwable import Gesture, Release, load_shape
-from sim.world import World
+from tabletop.sim.devices.base import Device, Outcome, Status
+from tabletop.sim.errors import SpecError
+from tabletop.sim.materials import load_materials, pick_material
+from tabletop.sim.parts import add_open_box, left_open_box
+from tabletop.sim.paths import assets_dir
+from tabletop.sim.readouts import SettleRule, run_until_settled
+from tabletop.sim.spec import Table
+from tabletop.sim.throwable import Gesture, Release, load_shape
+from tabletop.sim.world import World
 
 BODY = "thrown"
 SURFACE = "surface"

@@ -17,9 +17,9 @@ from panda3d.core import (AmbientLight, ColorWriteAttrib, CullBinEnums, CullBinM
                           Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
                           Vec3, loadPrcFileData)
 
-from sim.errors import InputError
-from sim.view.geometry import set_pose, track_node
-from sim.view.shaders import scene_shader
+from tabletop.sim.errors import InputError
+from tabletop.sim.view.geometry import set_pose, track_node
+from tabletop.sim.view.shaders import scene_shader
 
 SHADOW_MASK = BitMask32.bit(9)   # the sun's shadow camera draws only what casts shadows
 PICK_MASK = BitMask32.bit(8)   # not bit 20, which every GeomNode answers by default
@@ -246,7 +246,7 @@ class TableApp:
         return node
 
     def add_body(self, name: str, look: dict, color=None, texture: Texture | None = None) -> list[str]:
-        """Nodes for every track of a body's look (sim.scene.look), coloured by its material
+        """Nodes for every track of a body's look (tabletop.sim.scene.look), coloured by its material
         unless `color` overrides it. Returns the body's track names (take_new_bodies lists the
         bodies drawn for the first time)."""
         if name in self.body_tracks:

@@ -1,4 +1,5 @@
-"""Panda3D geometry built from a body's look (sim.scene.look): the same parts the physics collides with.
+"""Panda3D geometry built from a body's look (tabletop.sim.scene.look): the same parts the physics
+collides with.
 
 Boxes, spheres, cylinders and capsules are tessellated here; mesh parts load the OBJ the World
 was built from (cached per process) or take the convex hull of the recorded vertices. Flat-shaded
