@@ -17,6 +17,13 @@ Shapes (`shape.kind`):
   flat face toward the rounded back; a convex hull of `segments` facets round the back; mass,
   centre of mass (4 r / (3 pi) from the flat face) and inertia of the exact half-cylinder.
 
+How a body leaves the hand (`Start`, from a [gesture] table's `start`, `yaw_deg` and `spin_axis` by
+`load_start`): its orientation ("random": uniform over all rotations; a label: that rest state up;
+or a quaternion [x, y, z, w]) turned by a yaw drawn from `yaw_deg` about the vertical, and the axis
+of its spin ("random": uniform over all directions; or a body axis [x, y, z], turned with the
+body). The throw's gestures, the King Kong die and the Knossos sticks all start their bodies
+through it.
+
 A rest state (`RestState`) is a body axis that points up (or, for a cylinder's side, lies level)
 with the centre of mass at a known height above the surface. A body at rest is read when one rest
 state holds within `tilt_deg` and `height_tol`; a body resting otherwise (leaning on a wall, on
@@ -39,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -278,6 +285,121 @@ def load_shape(t, density: float) -> Shape:
     return half_cylinder(radius, length, segments, t.number("margin", 0.0, radius / 10), density)
 
 
+# -- starts --------------------------------------------------------------------------------------
+RANDOM = "random"
+_TABLE = object()          # load_start: read `start` from the table
+
+
+def rest_orientation(rest: RestState) -> tuple[float, float, float, float]:
+    """The orientation that puts rest state `rest` up: the smallest turn taking its axis to +Z, or
+    for a level rest (a cylinder on its side) its axis laid along X."""
+    if rest.level:
+        return qaxis((0.0, 1.0, 0.0), math.pi / 2)
+    return turn_to_up(rest.axis)
+
+
+@dataclass(frozen=True)
+class Start:
+    """How a body leaves the hand: its orientation and the axis of its spin (module docstring).
+
+    orientation  None: uniform over all rotations; else the fixed orientation (x, y, z, w),
+                 turned about the vertical by a yaw drawn from `yaw_deg`
+    label        the rest state that orientation puts up (None for a quaternion or at random)
+    yaw_deg      [low, high] of that turn (degrees)
+    spin_axis    None: uniform over all directions; else a unit body axis, turned with the body
+    """
+
+    orientation: tuple[float, float, float, float] | None = None
+    label: str | None = None
+    yaw_deg: tuple[float, float] = (0.0, 0.0)
+    spin_axis: tuple[float, float, float] | None = None
+
+    def turn(self, rng: np.random.Generator, yaw: float | None = None) -> tuple[float, float, float, float]:
+        """The body's orientation at release: uniform over all rotations (a 4-d Gaussian draw), or the
+        fixed one turned about the vertical by `yaw` (radians; when None, one draw from yaw_deg)."""
+        if self.orientation is None:
+            return uniform_quaternion(rng)
+        if yaw is None:
+            yaw = math.radians(float(rng.uniform(*self.yaw_deg)))
+        return qmul(qaxis((0.0, 0.0, 1.0), yaw), self.orientation)
+
+    def spin(self, rng: np.random.Generator, q, rate: Sequence[float]) -> tuple[float, float, float]:
+        """The angular velocity (rad/s, world frame) of a body released at orientation q: a rate drawn
+        from `rate` [low, high] about a direction uniform over the sphere (drawn first), or about
+        the body axis spin_axis turned by q."""
+        if self.spin_axis is None:
+            axis = unit_vector(rng)
+            r = float(rng.uniform(*rate))
+            return tuple(r * a for a in axis)
+        r = float(rng.uniform(*rate))
+        return rotate(q, tuple(r * a for a in self.spin_axis))
+
+    def spec_start(self):
+        """The start as a spec gives it: "random", a label or a quaternion [x, y, z, w]."""
+        if self.orientation is None:
+            return RANDOM
+        return self.label if self.label is not None else list(self.orientation)
+
+    def params(self) -> dict:
+        return {"start": self.spec_start(), "yaw_deg": list(self.yaw_deg),
+                "spin_axis": RANDOM if self.spin_axis is None else list(self.spin_axis)}
+
+
+def _real(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def parse_start(value: Any, where: str, rests: Sequence[RestState], random: bool = True):
+    """(orientation, label) of a spec's `start` value: "random" (None, None; where `random` allows
+    it), a rest state's label (that rest state up; an integer is taken as its text, so that
+    `--set gesture.start=1` names a die's face), or a unit quaternion [x, y, z, w]. Else SpecError
+    (`where` names the file and key)."""
+    labels = [r.label for r in rests]
+    if isinstance(value, int) and not isinstance(value, bool) and str(value) in labels:
+        value = str(value)
+    if random and value == RANDOM:
+        return None, None
+    if isinstance(value, str):
+        for r in rests:
+            if r.label == value:
+                return rest_orientation(r), value
+        either = f'"{RANDOM}" or ' if random else ""
+        raise SpecError(f"{where}: {value!r} is not {either}one of this shape's labels ({', '.join(labels)})")
+    if (isinstance(value, list) and len(value) == 4 and all(_real(v) for v in value)
+            and math.isclose(sum(v * v for v in value), 1.0, rel_tol=1e-3)):
+        n = math.sqrt(sum(v * v for v in value))
+        return tuple(float(v) / n for v in value), None
+    either = f'"{RANDOM}", ' if random else ""
+    raise SpecError(f"{where}: {either}a label ({', '.join(labels)}) or a unit quaternion [x, y, z, w], "
+                    f"got {value!r}")
+
+
+def parse_axis(value: Any, where: str, random: bool = True) -> tuple[float, float, float] | None:
+    """A spec's `spin_axis`: None for "random" (where `random` allows it), else the unit body axis."""
+    if random and value == RANDOM:
+        return None
+    if (isinstance(value, list) and len(value) == 3 and all(_real(v) for v in value)
+            and math.sqrt(sum(v * v for v in value)) >= 1e-9):
+        n = math.sqrt(sum(v * v for v in value))
+        return tuple(float(v) / n for v in value)
+    either = f'"{RANDOM}" or ' if random else ""
+    raise SpecError(f"{where}: {either}a body-frame direction [x, y, z], got {value!r}")
+
+
+def load_start(t, rests: Sequence[RestState], *, start: Any = RANDOM, yaw_deg=(0.0, 0.0), spin_axis: Any = RANDOM,
+               random_start: bool = True, random_axis: bool = True, value: Any = _TABLE) -> Start:
+    """A Start from a spec's [gesture] table (a sim.spec.Table): its keys `start`, `yaw_deg` and
+    `spin_axis`, each optional (the defaults as given); "random" is allowed where `random_start`
+    and `random_axis` say. `value` is a start to read instead of the table's (one of a pair)."""
+    d = t.data
+    where = f"{t.source}: {t.prefix}"
+    orientation, label = parse_start(d.get("start", start) if value is _TABLE else value, where + "start", rests,
+                                     random_start)
+    yaw = t.range("yaw_deg", -360.0, 720.0) if "yaw_deg" in d else tuple(float(v) for v in yaw_deg)
+    axis = parse_axis(d.get("spin_axis", spin_axis), where + "spin_axis", random_axis)
+    return Start(orientation, label, yaw, axis)
+
+
 # -- gestures ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Release:
@@ -306,32 +428,18 @@ class Gesture:
         self.spin = t.range("spin", 0.0, 500.0) if "spin" in d else tuple(zero("spin"))
         self.azimuth = t.range("azimuth_deg", -360.0, 720.0) if "azimuth_deg" in d else (0.0, 360.0)
         self.aim_back = t.number("aim_back", -1.0, 1.0) if "aim_back" in d else 0.0
-        self.start = None
-        self.start_orientation = None
         if self.mode == "drop":
             self.height = t.range("height", 0.0, 5.0)
+            self.start_rule = Start()                 # uniform over rotations, spin axis over directions
+            self.start = None
+            self.start_orientation = None
             return
-        start = d.get("start")
-        if isinstance(start, str):
-            if start not in shape.labels:
-                raise SpecError(f"{t.source}: gesture.start: {start!r} is not one of this shape's labels "
-                                f"({', '.join(shape.labels)})")
-            self.start = start
-            self.start_orientation = self._label_orientation(start)
-        elif (isinstance(start, list) and len(start) == 4 and all(isinstance(v, (int, float)) for v in start)
-              and math.isclose(sum(v * v for v in start), 1.0, rel_tol=1e-3)):
-            n = math.sqrt(sum(v * v for v in start))
-            self.start_orientation = tuple(float(v) / n for v in start)
-        else:
-            raise SpecError(f"{t.source}: gesture.start: a label ({', '.join(shape.labels)}) or a unit quaternion "
-                            f"[x, y, z, w], got {start!r}")
-        self.yaw = t.range("yaw_deg", -360.0, 720.0) if "yaw_deg" in d else (0.0, 360.0)
-        axis = d.get("spin_axis", [1.0, 0.0, 0.0])
-        if (not isinstance(axis, list) or len(axis) != 3 or not all(isinstance(v, (int, float)) for v in axis)
-                or math.sqrt(sum(v * v for v in axis)) < 1e-9):
-            raise SpecError(f"{t.source}: gesture.spin_axis: a body-frame direction [x, y, z], got {axis!r}")
-        n = math.sqrt(sum(v * v for v in axis))
-        self.spin_axis = tuple(float(v) / n for v in axis)
+        self.start_rule = load_start(t, shape.rests, start=None, yaw_deg=(0.0, 360.0), spin_axis=[1.0, 0.0, 0.0],
+                                     random_start=False, random_axis=False)
+        self.start = self.start_rule.label
+        self.start_orientation = self.start_rule.orientation
+        self.yaw = self.start_rule.yaw_deg
+        self.spin_axis = self.start_rule.spin_axis
         if self.mode == "toss":
             self.height = t.range("height", 0.0, 5.0)
             self.elevation = t.range("elevation_deg", -90.0, 90.0) if "elevation_deg" in d else (0.0, 0.0)
@@ -339,27 +447,21 @@ class Gesture:
             self.lift = t.range("lift", 0.0, 0.05) if "lift" in d else (0.0005, 0.0005)
 
     def _label_orientation(self, label: str):
-        r = self.shape.rest(label)
-        if r.level:          # a cylinder on its side: its axis level along X
-            return qaxis((0.0, 1.0, 0.0), math.pi / 2)
-        return turn_to_up(r.axis)
+        return rest_orientation(self.shape.rest(label))
 
     def sample(self, rng: np.random.Generator, gravity: float) -> Release:
         u = rng.uniform
         if self.mode == "drop":
             clearance = float(u(*self.height))
-            q = uniform_quaternion(rng)
+            q = self.start_rule.turn(rng)
             speed, az = float(u(*self.speed)), math.radians(float(u(*self.azimuth)))
             vel = (speed * math.cos(az), speed * math.sin(az), 0.0)
-            axis = unit_vector(rng)
-            rate = float(u(*self.spin))
+            w = self.start_rule.spin(rng, q, self.spin)
             height = clearance + self.shape.depth(q)
-            return self._release((0.0, 0.0, height), q, vel, tuple(rate * a for a in axis), gravity)
-        yaw = math.radians(float(u(*self.yaw)))
-        q = qmul(qaxis((0.0, 0.0, 1.0), yaw), self.start_orientation)
+            return self._release((0.0, 0.0, height), q, vel, w, gravity)
+        q = self.start_rule.turn(rng)
         speed, az = float(u(*self.speed)), math.radians(float(u(*self.azimuth)))
-        rate = float(u(*self.spin))
-        w = rotate(q, tuple(rate * a for a in self.spin_axis))
+        w = self.start_rule.spin(rng, q, self.spin)
         if self.mode == "toss":
             height = float(u(*self.height)) + self.shape.depth(q)
             el = math.radians(float(u(*self.elevation)))

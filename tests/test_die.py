@@ -14,12 +14,14 @@ import sys
 import numpy as np
 import pytest
 
+from tabletop.games.cli import main
 from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
                              top_face)
 from tabletop.sim.errors import SpecError
 from tabletop.sim.paths import assets_dir
+from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
@@ -229,6 +231,106 @@ def test_faces_come_up_evenly_and_unpredictably(die):
     assert same / 300 < 0.3                                 # 1/6 by chance; a die that just drops keeps its face
 
 
+# -- a fixed start (gesture.start, yaw_deg, spin_axis: sim.throwable.Start) --------------------
+
+def test_default_gesture_draws_are_unchanged(die):
+    """With start = "random" and spin_axis = "random" the draws are those of the die before it
+    shared sim.throwable.Start (recorded from that code): the same draws in the same order. The
+    scalar draws must be equal exactly; the quaternion and spin pass through a vector norm, so to
+    rounding (a changed draw or order differs in the first digit)."""
+    recorded = {
+        0: {"height": 0.15978591868433561, "speed": 0.24247510660512328, "elevation_deg": -12.475688541355687,
+            "azimuth_deg": 312.77705160608474,
+            "orientation": (0.4139946191300909, 0.2994510719388026, 0.1279338773736317, -0.8500414306762829),
+            "spin": (5.346243946400178, 22.437292803070097, -11.087026926097018)},
+        1: {"height": 0.12805820057358117, "speed": 0.24763344533723375, "elevation_deg": -32.75210830049688,
+            "azimuth_deg": 48.07476081406926,
+            "orientation": (0.4540841590295864, -0.017171076735924815, -0.634562134964145, -0.6251748775437704),
+            "spin": (0.5192579904643703, -4.445712875124845, -7.518154086966514)},
+    }
+    for i, want in recorded.items():
+        g = die.sample_gesture(trial_rng(7, i))
+        for key in ("height", "speed", "elevation_deg", "azimuth_deg"):
+            assert getattr(g, key) == want[key], (i, key)
+        assert g.orientation == pytest.approx(want["orientation"], rel=1e-12, abs=1e-15)
+        assert g.spin == pytest.approx(want["spin"], rel=1e-12, abs=1e-15)
+    p = die.params()["gesture"]
+    assert (p["start"], p["spin_axis"]) == ("random", "random")
+
+
+STILL = (("gesture.speed", "[0.0, 0.0]"), ("gesture.spin", "[0.0, 0.0]"), ("gesture.elevation_deg", "[0.0, 0.0]"),
+         ("lid.wall_height", "0.0"), ("gesture.height", "[0.0165, 0.0165]"))
+
+
+@pytest.mark.parametrize("start", ["3", "6"])
+def test_a_die_let_go_still_from_a_fixed_start_keeps_that_face(start):
+    """`gesture.start` puts that face up in the hand, turned at any yaw: let go still, half a
+    millimetre above the floor (no walls), the die lands on the opposite face and reads `start`
+    every time (with the default random start, each face would come up a sixth of the time)."""
+    d = Die(SPEC, overrides=(("gesture.start", start), ("gesture.yaw_deg", "[0.0, 360.0]")) + STILL)
+    try:
+        yaws = set()
+        for i in range(8):
+            rng = trial_rng(4, i)
+            g = d.sample_gesture(rng)
+            face, tilt = top_face(g.orientation, d.faces)
+            assert face == start and tilt < 1e-3
+            yaws.add(round(math.degrees(math.atan2(*rotate(g.orientation, (1.0, 0.0, 0.0))[:2])), 3))
+            o = d.run(rng, g)
+            assert o.status is Status.OK and o.label == start, (i, o.reading)
+            assert list(o.gesture["orientation"]) == list(g.orientation)      # the start is in the record
+        assert len(yaws) == 8                                                  # turned by yaw_deg
+    finally:
+        d.close()
+
+
+def test_a_fixed_start_spins_about_its_body_axis():
+    """`spin_axis` is a die axis turned with the die: face 3 (+Y) up, the die's Z axis lies level,
+    so the spin is level, along that axis, at a rate from `gesture.spin`. A gentle toss from face 1
+    up spinning about the die's Z (the vertical) keeps face 1 up; tumbling fast about its X axis
+    (level) it rolls onto the faces round that axis."""
+    d = Die(SPEC, overrides=(("gesture.start", "3"), ("gesture.spin_axis", "[0, 0, 2]"),
+                             ("gesture.yaw_deg", "[0.0, 360.0]")))
+    try:
+        for i in range(20):
+            g = d.sample_gesture(trial_rng(5, i))
+            axis = rotate(g.orientation, (0.0, 0.0, 1.0))
+            rate = math.sqrt(sum(v * v for v in g.spin))
+            assert d.spin_range[0] <= rate <= d.spin_range[1]
+            assert g.spin == pytest.approx(tuple(rate * a for a in axis), abs=1e-9)
+            assert abs(g.spin[2]) < 1e-9
+        assert d.params()["gesture"]["spin_axis"] == [0.0, 0.0, 1.0]
+    finally:
+        d.close()
+    gentle = (("gesture.start", "1"), ("gesture.speed", "[0.0, 0.1]"), ("gesture.height", "[0.07, 0.07]"))
+    faces = {}
+    for axis, spin in (("[0, 0, 1]", "[2.0, 5.0]"), ("[1, 0, 0]", "[25.0, 30.0]")):
+        d = Die(SPEC, overrides=gentle + (("gesture.spin_axis", axis), ("gesture.spin", spin)))
+        try:
+            faces[axis] = [d.run(trial_rng(6, i)).label for i in range(12)]
+        finally:
+            d.close()
+    assert faces["[0, 0, 1]"] == ["1"] * 12
+    # tumbling about the die's X axis it rolls over the faces round that axis, never onto 2 or 5 (+-X)
+    assert set(faces["[1, 0, 0]"]) <= {"1", "3", "4", "6"} and faces["[1, 0, 0]"].count("1") < 6
+
+
+def test_set_gesture_start_takes_a_bare_face(tmp_path, capsys):
+    """`--set gesture.start=1` (TOML reads a bare 1 as a number) names face 1; a face that is not
+    one, or a bad spin axis, is a one-line error naming the file and the key."""
+    out = tmp_path / "die.json"
+    assert main(["estimate", "die", "--trials", "3", "--seed", "2", "--quiet", "--out", str(out),
+                 "--set", "gesture.start=1", "--set", "gesture.spin_axis=[0,0,1]"]) == 0
+    g = json.loads(out.read_text())["params"]["gesture"]
+    assert g["start"] == "1" and g["spin_axis"] == [0.0, 0.0, 1.0] and g["yaw_deg"] == [0.0, 0.0]
+    capsys.readouterr()
+    for bad, key in (("gesture.start=7", "gesture.start"), ("gesture.start=top", "gesture.start"),
+                     ("gesture.spin_axis=[0,0,0]", "gesture.spin_axis")):
+        assert main(["estimate", "die", "--trials", "3", "--quiet", "--set", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and key in err and "die.toml" in err and "Traceback" not in err, err
+
+
 def test_die_built_into_a_shared_world_at_an_origin():
     """Built into a given World at a pose, the lid and die sit there; closing the device leaves
     the shared world open."""
@@ -289,6 +391,13 @@ def _write_spec(tmp_path, table, key, value):
     ("lid", "half_y", 0.04, "lid.half_y"),
     ("gesture", "speed", [1.0, 0.2], "gesture.speed"),
     ("gesture", "height", [0.05, 0.18], "gesture.height"),
+    ("gesture", "start", "7", "gesture.start"),
+    ("gesture", "start", "+z", "gesture.start"),
+    ("gesture", "start", [0.0, 0.0, 1.0], "gesture.start"),
+    ("gesture", "start", [0.0, 0.0, 0.0, 2.0], "gesture.start"),
+    ("gesture", "yaw_deg", [90.0, 0.0], "gesture.yaw_deg"),
+    ("gesture", "spin_axis", "x", "gesture.spin_axis"),
+    ("gesture", "spin_axis", [0.0, 0.0, 0.0], "gesture.spin_axis"),
     ("reading", "tilt_deg", 60.0, "reading.tilt_deg"),
     ("physics", "timestep", 0.1, "physics.timestep"),
     ("settle", "cap", 0.0, "settle.cap"),

@@ -15,11 +15,13 @@ import tomllib
 import numpy as np
 import pytest
 
+from tabletop.games.cli import main
 from tabletop.sim.batch import run_trials, trial_rng
 from tabletop.sim.devices.base import Outcome, Status
-from tabletop.sim.devices.sticks import STICKS, Throw, ThrowSticks, label_for
+from tabletop.sim.devices.sticks import STICKS, FixedThrow, Throw, ThrowSticks, dome_cos, label_for
 from tabletop.sim.errors import SpecError
 from tabletop.sim.paths import assets_dir
+from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "knossos" / "sticks.toml"   # the registry's default spec for "sticks"
@@ -233,6 +235,91 @@ def test_thrown_straight_down_hard_does_not_pass_through_the_floor(sticks):
     assert all(z > 0.0 for _, _, z in o.reading["positions"])
 
 
+# -- a fixed start (gesture.start, yaw_deg, spin_axis: sim.throwable.Start) --------------------
+
+def test_default_gesture_draws_and_release_are_unchanged(sticks):
+    """With start = "random" and spin_axis = [1, 0, 0] the draws, and the release states they give,
+    are those of the sticks before they shared sim.throwable.Start (recorded from that code), to
+    the last bit: a spin one rounding off (the long axis turned by the whole orientation instead
+    of the hand's) moves where the sticks come to rest by 1e-10 m, and the trials apart."""
+    g = sticks.sample_gesture(trial_rng(7, 1))
+    assert isinstance(g, Throw)
+    assert (g.height, g.speed, g.elevation_deg, g.azimuth_deg, g.pitch_deg) == (
+        0.17208730086037177, 0.3714501680058506, -19.978997700406538, 48.07476081406926, -20.275711029806843)
+    assert g.roll_deg == (136.34803993285956, 127.35369049434328)
+    assert g.roll_rate == (18.57665710935364, -5.871107773139393)
+    assert g.tumble_rate == (-9.556028040769878, -10.079889445851155)
+    recorded = [((-0.1273638637865878, -0.1399124106613314, 0.16863064752102444),
+                 (0.38803835222221117, 0.8299291447062224, 0.40021879952297534, -0.021650969499256656),
+                 (0.2332517949958601, 0.2597331079350642, -0.12691548402451222),
+                 (-19.349885817086037, 4.533226282747396, 6.437518124993515)),
+                ((-0.14823556230233287, -0.163462247472679, 0.16918870549435328),
+                 (0.3885413114352746, 0.7959928290638469, 0.46406129854077116, 0.008841752300506961),
+                 (0.2332517949958601, 0.2597331079350642, -0.12691548402451222),
+                 (-2.6374487504211706, -11.179378284585507, -2.0345621109809144))]
+    assert [tuple(map(tuple, state)) for state in sticks.release_states(g)] == recorded
+    p = sticks.params()["gesture"]
+    assert (p["start"], p["spin_axis"]) == ("random", [1.0, 0.0, 0.0])
+
+
+STILL = (("gesture.speed", "[0.0, 0.0]"), ("gesture.roll_rate", "[0.0, 0.0]"), ("gesture.tumble_rate", "[0.0, 0.0]"),
+         ("gesture.elevation_deg", "[0.0, 0.0]"), ("gesture.height", "[0.03, 0.03]"))
+
+
+@pytest.mark.parametrize("start, sides", [("flat", ["flat", "flat"]), ("round", ["round", "round"]),
+                                          ('["round", "flat"]', ["round", "flat"])])
+def test_sticks_let_go_still_from_a_fixed_start_keep_that_side(start, sides):
+    """`gesture.start` "flat" or "round" puts that side up (for both sticks, or one each), the hand
+    turned by a yaw from `yaw_deg`: let go still 3 cm up, each stick lands on the other side and
+    reads its start every time (with the default random start, "3" would come up a quarter of
+    the time and "1" a quarter). The start (orientation and spin) is in the gesture record."""
+    d = ThrowSticks(SPEC, overrides=(("gesture.start", start), ("gesture.yaw_deg", "[0.0, 360.0]")) + STILL)
+    try:
+        for i in range(5):
+            rng = trial_rng(4, i)
+            g = d.sample_gesture(rng)
+            assert isinstance(g, FixedThrow) and 0.0 <= g.yaw_deg <= 360.0
+            assert [("flat" if dome_cos(q) < -0.999 else "round" if dome_cos(q) > 0.999 else None)
+                    for q in g.orientation] == sides
+            o = d.run(rng, g)
+            assert o.status is Status.OK and o.reading["sides"] == sides and o.reading["rethrows"] == 0, o.reading
+            assert [list(q) for q in o.gesture["orientation"]] == [list(q) for q in g.orientation]
+            assert [list(w) for w in o.gesture["spin"]] == [[0.0, 0.0, 0.0]] * 2
+    finally:
+        d.close()
+
+
+def test_fixed_start_sticks_spin_about_their_axis_and_never_touch():
+    """A fixed start spins each stick at `roll_rate` about its `spin_axis` (turned with it) plus
+    `tumble_rate` end over end about the throw's direction; the two sticks are spaced so that they
+    never overlap in the hand, whatever their starts (here one on end, one along the throw)."""
+    d = ThrowSticks(SPEC, overrides=(("gesture.start", "[[0, 0.7071068, 0, 0.7071068], [0, 0, 0.7071068, 0.7071068]]"),
+                                     ("gesture.spin_axis", "[0, 0, 1]"), ("gesture.tumble_rate", "[0.0, 0.0]"),
+                                     ("gesture.yaw_deg", "[-30.0, 30.0]")))
+    try:
+        c = d.world.client
+        for i in range(4):
+            g = d.sample_gesture(trial_rng(8, i))
+            for q, w in zip(g.orientation, g.spin):
+                rate = math.sqrt(sum(v * v for v in w))
+                assert rate <= max(map(abs, d.roll_rate_range))
+                axis = rotate(q, (0.0, 0.0, 1.0))
+                assert abs(sum(a * b for a, b in zip(axis, w))) == pytest.approx(rate)
+            d._add_sticks(d.release_states(g))
+            gap = min(p[8] for p in c.getClosestPoints(d.world.bodies[STICKS[0]], d.world.bodies[STICKS[1]], 0.1))
+            assert gap > 0.5 * d.gap, (i, gap)
+    finally:
+        d.close()
+
+
+def test_set_gesture_start_takes_a_bare_side(tmp_path):
+    out = tmp_path / "sticks.json"
+    assert main(["estimate", "sticks", "--trials", "2", "--seed", "2", "--quiet", "--out", str(out),
+                 "--set", "gesture.start=flat", "--set", "gesture.yaw_deg=[0,90]"]) == 0
+    g = json.loads(out.read_text())["params"]["gesture"]
+    assert g["start"] == "flat" and g["yaw_deg"] == [0.0, 90.0]
+
+
 def test_sticks_built_into_a_shared_world_at_an_origin():
     """Built into a given World at a pose, the tray and sticks sit there; closing the device
     leaves the shared world open."""
@@ -296,6 +383,13 @@ def _write_spec(tmp_path, table, key, value):
     ("tray", "half_x", 0.05, "tray.half_x"),
     ("gesture", "speed", [1.5, 0.3], "gesture.speed"),
     ("gesture", "height", [0.02, 0.25], "gesture.height"),
+    ("gesture", "start", "side", "gesture.start"),
+    ("gesture", "start", ["random", "flat"], "gesture.start"),
+    ("gesture", "start", [0.0, 0.0, 1.0], "gesture.start"),
+    ("gesture", "start", ["flat", "round", "flat"], "gesture.start"),
+    ("gesture", "yaw_deg", [90.0, 0.0], "gesture.yaw_deg"),
+    ("gesture", "spin_axis", "random", "gesture.spin_axis"),
+    ("gesture", "spin_axis", [0.0, 0.0, 0.0], "gesture.spin_axis"),
     ("reading", "tilt_deg", 60.0, "reading.tilt_deg"),
     ("physics", "timestep", 0.1, "physics.timestep"),
     ("settle", "cap", 0.0, "settle.cap"),
@@ -307,6 +401,18 @@ def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
         ThrowSticks(bad)
     message = str(err.value)
     assert "\n" not in message and needle in message and str(bad) in message
+
+
+def test_a_start_on_end_must_clear_the_floor(tmp_path):
+    """A stick stood on end (its long axis vertical) reaches half its length below its axis: released
+    lower than that it would start inside the floor, a SpecError naming gesture.height."""
+    on_end = [0.0, math.sqrt(0.5), 0.0, math.sqrt(0.5)]
+    bad = _write_spec(tmp_path, "gesture", "start", on_end)
+    bad.write_text(bad.read_text().replace("height = [0.10, 0.25]", "height = [0.05, 0.25]"))
+    with pytest.raises(SpecError, match="gesture.height") as err:
+        ThrowSticks(bad)
+    assert "\n" not in str(err.value) and str(bad) in str(err.value)
+    ThrowSticks(_write_spec(tmp_path, "gesture", "start", on_end)).close()      # from 10 cm it clears the floor
 
 
 def test_spec_timestep_must_match_a_shared_world():

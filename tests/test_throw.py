@@ -8,7 +8,9 @@ from tabletop.games.cli import main
 from tabletop.games.devices import default_spec, device_ref, make_device
 from tabletop.sim.batch import run_batch, trial_rng
 from tabletop.sim.errors import SpecError
-from tabletop.sim.throwable import Release, cylinder, half_cylinder, qaxis, qmul, rotate
+from tabletop.sim.throwable import (Release, Start, cuboid, cylinder, half_cylinder, load_start, qaxis, qmul, rotate,
+                           uniform_quaternion, unit_vector)
+from tabletop.sim.spec import Table
 from tabletop.sim.validate import cases, pender_uhrin_ratio, run_case
 
 COIN = (("shape.kind", '"cylinder"'), ("shape.radius", "0.0125"), ("shape.height", "0.00885"))
@@ -96,6 +98,34 @@ def test_gestures_start_where_the_spec_says():
     finally:
         toss.close()
         roll.close()
+
+
+def test_start_draws_in_a_fixed_order():
+    """tabletop.sim.throwable.Start, shared by the throw's gestures, the die and the sticks: at random, the
+    orientation is one 4-d Gaussian draw and the spin a direction then a rate; from a fixed start,
+    one yaw draw and one rate, the spin about the body axis turned with the body. Seeded alike,
+    the draws come out as those calls' own (so the devices' default draws stay as they were)."""
+    at_random, other = np.random.default_rng(3), np.random.default_rng(3)
+    q = Start().turn(at_random)
+    assert q == uniform_quaternion(other)
+    w = Start().spin(at_random, q, (0.0, 30.0))
+    axis, rate = unit_vector(other), float(other.uniform(0.0, 30.0))
+    assert w == tuple(rate * a for a in axis)
+    rests = cuboid((0.016,) * 3, 1000.0).rests
+    spec = {"start": "-x", "yaw_deg": [10.0, 20.0], "spin_axis": [0.0, 0.0, 3.0]}
+    fixed = load_start(Table(spec, "t.toml", "gesture."), rests)
+    rng, other = np.random.default_rng(4), np.random.default_rng(4)
+    q = fixed.turn(rng)
+    yaw = math.radians(float(other.uniform(10.0, 20.0)))
+    assert rotate(q, (-1.0, 0.0, 0.0))[2] == pytest.approx(1.0)
+    assert q == qmul(qaxis((0.0, 0.0, 1.0), yaw), fixed.orientation)
+    w = fixed.spin(rng, q, (5.0, 6.0))
+    assert w == rotate(q, (0.0, 0.0, float(other.uniform(5.0, 6.0))))
+    assert fixed.params() == {"start": "-x", "yaw_deg": [10.0, 20.0], "spin_axis": [0.0, 0.0, 1.0]}
+    assert load_start(Table({}, "t.toml", "gesture."), rests).params() == {"start": "random", "yaw_deg": [0.0, 0.0],
+                                                                          "spin_axis": "random"}
+    with pytest.raises(SpecError, match="t.toml: gesture.start"):
+        load_start(Table({"start": "random"}, "t.toml", "gesture."), rests, random_start=False)
 
 
 def test_bad_gesture_specs_are_spec_errors():

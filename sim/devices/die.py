@@ -13,11 +13,15 @@ compound of boxes (floor and four walls); device frame origin at the centre of t
 
 Gesture (`Throw`), sampled by `sample_gesture` from the spec's [gesture] table: release height,
 hand speed, elevation and azimuth uniform over their ranges; the die's orientation in the hand
-uniform over all rotations (a normalised 4-d Gaussian quaternion); its spin uniform in
-magnitude about an axis uniform over all directions. The hand is placed so that the die would
-land `aim_back` short of the lid's centre. A uniform orientation makes the die fair by its
-symmetry alone (any rotation of the die onto itself permutes the faces and leaves the physics
-unchanged), so the estimate tests that nothing in the build breaks that symmetry.
+and the axis of its spin from `start`, `yaw_deg` and `spin_axis` through sim.throwable.Start, as
+`tabletop estimate throw` starts a body: by default (`start = "random"`) uniform over all
+rotations (a normalised 4-d Gaussian quaternion), or a face "1".."6" up (or a quaternion) turned
+by a yaw drawn from `yaw_deg`; its spin uniform in magnitude about an axis uniform over all
+directions (`spin_axis = "random"`) or about a die axis [x, y, z] turned with the die. The hand
+is placed so that the die would land `aim_back` short of the lid's centre. A uniform orientation
+makes the die fair by its symmetry alone (any rotation of the die onto itself permutes the faces
+and leaves the physics unchanged), so the estimate tests that nothing in the build breaks that
+symmetry; a fixed start shows how much of the face in the hand a throw keeps.
 
 Reading: once the die has settled (our own rule, not Bullet's sleeping), the face whose outward
 normal is closest to world up is on top. The die is read only when that normal is within
@@ -39,8 +43,7 @@ import trimesh
 
 from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
 from tabletop.sim.errors import SpecError
-from tabletop.sim.throwable import cuboid, qaxis as _qaxis, qmul as _qmul
-from tabletop.sim.throwable import uniform_quaternion as _uniform_quaternion, unit_vector as _unit_vector
+from tabletop.sim.throwable import RestState, cuboid, load_start, qaxis as _qaxis, qmul as _qmul
 from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.meshes import cached_mesh
@@ -163,6 +166,10 @@ class Die(Device):
         self.azimuth_range = g.range("azimuth_deg", -360.0, 720.0)
         self.spin_range = g.range("spin", 0.0, 200.0)
         self.aim_back = g.number("aim_back", -1.0, 1.0)
+        # the faces as rest states ("1".."6": that face up), so that a face label is a start
+        self.rests = tuple(sorted((RestState(f, r.axis, r.height) for f, r in zip(self.faces, self.shape.rests)),
+                                  key=lambda r: r.label))
+        self.start = load_start(g, self.rests)
         half_diagonal = self.size * math.sqrt(3) / 2
         if self.height_range[0] - half_diagonal <= self.wall_height:
             raise SpecError(f"{src}: gesture.height: a die released at {self.height_range[0]} m could start with a "
@@ -197,11 +204,10 @@ class Die(Device):
         speed = float(u(*self.speed_range))
         elevation = float(u(*self.elevation_range))
         azimuth = float(u(*self.azimuth_range))
-        orientation = _uniform_quaternion(rng)
-        axis = _unit_vector(rng)
-        rate = float(u(*self.spin_range))
+        orientation = self.start.turn(rng)
+        spin = self.start.spin(rng, orientation, self.spin_range)
         return Throw(height=height, speed=speed, elevation_deg=elevation, azimuth_deg=azimuth,
-                     orientation=orientation, spin=tuple(rate * a for a in axis))
+                     orientation=orientation, spin=spin)
 
     def release_state(self, throw: Throw) -> tuple[tuple, tuple, tuple, tuple]:
         """(position, orientation, linear velocity, angular velocity) of the die at release."""
@@ -335,6 +341,11 @@ class Die(Device):
         return {"fairness": block}
 
     def params(self) -> dict:
+        orientation = ("orientation uniform over rotations" if self.start.orientation is None
+                       else "orientation: start turned about the vertical by yaw_deg")
+        axis = ("spin axis uniform over directions" if self.start.spin_axis is None
+                else "spin about the die axis spin_axis")
+        distribution = f"uniform over each range; {orientation}; {axis}"
         return {
             "spec": str(self.spec_path),
             "die": {"size": self.size, "edge_radius": self.edge_radius, "mass": self.mass,
@@ -344,11 +355,10 @@ class Die(Device):
             "lid": {"half_x": self.half_x, "half_y": self.half_y, "wall_height": self.wall_height,
                     "wall_thickness": self.wall_thickness, "floor_thickness": self.floor_thickness,
                     "material": self.lid_material.as_dict(), "origin": list(self.origin)},
-            "gesture": {"distribution": "uniform over each range; orientation uniform over rotations; spin axis "
-                                        "uniform over directions",
+            "gesture": {"distribution": distribution,
                         "height": list(self.height_range), "speed": list(self.speed_range),
                         "elevation_deg": list(self.elevation_range), "azimuth_deg": list(self.azimuth_range),
-                        "spin": list(self.spin_range), "aim_back": self.aim_back},
+                        "spin": list(self.spin_range), "aim_back": self.aim_back, **self.start.params()},
             "reading": {"tilt_deg": self.tilt_tol, "height_tol": self.height_tol, "rest_height": self.size / 2},
             "physics": self.world.settings.as_dict(),
             "settle": dict(self.settle.__dict__),

@@ -14,7 +14,12 @@ uniform over its range: the two sticks are held side by side, parallel, across t
 roll about its axis) and released together at a height with the hand's velocity (speed,
 elevation, azimuth); each rolls off the fingers with its own spin about its long axis and its
 own end-over-end tumble. The hand is placed so that the sticks would land `aim_back` short of
-the tray centre.
+the tray centre. The spin about the long axis is about the stick axis `spin_axis` ([1, 0, 0],
+the long axis, by default). With `start` other than "random" (`FixedThrow`) the sticks leave the
+hand in a fixed orientation instead of the pitched, rolled one: "flat" or "round" (that side up,
+the long axis across the throw) or a quaternion, for both sticks or one each, the whole hand
+turned about the vertical by a yaw drawn from `yaw_deg`; orientation and spin come from
+sim.throwable.Start, as `tabletop estimate throw` starts a body.
 
 Reading: once both sticks have settled (our own rule, not Bullet's sleeping), a stick reads
 "flat" (flat side up) when its flat face's outward normal (-Z) is within `reading.tilt_deg` of
@@ -47,7 +52,8 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, run_until_settled
 from tabletop.sim.spec import Table
 from tabletop.sim.stats import wilson_interval
-from tabletop.sim.throwable import half_cylinder_vertices, qaxis as _qaxis, qmul as _qmul, rotate as _rotate
+from tabletop.sim.throwable import RANDOM, Start, half_cylinder, half_cylinder_vertices, load_start, qaxis as _qaxis
+from tabletop.sim.throwable import qmul as _qmul, rotate as _rotate
 from tabletop.sim.world import World
 
 STICKS = ("stick0", "stick1")
@@ -78,6 +84,25 @@ class Throw:
     roll_deg: tuple[float, float]
     roll_rate: tuple[float, float]
     tumble_rate: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class FixedThrow:
+    """One toss of both sticks from a fixed start (the spec's `gesture.start`).
+
+    height, speed, elevation_deg, azimuth_deg   as in Throw
+    yaw_deg        the hand's turn about the vertical (degrees; 0: the sticks' long axes across the throw)
+    orientation    each stick's orientation at release, a unit quaternion (x, y, z, w)
+    spin           each stick's angular velocity at release (rad/s, world frame)
+    """
+
+    height: float
+    speed: float
+    elevation_deg: float
+    azimuth_deg: float
+    yaw_deg: float
+    orientation: tuple[tuple[float, float, float, float], tuple[float, float, float, float]]
+    spin: tuple[tuple[float, float, float], tuple[float, float, float]]
 
 
 def dome_cos(orientation) -> float:
@@ -162,11 +187,13 @@ class ThrowSticks(Device):
         self.tumble_rate_range = g.range("tumble_rate", -200.0, 200.0)
         self.gap = g.number("gap", 0.0, 0.1)
         self.aim_back = g.number("aim_back", -1.0, 1.0)
-        lowest = self.height_range[0] - self.length / 2 * math.sin(math.radians(max(map(abs, self.pitch_range)))) \
-            - self.radius
-        if lowest <= 0.0:
-            raise SpecError(f"{src}: gesture.height: a stick released at {self.height_range[0]} m with a pitch "
-                            f"of {max(map(abs, self.pitch_range))} degrees would start inside the floor")
+        self._load_start(g)
+        if self.starts is None:
+            lowest = self.height_range[0] - self.length / 2 * math.sin(math.radians(max(map(abs, self.pitch_range)))) \
+                - self.radius
+            if lowest <= 0.0:
+                raise SpecError(f"{src}: gesture.height: a stick released at {self.height_range[0]} m with a pitch "
+                                f"of {max(map(abs, self.pitch_range))} degrees would start inside the floor")
 
         rd = spec.table("reading")
         self.tilt_tol = rd.number("tilt_deg", 1.0, 45.0)
@@ -177,6 +204,40 @@ class ThrowSticks(Device):
         self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
         self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
         self.settle = SettleRule.from_table(spec.table("settle"))
+
+    def _load_start(self, g: Table) -> None:
+        """The sticks' start: `start` "random" (self.starts None: held across the fingers, pitched
+        and rolled), or one fixed start for both sticks or a pair, one each (self.starts: a
+        sim.throwable.Start each); `yaw_deg`; `spin_axis`, the stick axis of the roll_rate spin."""
+        src = g.source
+        rests = half_cylinder(self.radius, self.length, self.segments, self.margin, self.stick_material.density).rests
+        value = g.data.get("start", RANDOM)
+        pair = isinstance(value, list) and len(value) == 2 and all(isinstance(v, (str, list)) for v in value)
+        starts = tuple(load_start(g, rests, spin_axis=[1.0, 0.0, 0.0], random_axis=False, value=v)
+                       for v in (value if pair else (value, value)))
+        self.spin_axis = starts[0].spin_axis
+        self.yaw_range = starts[0].yaw_deg
+        fixed = [s.orientation is not None for s in starts]
+        if any(fixed) and not all(fixed):
+            raise SpecError(f"{src}: gesture.start: \"{RANDOM}\" is for both sticks or neither, got {value!r}")
+        self.starts: tuple[Start, Start] | None = starts if all(fixed) else None
+        self.start_spec = [s.spec_start() for s in starts] if pair and self.starts is not None \
+            else starts[0].spec_start()
+        if self.starts is None:
+            return
+        # The hand holds the sticks side by side, stick 0 ahead: in the hand's frame (X across the throw,
+        # Y back toward the thrower, Z up) stick 0 lies on the -Y side, stick 1 on the +Y side, each
+        # turned by its start about its flat face's centre. Far enough apart that they cannot touch,
+        # and high enough that neither starts inside the floor.
+        d = self.com_offset
+        points = [[_rotate(s.orientation, (v[0], v[1], v[2] + d)) for v in
+                   half_cylinder_vertices(self.length, self.radius, self.segments)] for s in self.starts]
+        reach = max(p[1] for p in points[0]) + max(-p[1] for p in points[1])
+        self.start_spacing = max(2 * self.radius, reach) + self.gap
+        lowest = self.height_range[0] + min(p[2] for ps in points for p in ps) - self.margin
+        if lowest <= 0.0:
+            raise SpecError(f"{src}: gesture.height: a stick released at {self.height_range[0]} m from its start "
+                            f"{self.start_spec!r} would start inside the floor")
 
     # -- geometry ---------------------------------------------------------------------------
     def _build_tray(self) -> None:
@@ -194,12 +255,14 @@ class ThrowSticks(Device):
         return self.radius - self.com_offset if flat_up else self.com_offset
 
     # -- gesture ----------------------------------------------------------------------------
-    def sample_gesture(self, rng: np.random.Generator) -> Throw:
+    def sample_gesture(self, rng: np.random.Generator) -> Throw | FixedThrow:
         u = rng.uniform
         height = float(u(*self.height_range))
         speed = float(u(*self.speed_range))
         elevation = float(u(*self.elevation_range))
         azimuth = float(u(*self.azimuth_range))
+        if self.starts is not None:
+            return self._sample_fixed(rng, height, speed, elevation, azimuth)
         pitch = float(u(*self.pitch_range))
         rolls = tuple(float(v) for v in u(*self.roll_range, size=2))
         roll_rates = tuple(float(v) for v in u(*self.roll_rate_range, size=2))
@@ -207,7 +270,23 @@ class ThrowSticks(Device):
         return Throw(height=height, speed=speed, elevation_deg=elevation, azimuth_deg=azimuth, pitch_deg=pitch,
                      roll_deg=rolls, roll_rate=roll_rates, tumble_rate=tumble_rates)
 
-    def release_states(self, throw: Throw) -> list[tuple[tuple, tuple, tuple, tuple]]:
+    def _sample_fixed(self, rng: np.random.Generator, height: float, speed: float, elevation: float,
+                      azimuth: float) -> FixedThrow:
+        """The rest of a fixed-start throw: the hand's yaw, then each stick's roll_rate spin about
+        spin_axis, then both tumble rates."""
+        u = rng.uniform
+        yaw = float(u(*self.yaw_range))
+        turn = math.radians(azimuth + yaw) + math.pi / 2       # the hand: the sticks' X across the throw
+        qs = tuple(s.turn(rng, turn) for s in self.starts)
+        spins = [s.spin(rng, q, self.roll_rate_range) for s, q in zip(self.starts, qs)]
+        tumble_rates = tuple(float(v) for v in u(*self.tumble_rate_range, size=2))
+        az = math.radians(azimuth)
+        fwd = (math.cos(az), math.sin(az), 0.0)
+        spin = tuple(tuple(w[k] + t * fwd[k] for k in range(3)) for w, t in zip(spins, tumble_rates))
+        return FixedThrow(height=height, speed=speed, elevation_deg=elevation, azimuth_deg=azimuth, yaw_deg=yaw,
+                          orientation=qs, spin=spin)
+
+    def release_states(self, throw: Throw | FixedThrow) -> list[tuple[tuple, tuple, tuple, tuple]]:
         """(position, orientation, linear velocity, angular velocity) of each stick at release."""
         az, el = math.radians(throw.azimuth_deg), math.radians(throw.elevation_deg)
         fwd = (math.cos(az), math.sin(az), 0.0)
@@ -219,12 +298,23 @@ class ThrowSticks(Device):
         ox, oy, oz = self.origin
         hand = (ox - fwd[0] * back, oy - fwd[1] * back, oz + throw.height)
         velocity = (vh * fwd[0], vh * fwd[1], vz)
-        q_hand = _qmul(_qaxis((0.0, 0.0, 1.0), az + math.pi / 2), _qaxis((0.0, 1.0, 0.0), math.radians(throw.pitch_deg)))
-        axis = _rotate(q_hand, (1.0, 0.0, 0.0))        # the sticks' long axis, perpendicular to the throw
-        spacing = 2 * self.radius + self.gap
         out = []
+        if isinstance(throw, FixedThrow):
+            side = math.radians(throw.azimuth_deg + throw.yaw_deg)
+            side = (math.cos(side), math.sin(side), 0.0)   # the hand's -Y: the line the sticks are spaced along
+            for i, sign in enumerate((1.0, -1.0)):          # stick 0 nearer the fingertips (ahead)
+                q = tuple(throw.orientation[i])
+                centre_axis = tuple(hand[k] + sign * side[k] * self.start_spacing / 2 for k in range(3))
+                com_off = _rotate(q, (0.0, 0.0, self.com_offset))
+                pos = tuple(centre_axis[k] + com_off[k] for k in range(3))
+                out.append((pos, q, velocity, tuple(throw.spin[i])))
+            return out
+        q_hand = _qmul(_qaxis((0.0, 0.0, 1.0), az + math.pi / 2), _qaxis((0.0, 1.0, 0.0), math.radians(throw.pitch_deg)))
+        spacing = 2 * self.radius + self.gap
         for i, sign in enumerate((1.0, -1.0)):          # stick 0 nearer the fingertips (ahead)
-            q = _qmul(q_hand, _qaxis((1.0, 0.0, 0.0), math.radians(throw.roll_deg[i])))
+            roll = _qaxis((1.0, 0.0, 0.0), math.radians(throw.roll_deg[i]))
+            q = _qmul(q_hand, roll)
+            axis = _rotate(q_hand, _rotate(roll, self.spin_axis))   # the roll spin's axis: by default the long axis
             centre_axis = tuple(hand[k] + sign * fwd[k] * spacing / 2 for k in range(3))
             com_off = _rotate(q, (0.0, 0.0, self.com_offset))
             pos = tuple(centre_axis[k] + com_off[k] for k in range(3))
@@ -295,7 +385,7 @@ class ThrowSticks(Device):
                         "height": height, "position": [float(v) for v in pos]})
         return out
 
-    def throw(self, throw: Throw) -> tuple[str, list[dict], int]:
+    def throw(self, throw: Throw | FixedThrow) -> tuple[str, list[dict], int]:
         """One throw of both sticks: fresh bodies, simulate to rest. Returns (result, readings,
         steps) where result is "read", "unreadable", "unsettled" or "escaped"."""
         self._add_sticks(self.release_states(throw))
@@ -322,7 +412,7 @@ class ThrowSticks(Device):
             result = "unreadable"
         return result, readings, w.steps - s0
 
-    def run(self, rng: np.random.Generator, gesture: Throw | None = None) -> Outcome:
+    def run(self, rng: np.random.Generator, gesture: Throw | FixedThrow | None = None) -> Outcome:
         """A trial: throw until both sticks read cleanly, re-throwing (new gesture from `rng`)
         when a stick lies on an edge, on end or on the other stick, at most max_rethrows times."""
         first = gesture if gesture is not None else self.sample_gesture(rng)
@@ -415,7 +505,8 @@ class ThrowSticks(Device):
                         "speed": list(self.speed_range), "elevation_deg": list(self.elevation_range),
                         "azimuth_deg": list(self.azimuth_range), "pitch_deg": list(self.pitch_range),
                         "roll_deg": list(self.roll_range), "roll_rate": list(self.roll_rate_range),
-                        "tumble_rate": list(self.tumble_rate_range), "gap": self.gap, "aim_back": self.aim_back},
+                        "tumble_rate": list(self.tumble_rate_range), "gap": self.gap, "aim_back": self.aim_back,
+                        "start": self.start_spec, "yaw_deg": list(self.yaw_range), "spin_axis": list(self.spin_axis)},
             "reading": {"tilt_deg": self.tilt_tol, "height_tol": self.height_tol,
                         "max_rethrows": self.max_rethrows,
                         "rest_height": {"flat_up": self.rest_height(True), "round_up": self.rest_height(False)}},
