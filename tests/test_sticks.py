@@ -355,6 +355,28 @@ def test_summarize_extra():
     assert s["rethrow_rate"]["k"] == 1 and s["rethrow_rate"]["n"] == 4
     assert s["rethrows"]["total"] == 1 and s["rethrows"]["max_in_a_trial"] == 1
     assert s["uniform_two_coin"] == {"1": 0.25, "2": 0.5, "3": 0.25}
+    # records from before the by-position reading (a resumed checkpoint) count in neither position
+    assert [(b["position"], b["n"]) for b in s["flat_up_by_position"]] == [("ahead", 0), ("behind", 0)]
+
+
+def test_either_stick_may_leave_the_hand_ahead(sticks):
+    """The two identical sticks are held in either order, at random (drawn after the throws, so
+    the throws are as before): each trial's per-stick reading is its by-position reading, in the
+    order `ahead` says; both orders occur; the sticks block reports both views."""
+    recs = run_trials(sticks, 5, range(24))
+    aheads = set()
+    for r in recs:
+        e = r["extra"]
+        if e["flat_up"] is None:
+            continue
+        o = sticks.run(trial_rng(5, r["index"]))
+        aheads.add(o.reading["ahead"])
+        expected = e["flat_up_by_position"] if o.reading["ahead"] == 0 else e["flat_up_by_position"][::-1]
+        assert e["flat_up"] == expected
+    assert aheads == {0, 1}
+    s = sticks.summarize_extra(recs)["sticks"]
+    assert [b["position"] for b in s["flat_up_by_position"]] == ["ahead", "behind"]
+    assert sum(b["k"] for b in s["flat_up"]) == sum(b["k"] for b in s["flat_up_by_position"])
 
 
 # -- spec errors ---------------------------------------------------------------------------------

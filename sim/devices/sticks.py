@@ -426,6 +426,11 @@ class ThrowSticks(Device):
             unread.append([r["side"] for r in readings])
             rethrows += 1
             throw_ = self.sample_gesture(rng)
+        # The two sticks are alike, and which of them the hand holds nearer the fingertips is
+        # chance: drawn last, so the throws' draws are as before (a fixed start names each
+        # stick's start, so there stick 0 is the one ahead). `ahead` is the stick that went
+        # first; "sides" and the other lists are in the order the sticks left the hand.
+        ahead = int(rng.integers(2)) if self.starts is None else 0
         label = None
         if result == "read":
             status = Status.OK
@@ -445,6 +450,7 @@ class ThrowSticks(Device):
             "rethrows": rethrows,
             "throws": rethrows + 1,
             "unread_sides": unread,
+            "ahead": ahead,
         }
         return Outcome(label=label, status=status, sim_time=steps * self.world.dt, steps=steps,
                        reading=reading, gesture=gesture_dict(first))
@@ -456,12 +462,18 @@ class ThrowSticks(Device):
         settled but could not be read (rethrows, plus the last throw of a LODGED trial)."""
         r = outcome.reading
         unreadable = r["rethrows"] + (1 if outcome.status is Status.LODGED else 0)
-        return {"flat_up": r["flat_up"], "rethrows": r["rethrows"], "throws": r["throws"], "unreadable": unreadable}
+        by_position = r["flat_up"]
+        by_stick = None if by_position is None else (by_position if r["ahead"] == 0 else by_position[::-1])
+        return {"flat_up": by_stick, "flat_up_by_position": by_position, "rethrows": r["rethrows"],
+                "throws": r["throws"], "unreadable": unreadable}
 
     def summarize_extra(self, records: list[dict]) -> dict:
         """The "sticks" block of the result JSON:
 
-        flat_up           per stick, among labelled trials: k flat sides up of n, p, ci95 (Wilson 95%)
+        flat_up           per stick, among labelled trials: k flat sides up of n, p, ci95 (Wilson 95%);
+                          the two identical sticks are held in either order, at random
+        flat_up_by_position  the same for the stick that left the hand ahead (nearer the
+                          fingertips) and the one behind it: where the throw treats them differently
         flat_up_pooled    both sticks together (2 readings per labelled trial)
         rethrow_rate      among settled throws, the fraction that could not be read (so were thrown
                           again): k, n, p, ci95
@@ -478,12 +490,16 @@ class ThrowSticks(Device):
             return {"k": k, "n": total, "p": k / total if total else 0.0, "ci95": [lo, hi]}
 
         per_stick = [{"stick": i, **block(sum(bool(f[i]) for f in labelled), n)} for i in range(len(STICKS))]
+        placed = [e["flat_up_by_position"] for e in extras if e.get("flat_up_by_position") is not None]
+        by_position = [{"position": where, **block(sum(bool(f[i]) for f in placed), len(placed))}
+                       for i, where in enumerate(("ahead", "behind"))]
         pooled = block(sum(bool(v) for f in labelled for v in f), 2 * n)
         unreadable = sum(e.get("unreadable", 0) for e in extras)
         settled_throws = sum(e.get("unreadable", 0) for e in extras) + n
         rethrows = [e.get("rethrows", 0) for e in extras]
         return {"sticks": {
             "flat_up": per_stick,
+            "flat_up_by_position": by_position,
             "flat_up_pooled": pooled,
             "rethrow_rate": block(unreadable, settled_throws),
             "rethrows": {"total": int(sum(rethrows)), "trials_with_rethrow": int(sum(1 for v in rethrows if v)),
