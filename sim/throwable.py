@@ -1,6 +1,8 @@
 """Thrown bodies: shapes with exact mass and inertia, the gestures people throw them with, and the
 reading of the side a body comes to rest on. `tabletop estimate throw` (sim/devices/throw.py)
-throws any of them; the shapes are built from a spec's [shape] table.
+throws any of them; the shapes are built from a spec's [shape] table. The King Kong die is a
+cuboid and each Knossos stick a half-cylinder of this module: their start (`Start`) and their
+reading (`Shape.read`) are the throw's.
 
 Body frame: origin at the centre of mass, axes along the principal axes of inertia.
 

@@ -268,11 +268,13 @@ class Die(Device):
     def read_die(self) -> dict:
         """The die's reading: the top face (None when cocked or off the floor) with the figures behind it."""
         pos, orn = self.world.client.getBasePositionAndOrientation(self.world.bodies[DIE])
-        face, tilt = top_face(orn, self.faces)
         height = pos[2] - self.origin[2]
-        level = tilt <= self.tilt_tol and abs(height - self.size / 2) <= self.height_tol
-        return {"face": face if level else None, "nearest_face": face, "tilt_deg": tilt, "height": height,
-                "position": [float(v) for v in pos]}
+        # the cube's rest states, read as every thrown body's are (sim.throwable.Shape.read):
+        # a face within tilt_deg of up with the centre within height_tol of its rest height
+        r = self.shape.read(orn, height, self.tilt_tol, self.height_tol)
+        face = {s.label: f for s, f in zip(self.shape.rests, self.faces)}
+        return {"face": face[r["label"]] if r["label"] is not None else None, "nearest_face": face[r["nearest"]],
+                "tilt_deg": r["tilt_deg"], "height": height, "position": [float(v) for v in pos]}
 
     def throw(self, throw: Throw) -> tuple[str, dict, int]:
         """One throw: a fresh die, simulated to rest. Returns (result, reading, steps) where result

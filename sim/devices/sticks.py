@@ -161,6 +161,8 @@ class ThrowSticks(Device):
         self.margin = s.number("margin", 0.0, 0.002)
         self.stick_material = pick_material(s, "material", materials)
         self.com_offset = 4.0 * self.radius / (3.0 * math.pi)
+        # the thrown half-cylinder of sim.throwable: its rest states ("flat" up, "round" up) and their reading
+        self.shape = half_cylinder(self.radius, self.length, self.segments, self.margin, self.stick_material.density)
         self.mass = self.stick_material.density * math.pi * self.radius ** 2 * self.length / 2
         r, L, d, m = self.radius, self.length, self.com_offset, self.mass
         self.inertia = (m * (r * r / 2 - d * d), m * (L * L / 12 + r * r / 4 - d * d), m * (L * L / 12 + r * r / 4))
@@ -210,7 +212,7 @@ class ThrowSticks(Device):
         and rolled), or one fixed start for both sticks or a pair, one each (self.starts: a
         sim.throwable.Start each); `yaw_deg`; `spin_axis`, the stick axis of the roll_rate spin."""
         src = g.source
-        rests = half_cylinder(self.radius, self.length, self.segments, self.margin, self.stick_material.density).rests
+        rests = self.shape.rests
         value = g.data.get("start", RANDOM)
         pair = isinstance(value, list) and len(value) == 2 and all(isinstance(v, (str, list)) for v in value)
         starts = tuple(load_start(g, rests, spin_axis=[1.0, 0.0, 0.0], random_axis=False, value=v)
@@ -371,16 +373,13 @@ class ThrowSticks(Device):
         out = []
         get = self.world.client.getBasePositionAndOrientation
         floor = self.origin[2]
-        cos_tol = math.cos(math.radians(self.tilt_tol))
         for name in STICKS:
             pos, orn = get(self.world.bodies[name])
             dc = dome_cos(orn)
             height = pos[2] - floor
-            side = None
-            if dc <= -cos_tol and abs(height - self.rest_height(True)) <= self.height_tol:
-                side = "flat"
-            elif dc >= cos_tol and abs(height - self.rest_height(False)) <= self.height_tol:
-                side = "round"
+            # read as every thrown body is (sim.throwable.Shape.read): a rest state's axis within
+            # tilt_deg of up, the centre of mass within height_tol of that rest's height
+            side = self.shape.read(orn, height, self.tilt_tol, self.height_tol)["label"]
             out.append({"side": side, "flat_normal_tilt_deg": math.degrees(math.acos(max(-1.0, min(1.0, -dc)))),
                         "height": height, "position": [float(v) for v in pos]})
         return out
