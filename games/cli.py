@@ -741,7 +741,7 @@ def _print_converge(console, result: dict) -> None:
 def cmd_bench(args) -> int:
     import json
 
-    from tabletop.games.devices import entry
+    from tabletop.games.devices import entry, make_device
     from tabletop.sim.bench import bench_device
     from tabletop.sim.output import check_output_path, write_json_atomic
     from tabletop.sim.world import engine_versions
@@ -758,7 +758,10 @@ def cmd_bench(args) -> int:
     from tabletop.games.devices import default_spec
 
     for name in names:
-        figures["devices"][name] = fig = bench_device(name, trials)
+        def build(overrides, name=name):
+            return make_device(name, overrides=overrides)
+
+        figures["devices"][name] = fig = bench_device(build, trials)
         sep = fig["separate_loop"]
         print(f"{name}: {fig['trials_per_s']:.2f} trials/s, its own steps bare {fig['bare_trials_per_s']:.2f} trials/s, "
               f"ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step); "
@@ -766,14 +769,16 @@ def cmd_bench(args) -> int:
               f"ratio {sep['ratio_vs_bare']:.3f}", flush=True)
         # the same device at the old numerics (1/480 s, 50 iterations), where its spec now steps finer
         if load_toml(default_spec(name)).table("physics").number("timestep") < 1.0 / 480.0 - 1e-12:
-            fig["legacy"] = old = bench_device(name, trials, overrides=LEGACY)
+            fig["legacy"] = old = bench_device(build, trials, overrides=LEGACY)
             print(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
                   f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
                   f"ratio to its bare loop {old['ratio_vs_bare']:.3f}", flush=True)
     if not args.quick:
+        from tabletop.games.devices import device_ref
         from tabletop.sim.bench import bench_scaling
 
-        figures["scaling"] = sc = bench_scaling("crater", args.scaling_trials)
+        figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",
+                                                args.scaling_trials)
         print(f"scaling, {sc['trials']} crater trials: 1 worker {sc['local_1_s']:.1f} s, 2 workers "
               f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
               + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
