@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -134,7 +135,9 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     `scheduler` --scheduler tcp://HOST:PORT, `against` "uniform" or a saved result file, ...);
     `set={"knock.speed": [0.3, 0.7]}` and `overrides=["knock.speed=[0.3,0.7]"]` are --set, the
     values given as Python numbers, texts and lists or as TOML text. Nothing is written unless
-    `out`, `plot` or `record` asks; `progress=True` shows the progress bars on stderr.
+    `out`, `plot` or `record` asks; `progress=True` shows the progress bars on stderr. With
+    workers > 1 in a script, call it under `if __name__ == "__main__":` (the workers are spawned
+    processes that import the script; a notebook needs nothing).
     """
     if not isinstance(device, str):
         raise _bad(f"device: expected a device name, got {device!r}")
@@ -154,9 +157,20 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     for flag, on in (("--sensitivity", sensitivity), ("--uncertainty", uncertainty), ("--resume", resume),
                      ("--quiet", not progress)):
         _flag(argv, flag, on)
+    from concurrent.futures.process import BrokenProcessPool
+
     from tabletop.games.cli import run_estimate
 
-    return EstimateResult(run_estimate(_parse(argv), argv=argv))
+    args = _parse(argv)
+    try:
+        return EstimateResult(run_estimate(args, argv=argv))
+    except BrokenProcessPool as exc:
+        main = sys.modules.get("__main__")
+        if args.workers > 1 and getattr(main, "__file__", None):
+            raise RuntimeError(f"{exc} The workers are spawned processes that import {main.__file__}: run "
+                               f"tabletop.estimate(..., workers={args.workers}) under `if __name__ == "
+                               f"\"__main__\":` there") from exc
+        raise
 
 
 # -- play -----------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ an estimate's dict is the command's --out, a played game is the command's log, b
 ValueErrors with the command's message, and `import tabletop` stays light."""
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -167,3 +168,18 @@ def test_import_tabletop_is_light(tmp_path):
     assert callable(tabletop.estimate) and tabletop.InputError is InputError
     with pytest.raises(AttributeError):
         tabletop.no_such_thing
+
+
+def test_workers_from_a_script_without_a_main_guard_say_what_to_do(tmp_path):
+    """Spawned workers import the script; one that calls estimate at its top level gets a hint (the
+    same script under `if __name__ == "__main__":` runs)."""
+    call = "tabletop.estimate('die', trials=4, seed=1, workers=2).counts"
+    (tmp_path / "bare.py").write_text(f"import tabletop\nprint({call})\n")
+    (tmp_path / "guarded.py").write_text(f"import tabletop\nif __name__ == '__main__':\n    print({call})\n")
+    bare = subprocess.run([sys.executable, "bare.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert bare.returncode == 1
+    assert 'under `if __name__ == "__main__":`' in bare.stderr.strip().splitlines()[-1]
+    guarded = subprocess.run([sys.executable, "guarded.py"], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=300)
+    assert guarded.returncode == 0, guarded.stderr
+    assert sum(ast.literal_eval(guarded.stdout).values()) == 4
