@@ -177,36 +177,53 @@ SEAT_KINDS = ("ai", "random", "human")
 
 
 def cmd_play(args) -> int:
+    if args.headless:
+        play_headless(args)
+        return 0
+    seats = _check_play(args)
+    from tabletop.games.view.window import parse_size, play_window
+    if args.after_turns < 0:
+        raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
+    size = parse_size(args.size)
+    record = None if args.screenshot is not None else _record_path(args, args.game)
+    return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
+                       args.after_turns, size, args.pace, record)
+
+
+def _check_play(args) -> list[str]:
+    """The checks every `play` makes (game, pace, variant, seat kinds); the seat list."""
     if args.game not in GAMES:
         raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
     if args.pace < 0:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
     if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
         raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
-    if args.game == "king-kong" and args.headless:
-        from tabletop.games.king_kong import session
-        return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
-                                    _record_path(args, args.game))
     seats = [s.strip() for s in args.seats.split(",")]
+    if args.game == "king-kong" and args.headless:     # King Kong checks its own seats
+        return seats
     unknown = [s for s in seats if s not in SEAT_KINDS]
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
-    if not args.headless:
-        from tabletop.games.view.window import parse_size, play_window
-        if args.after_turns < 0:
-            raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
-        size = parse_size(args.size)
-        record = None if args.screenshot is not None else _record_path(args, args.game)
-        return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
-                           args.after_turns, size, args.pace, record)
+    return seats
+
+
+def play_headless(args, emit=None):
+    """`play --headless`: the game of the parsed `args` played to its end, its log printed (or each
+    line given to `emit`), its replay recorded unless --no-record; returns the final state. The
+    command and tabletop.play (tabletop/api.py) both run this."""
+    seats = _check_play(args)
+    if args.game == "king-kong":
+        from tabletop.games.king_kong import session
+        return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
+                                    _record_path(args, args.game), emit)
     if "human" in seats:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
     record = _record_path(args, args.game)
     if args.game == "knossos":
         from tabletop.games.knossos import session
-        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record)
+        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record, emit)
     from tabletop.games.king_of_the_hill import session
-    return session.play_headless(seats, args.seed, args.variant, args.outcomes, record)
+    return session.play_headless(seats, args.seed, args.variant, args.outcomes, record, emit)
 
 
 def _record_path(args, name: str, suffix: str = "") -> Path | None:
@@ -300,7 +317,24 @@ def _batch_runner(args, spec: Path, overrides, executor):
     return run
 
 
+class EstimateInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an estimate, after it said on stderr what it kept (the checkpoint) and how to resume."""
+
+
 def cmd_estimate(args) -> int:
+    try:
+        run_estimate(args, show=_show_estimate, argv=sys.argv[1:])
+    except EstimateInterrupted:
+        return 130
+    return 0
+
+
+def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
+    """`estimate`: run the parsed `args` and return the result, the dict --out writes. `show(result)`
+    (the command's tables) is called before --plot and --out are written; `argv` is the command line
+    the resume hint repeats. Bad input is an InputError before any work; Ctrl-C an
+    EstimateInterrupted once the checkpoint is kept. The command and tabletop.estimate
+    (tabletop/api.py) both run this."""
     import shlex
 
     from rich.console import Console
@@ -388,10 +422,10 @@ def cmd_estimate(args) -> int:
             err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]",
                       soft_wrap=True)
         else:
-            again = shlex.join(["tabletop", *sys.argv[1:]] + ([] if args.resume else ["--resume"]))
+            again = shlex.join(["tabletop", *(argv or [])] + ([] if args.resume else ["--resume"]))
             err.print(f"[yellow]interrupted after {len(checkpoint.records)} trials, kept in {checkpoint.path}; "
                       f"resume with: {again}[/yellow]", soft_wrap=True)
-        return 130
+        raise EstimateInterrupted() from None
     finally:
         device.close()
         stack.close()
@@ -419,15 +453,8 @@ def cmd_estimate(args) -> int:
         from tabletop.sim.analysis import chi_square
 
         result["against"] = {"name": args.against, **chi_square(result["counts"], reference)}
-    _print_table(Console(), result)
-    if reference is not None:
-        a = result["against"]
-        Console().print(f"against {args.against}: chi-square {a['chi2']:.2f} on {a['dof']} degrees of freedom, "
-                        f"p = {a['p_value']:.3g}")
-    if "sensitivity" in result:
-        _print_sensitivity(Console(), result)
-    if "uncertainty" in result:
-        _print_uncertainty(Console(), result)
+    if show is not None:
+        show(result)
     if args.plot is not None:
         from tabletop.sim.analysis import plot_outcomes
 
@@ -437,7 +464,22 @@ def cmd_estimate(args) -> int:
         write_json_atomic(args.out, result)
         checkpoint.remove()
         err.print(f"wrote {args.out}")
-    return 0
+    return result
+
+
+def _show_estimate(result: dict) -> None:
+    """The command's tables of an estimate result, on stdout."""
+    from rich.console import Console
+
+    _print_table(Console(), result)
+    if "against" in result:
+        a = result["against"]
+        Console().print(f"against {a['name']}: chi-square {a['chi2']:.2f} on {a['dof']} degrees of freedom, "
+                        f"p = {a['p_value']:.3g}")
+    if "sensitivity" in result:
+        _print_sensitivity(Console(), result)
+    if "uncertainty" in result:
+        _print_uncertainty(Console(), result)
 
 
 def _model_runs(args, spec: Path, overrides, device, records: list[dict], probabilities: dict, executor, err) -> dict:
@@ -741,7 +783,7 @@ def _print_converge(console, result: dict) -> None:
 def cmd_bench(args) -> int:
     import json
 
-    from tabletop.games.devices import entry
+    from tabletop.games.devices import entry, make_device
     from tabletop.sim.bench import bench_device
     from tabletop.sim.output import check_output_path, write_json_atomic
     from tabletop.sim.world import engine_versions
@@ -758,7 +800,10 @@ def cmd_bench(args) -> int:
     from tabletop.games.devices import default_spec
 
     for name in names:
-        figures["devices"][name] = fig = bench_device(name, trials)
+        def build(overrides, name=name):
+            return make_device(name, overrides=overrides)
+
+        figures["devices"][name] = fig = bench_device(build, trials)
         sep = fig["separate_loop"]
         print(f"{name}: {fig['trials_per_s']:.2f} trials/s, its own steps bare {fig['bare_trials_per_s']:.2f} trials/s, "
               f"ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step); "
@@ -766,14 +811,16 @@ def cmd_bench(args) -> int:
               f"ratio {sep['ratio_vs_bare']:.3f}", flush=True)
         # the same device at the old numerics (1/480 s, 50 iterations), where its spec now steps finer
         if load_toml(default_spec(name)).table("physics").number("timestep") < 1.0 / 480.0 - 1e-12:
-            fig["legacy"] = old = bench_device(name, trials, overrides=LEGACY)
+            fig["legacy"] = old = bench_device(build, trials, overrides=LEGACY)
             print(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
                   f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
                   f"ratio to its bare loop {old['ratio_vs_bare']:.3f}", flush=True)
     if not args.quick:
+        from tabletop.games.devices import device_ref
         from tabletop.sim.bench import bench_scaling
 
-        figures["scaling"] = sc = bench_scaling("crater", args.scaling_trials)
+        figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",
+                                                args.scaling_trials)
         print(f"scaling, {sc['trials']} crater trials: 1 worker {sc['local_1_s']:.1f} s, 2 workers "
               f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
               + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"

@@ -142,6 +142,11 @@ def _winner(entry: GameEntry, state) -> str | None:
     return None if winner is None else entry.colours[winner]
 
 
+def winner_of(game: str, state) -> str | None:
+    """The winner a finished `state` of `game` records: a colour, colours joined by "+", "kong"."""
+    return _winner(_entry(game), state)
+
+
 def _plain_field(v) -> bool:
     """An action's stored field: a number, a name, or a list of numbers (King Kong's discards)."""
     return isinstance(v, (int, str)) or (isinstance(v, list) and all(isinstance(x, int) for x in v))
@@ -284,23 +289,27 @@ def open_recorder(record: Path | None, game: str, config: dict, seed: int, state
     return recorder
 
 
+def _print_line(line: str) -> None:
+    print(line, flush=True)
+
+
 def play_recorded(name: str, game, players, source, seed: int, banner: str, config: dict, record: Path | None,
-                  result_lines: Callable, max_turns: int = 20000):
-    """A headless game of any game here: print the banner and every log line, record the replay to
-    `record` (None: none) as it goes, print `result_lines(final)` and close the source; returns
-    the final state."""
+                  result_lines: Callable, max_turns: int = 20000, emit: Callable[[str], None] | None = None):
+    """A headless game of any game here: give the banner and every log line to `emit` (default:
+    print them), record the replay to `record` (None: none) as it goes, emit `result_lines(final)`
+    and close the source; returns the final state."""
     from tabletop.games.driver import drive
 
-    print(banner, flush=True)
+    emit = emit or _print_line
+    emit(banner)
     recorder = None
     try:
         recorder = open_recorder(record, name, config, seed, game.new_initial_state(), source, [banner])
-        final = drive(game.new_initial_state(), players, recorder or source, seed,
-                      lambda line: print(line, flush=True), max_turns,
+        final = drive(game.new_initial_state(), players, recorder or source, seed, emit, max_turns,
                       recorder.after_action if recorder else None)
         lines = result_lines(final)
         for line in lines:
-            print(line)
+            emit(line)
         if recorder:
             recorder.finish(final, lines)
     finally:

@@ -18,19 +18,21 @@ untimed), so that both loops step similar motion.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
-from tabletop.sim.batch import run_trials
+from tabletop.sim.batch import DeviceRef, run_trials
+from tabletop.sim.devices.base import Device
 
 
 #: the numerics every device ran at before the converged settings (1/480 s, 50 iterations)
 LEGACY = (("physics.timestep", repr(1.0 / 480.0)), ("physics.solver_iterations", "50"))
 
 
-def bench_device(name: str, trials: int, seed: int = 12345, overrides=()) -> dict:
-    """Trials per second of device `name` (its spec with `overrides`) beside the bare loop."""
-    from tabletop.games.devices import make_device
-
-    device = make_device(name, overrides=tuple(overrides))
+def bench_device(build: Callable[[tuple], Device], trials: int, seed: int = 12345, overrides=()) -> dict:
+    """Trials per second of the device `build(overrides)` makes (its spec with the `--set` pairs
+    `overrides`) beside the bare loop. The caller knows the devices (tabletop.games.devices);
+    this module does not."""
+    device = build(tuple(overrides))
     try:
         run_trials(device, seed, range(2))  # warm caches (meshes, imports)
         world = device.world
@@ -83,12 +85,12 @@ def bench_device(name: str, trials: int, seed: int = 12345, overrides=()) -> dic
     }
 
 
-def bench_scaling(name: str, trials: int, seed: int = 2024) -> dict:
-    """Wall time of `trials` trials with one local worker, two local workers and a two-worker Dask
-    LocalCluster (when Dask is installed), and the speed-ups between them."""
-    from tabletop.sim.batch import DeviceRef, run_batch
+def bench_scaling(ref: DeviceRef, name: str, trials: int, seed: int = 2024) -> dict:
+    """Wall time of `trials` trials of the device `ref` builds (called `name` in the figures) with
+    one local worker, two local workers and a two-worker Dask LocalCluster (when Dask is installed),
+    and the speed-ups between them."""
+    from tabletop.sim.batch import run_batch
 
-    ref = DeviceRef("tabletop.games.devices:make_device", (name,))
     out: dict = {"device": name, "trials": trials}
     for workers in (1, 2):
         t0 = time.perf_counter()

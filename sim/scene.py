@@ -11,10 +11,13 @@ Poses are (x, y, z, qx, qy, qz, qw) of a *track*: a body's base ("name") or one 
 """
 from __future__ import annotations
 
-from tabletop.sim.bullet import pybullet
+# PyBullet's enum values, written out so that this module (and replay playback, which reads looks
+# and poses) never imports PyBullet; tests/test_layers.py checks them against pybullet's own.
+GEOM_SPHERE, GEOM_BOX, GEOM_CYLINDER, GEOM_MESH, GEOM_PLANE, GEOM_CAPSULE = 2, 3, 4, 5, 6, 7
+JOINT_FIXED = 4
 
-_KINDS = {pybullet.GEOM_BOX: "box", pybullet.GEOM_SPHERE: "sphere", pybullet.GEOM_CYLINDER: "cylinder",
-          pybullet.GEOM_CAPSULE: "capsule", pybullet.GEOM_MESH: "mesh", pybullet.GEOM_PLANE: "plane"}
+_KINDS = {GEOM_BOX: "box", GEOM_SPHERE: "sphere", GEOM_CYLINDER: "cylinder",
+          GEOM_CAPSULE: "capsule", GEOM_MESH: "mesh", GEOM_PLANE: "plane"}
 
 
 def track_name(body: str, link: int) -> str:
@@ -54,7 +57,7 @@ def _welded(c, body: int) -> dict[int, int]:
     for link in range(c.getNumJoints(body)):
         info = c.getJointInfo(body, link)
         parent = info[16]
-        still = (info[2] == pybullet.JOINT_FIXED and max(abs(v) for v in info[14]) < 1e-12
+        still = (info[2] == JOINT_FIXED and max(abs(v) for v in info[14]) < 1e-12
                  and max(abs(v) for v in info[15][:3]) < 1e-12
                  and max(abs(v) for v in c.getDynamicsInfo(body, link)[3]) < 1e-12)
         rep[link] = rep[parent] if still and parent >= 0 else link

@@ -1,12 +1,13 @@
 """`tabletop bench`'s figures: the trials' own steps timed inside the trials, beside a separate loop."""
 import pytest
 
+from tabletop.games.devices import make_device
 from tabletop.sim.bench import bench_device
 
 
 @pytest.mark.parametrize("name", ["die", "spinner"])
 def test_bench_times_the_trials_own_steps(name):
-    fig = bench_device(name, 3)
+    fig = bench_device(lambda overrides: make_device(name, overrides=overrides), 3)
     assert fig["steps"] > 0 and fig["trials"] == 3
     # the stepping is part of the trials' time, and most of it for a device whose Python work is small
     assert 0.0 < fig["bare_s"] < fig["device_s"]

@@ -99,7 +99,10 @@ def installed(tmp_path_factory):
          tmp, env, timeout=300)
     purelib = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp, env)
                    .stdout.strip())
-    lent = [p for p in (*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_path("purelib"))
+    # this environment's site dirs, and any site-packages on its path (a venv that lends itself
+    # another environment's through a .pth, as this one may, lists those only on sys.path)
+    lent = [p for p in (*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_path("purelib"),
+                        *(q for q in sys.path if Path(q).name in ("site-packages", "dist-packages")))
             if p in sys.path and Path(p).is_dir()]
     (purelib / "_tabletop_test_deps.pth").write_text("".join(f"{p}\n" for p in dict.fromkeys(lent)))
     return wheel, venv
@@ -141,3 +144,19 @@ def test_the_installed_command_plays_and_estimates(installed, tmp_path):
     result = json.loads((tmp_path / "x.json").read_text())
     assert result["trials"] == 20 and Path(result["spec"]).is_relative_to(venv)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "k.ttr", "x.json"]
+
+
+def test_the_installed_python_api(installed, tmp_path):
+    """The wheel's tabletop.estimate gives the installed command's counts; tabletop.play finishes a game."""
+    _, venv = installed
+    env = _env(tmp_path)
+    _run([venv / "bin" / "tabletop", "estimate", "die", "--trials", "6", "--seed", "2", "--out", "x.json", "--quiet"],
+         tmp_path, env)
+    code = ("import json, tabletop\n"
+            "r = tabletop.estimate('die', trials=6, seed=2)\n"
+            "g = tabletop.play('king-kong', seats=['ai', 'ai'], seed=1, outcomes='uniform')\n"
+            "print(json.dumps({'counts': r.counts, 'spec': r['spec'], 'over': g.state.is_terminal(),"
+            " 'api': tabletop.api.__file__}))")
+    out = json.loads(_run([venv / "bin" / "python", "-c", code], tmp_path, env).stdout)
+    assert out["counts"] == json.loads((tmp_path / "x.json").read_text())["counts"]
+    assert Path(out["spec"]).is_relative_to(venv) and Path(out["api"]).is_relative_to(venv) and out["over"]

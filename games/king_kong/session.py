@@ -26,8 +26,9 @@ def make_source(spec: str):
     raise InputError(f"--outcomes: expected physics, uniform or table:DIE.json,SPINNER.json,KNOCK.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | None = None) -> int:
-    """Play to the end, printing the log; with `record`, write the replay there as it goes."""
+def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | None = None, emit=None):
+    """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
+    replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
 
     if not 2 <= len(seats) <= len(COLOURS):
@@ -39,9 +40,8 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
     banner = (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
               f"outcomes {described}")
     config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
-    play_recorded("king-kong", game, players, source, seed, banner, config, record,
-                  lambda final: [result_line(final)], max_turns=5000)
-    return 0
+    return play_recorded("king-kong", game, players, source, seed, banner, config, record,
+                         lambda final: [result_line(final)], max_turns=5000, emit=emit)
 
 
 def result_line(final) -> str:
@@ -57,12 +57,14 @@ def result_line(final) -> str:
 SEAT_KINDS = tuple(SEATS)
 
 
-def play_command(seats_text: str, headless: bool, seed: int, outcomes: str, record: Path | None = None) -> int:
-    """`tabletop play king-kong --headless`: checks the seats, then plays (recording to `record`)."""
+def play_command(seats_text: str, headless: bool, seed: int, outcomes: str, record: Path | None = None,
+                 emit=None):
+    """`tabletop play king-kong --headless`: checks the seats, then plays (recording to `record`);
+    returns the final state."""
     seats = [s.strip() for s in seats_text.split(",")]
     unknown = [s for s in seats if s not in SEAT_KINDS + ("human",)]
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS + ('human',))}")
     if "human" in seats:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    return play_headless(seats, seed, outcomes, record)
+    return play_headless(seats, seed, outcomes, record, emit)

@@ -40,8 +40,10 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None) -> int:
-    """Play to the end, printing the log; with `record`, write the replay there as it goes."""
+def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None,
+                  emit=None):
+    """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
+    replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
 
     game = make_game(len(seats), variant)
@@ -50,6 +52,6 @@ def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, reco
     banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
               f"seed {seed}, outcomes {outcomes}")
     config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
-    play_recorded("king-of-the-hill", game, players, source, seed, banner, config, record,
-                  lambda final: [f"winner: {COLOURS[final.winner]} after {final.turn} turns"], max_turns=5000)
-    return 0
+    return play_recorded("king-of-the-hill", game, players, source, seed, banner, config, record,
+                         lambda final: [f"winner: {COLOURS[final.winner]} after {final.turn} turns"], max_turns=5000,
+                         emit=emit)

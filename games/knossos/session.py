@@ -30,8 +30,10 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None) -> int:
-    """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
+def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None,
+                  emit=None):
+    """Play a match to its end, printing the log (or giving each line to `emit`); with `record`, write
+    the replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
 
     game = make_game(len(seats), games_to_win)
@@ -40,5 +42,5 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
     banner = (f"Knossos (Hillbom), first to {games_to_win}, seats "
               f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
-    play_recorded("knossos", game, players, source, seed, banner, config, record, lambda final: [])
-    return 0
+    return play_recorded("knossos", game, players, source, seed, banner, config, record, lambda final: [],
+                         emit=emit)
