@@ -106,10 +106,19 @@ def test_landing_on_an_occupied_edge_space_knocks_the_occupant(occupant):
     assert s.phase is Phase.CRATER and s.chance_event == "crater" and s.current_player == CHANCE
 
 
-def test_a_hop_stops_at_an_occupied_edge_space_and_knocks():
+def test_a_hop_passes_an_occupied_edge_space_inside_the_line():
+    """Rulebook: "hop it to the empty space immediately beyond"; the knock is for the space the
+    marble would land on, so a taken edge space inside the hopped line is hopped, knocking nothing."""
     s = position(track={0: E1 - 3, 1: E1 - 1, 2: E1, 3: 2}, roll="2")
-    s.apply(Move(0, 2))  # lands on E1-1 (taken), hops to E1: taken edge space, not hopped
-    assert s.track[0] == E1 and s.track[2] == IN_CRATER and s.phase is Phase.CRATER
+    s.apply(Move(0, 2))  # lands on E1-1 (taken), hops the line E1-1, E1 (a taken edge space too)
+    assert s.track[0] == E1 + 1 and s.track[2] == E1 and s.phase is Phase.ROLL
+    assert "knocks" not in s.events[-1]
+
+
+def test_a_hop_that_lands_beyond_a_line_onto_a_free_edge_space_is_plain():
+    s = position(track={0: E1 - 3, 1: E1 - 2, 2: E1 - 1, 3: 2}, roll="1")
+    s.apply(Move(0, 1))  # lands on E1-2 (taken), hops the line E1-2, E1-1 to the free edge space E1
+    assert s.track[0] == E1 and s.phase is Phase.ROLL
 
 
 def test_an_empty_edge_space_is_an_ordinary_space():

@@ -19,9 +19,10 @@ Ambiguities of the rulebook and how they are resolved here (also in the README):
    each turn enters the marble still in the drawer; after that the player chooses which to move.
    (If entering were impossible the player may move a marble on the path instead.)
 3. Hopping: landing on an occupied path space hops the marble to the next empty space beyond
-   the whole line. An occupied *edge* space is never hopped: a marble that lands on it, or
-   reaches it while hopping a line, stops there and knocks the occupant (any colour, its own
-   too) into the crater.
+   the whole line ("hop it to the empty space immediately beyond"). Only the space the marble
+   would land on can knock: landing on an occupied *edge* space, it stops there and knocks the
+   occupant (any colour, its own too) into the crater. A taken edge space inside the line it
+   hops is hopped like any other (the rulebook's exception is for the space you "land on").
 4. The crater: the knocked marble goes to the cave seat the crater gives and is placed on the
    path space above it; if that space is taken it hops forward to the next empty space, plainly
    (a placed marble knocks nothing). Should no empty path space lie ahead, it takes the nearest
@@ -249,13 +250,14 @@ class State:
             if self.occupant(target) is not None:
                 return None, None, f"Finish Zone seat #{seat} is taken"
             return target, None, ""
+        occ = self.occupant(target)
+        if occ is not None and occ != marble and target in board.edge_spaces:
+            return target, occ, ""          # landing on a taken edge space knocks its marble in
         t = target
-        while t < L:
+        while t < L:                        # hop the whole line, edge spaces in it included
             occ = self.occupant(t)
             if occ is None or occ == marble:
                 return t, None, ""
-            if t in board.edge_spaces:
-                return t, occ, ""
             t += 1
         return None, None, "hopping the line of marbles would run past the last path space into the Finish Zone"
 

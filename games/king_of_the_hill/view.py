@@ -46,7 +46,7 @@ class HillAdapter(TableAdapter):
     help_lines = [
         "",
         "King of the Hill",
-        "  Space tilts the Tipper; the ball's slot (1-6, or J: choose 1-4) is your move.",
+        "  Space tilts the Tipper; the ball's slot (1-6, or J: choose 1 to 10) is your move.",
         "  Click a marble of your colour, then a lit seat. Landing on a marble on an arrow",
         "  (crater edge) knocks it into the crater: it comes out in one of the caves.",
     ]
@@ -255,6 +255,6 @@ class HillAdapter(TableAdapter):
         return f"{who}: press Space to tilt the Tipper"
 
     def move_prompt(self, state: State) -> str:
-        roll = "J (choose 1-4)" if state.roll == "J" else state.roll
+        roll = "J (choose 1-10)" if state.roll == "J" else state.roll
         return f"{COLOURS[state.current]}: Tipper {roll} - click one of your marbles"
 

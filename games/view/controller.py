@@ -358,8 +358,8 @@ class GameWindow:
                 ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5)}
         for key, fn in keys.items():
             b.accept(key, fn)
-        for i in range(1, 10):
-            b.accept(str(i), self.choose, [i - 1])
+        for i in range(1, 11):              # 1-9, and 0 for the tenth (a J offers ten)
+            b.accept(str(i % 10), self.choose, [i - 1])
         self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
         self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
         self.hud.button("new", "New game  [N]", self.new_game, 1)
@@ -405,7 +405,7 @@ class GameWindow:
 HELP = [
     "Controls",
     "  left click            select your piece, then click a lit destination",
-    "  1-9                   choose the n-th lit destination",
+    "  1-9, 0                choose the n-th lit destination (0: the tenth)",
     "  Space                 the chance action (tilt, throw, roll, spin) when it is yours",
     "  Enter                 pass when you have no legal move",
     "  left/right drag       orbit the camera;  middle drag: pan;  wheel: zoom",
