@@ -587,6 +587,8 @@ def cmd_sweep(args) -> int:
     spec = (args.spec or default_spec(args.device)).resolve()
     base = parse_overrides(args.overrides)
     values = [float(v) for v in np.linspace(lo, hi, steps)]
+    if all(p.strip().lstrip("+-").isdigit() for p in parts[:2]) and all(v == round(v) for v in values):
+        values = [int(round(v)) for v in values]   # whole-number ends and steps: an integer parameter
     for v in (values[-1], values[0]):   # an unknown name or an impossible value fails before any work
         probe = make_device(args.device, spec, base + ((name, repr(v)),))
         labels = probe.labels
@@ -633,14 +635,9 @@ def cmd_sweep(args) -> int:
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    import os
-    import tempfile
+    from tabletop.sim.output import write_text_atomic
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
 
 
 class _Bar:

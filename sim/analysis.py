@@ -41,12 +41,14 @@ def save_figure(fig, path: str | Path) -> None:
     import os
     import tempfile
 
+    from tabletop.sim.output import ordinary_mode
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=path.suffix)
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=120)
-        os.chmod(tmp, 0o644)   # mkstemp makes it private; a plot is for sharing
+        ordinary_mode(tmp)     # mkstemp makes it private; a plot is an ordinary file like the JSON
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

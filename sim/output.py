@@ -41,19 +41,29 @@ def check_output_dir(path: str | Path, option: str) -> Path:
     return path
 
 
-def write_json_atomic(path: str | Path, data: dict) -> None:
-    """Write JSON to a temp file beside `path`, then rename it into place."""
+def ordinary_mode(path: str | Path) -> None:
+    """Give a file made by mkstemp (0600) the permissions an ordinary new file gets (0666 less the
+    umask), so result files, CSVs, plots and replays all come out alike."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write text to a temp file beside `path`, then rename it into place (nothing half-written)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=2, sort_keys=False)
-            fh.write("\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; a result file is an ordinary file
+            fh.write(text)
+        ordinary_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_json_atomic(path: str | Path, data: dict) -> None:
+    """Write JSON to a temp file beside `path`, then rename it into place."""
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")

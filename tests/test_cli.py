@@ -107,3 +107,21 @@ def test_ctrl_c_anywhere_is_one_line_and_exit_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "cmd_sweep", interrupted)
     assert main(["sweep", "die", "--param", "die.size=0.015:0.016:2"]) == 130
     assert capsys.readouterr().err == "tabletop: interrupted\n"
+
+
+@pytest.mark.parametrize("umask,mode", [("022", 0o644), ("002", 0o664)])
+def test_result_files_and_plots_get_the_same_ordinary_permissions(tmp_path, umask, mode):
+    """--out, --plot and sweep's --csv are written to a temp file and renamed: each gets the mode an
+    ordinary new file gets under the user's umask (not mkstemp's private 0600, not a fixed 0644)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from tabletop.games.cli import main; "
+            "sys.exit(main(['estimate', 'spinner', '--trials', '6', '--seed', '1', '--quiet', "
+            "'--out', 'e.json', '--plot', 'e.png']) or main(['sweep', 'spinner', '--param', "
+            "'physics.solver_iterations=40:50:2', '--trials', '4', '--csv', 's.csv', '--out', 's.json']))")
+    r = subprocess.run(["bash", "-c", f"umask {umask} && {sys.executable} -c \"{code}\""], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    modes = {name: (tmp_path / name).stat().st_mode & 0o777 for name in ("e.json", "e.png", "s.csv", "s.json")}
+    assert modes == dict.fromkeys(modes, mode)
