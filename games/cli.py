@@ -66,15 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--after-turns", type=int, default=0, help="turns to play before --screenshot (default 0)")
     play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
     play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
-    play.add_argument("--seats", default="ai,ai", help="comma-separated seats, ai, random or human "
-                      "(king-of-the-hill 2-4, knossos 2)")
+    play.add_argument("--seats", default="ai,ai", help="comma-separated seats, each ai, random or human "
+                      "(king-of-the-hill 2-4 seats, knossos 2, king-kong 2-6; default ai,ai)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
     play.add_argument("--games-to-win", type=_positive_int, default=3,
                       help="knossos: games needed to win the match (default 3)")
     play.add_argument("--outcomes", default="physics",
-                      help="physics (simulate every tilt and knock), or table:FILE.json[,FILE.json] "
-                           "to sample from saved estimate results")
+                      help="where chance comes from: physics (simulate every tilt, knock, throw, roll, spin "
+                           "and Kong move; the default), table:FILE.json[,FILE.json] (sample from saved "
+                           "estimate results: king-of-the-hill a tipper and a crater result, knossos a "
+                           "sticks result, king-kong die, spinner and kong-knockover results), or, for "
+                           "king-kong only, uniform (a stand-in, not physics: die faces and spinner sectors "
+                           "equally likely, fixed knock-over odds)")
     play.add_argument("--record", type=Path, metavar="FILE.ttr",
                       help="write the replay here (default: replays/GAME-seedS-DATE-TIME.ttr)")
     play.add_argument("--no-record", action="store_true", help="write no replay")
@@ -151,15 +155,17 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--param", required=True, metavar="NAME=LO:HI:STEPS",
                        help="the parameter and its values, e.g. materials.pairs.glass/polystyrene.friction=0.3:0.5:3")
     sweep.add_argument("--trials", type=_positive_int, default=200, help="trials at each value (default 200)")
-    sweep.add_argument("--seed", type=_seed, default=0)
-    sweep.add_argument("--workers", type=_positive_int, default=1)
-    sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT")
-    sweep.add_argument("--spec", type=Path)
-    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides")
+    sweep.add_argument("--seed", type=_seed, default=0, help="the seed of every value's run (default 0)")
+    sweep.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="run the trials on this Dask cluster instead of local processes")
+    sweep.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                       help="override another parameter of the spec for every value; repeatable")
     sweep.add_argument("--out", type=Path, metavar="FILE.json", help="the table as JSON")
     sweep.add_argument("--csv", type=Path, metavar="FILE.csv", help="the table as CSV")
     sweep.add_argument("--plot", type=Path, metavar="FILE.png", help="each label's probability against the value")
-    sweep.add_argument("--quiet", action="store_true")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
 
     bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
     bench.add_argument("--trials", type=_positive_int, default=None,

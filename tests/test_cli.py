@@ -125,3 +125,21 @@ def test_result_files_and_plots_get_the_same_ordinary_permissions(tmp_path, umas
     assert r.returncode == 0, r.stderr[-2000:]
     modes = {name: (tmp_path / name).stat().st_mode & 0o777 for name in ("e.json", "e.png", "s.csv", "s.json")}
     assert modes == dict.fromkeys(modes, mode)
+
+
+def test_every_option_of_every_command_says_what_it_does(monkeypatch):
+    """--help of every command explains every option (no bare `--seed SEED`), and play's help lists
+    each game's seat counts and every --outcomes source."""
+    import argparse
+
+    from tabletop.games.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "400")          # no wrapping inside hyphenated words
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    bare = [f"{name} {opt.option_strings[0]}" for name, p in sub.choices.items() for opt in p._actions
+            if opt.option_strings and opt.help in (None, "") and opt.dest != "help"]
+    assert bare == []
+    text = " ".join(sub.choices["play"].format_help().split())
+    for words in ("king-of-the-hill 2-4", "knossos 2", "king-kong 2-6", "physics", "table:FILE.json", "uniform"):
+        assert words in text
