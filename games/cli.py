@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
     rep.add_argument("--frames", type=Path, metavar="DIR", help="write the playback as PNG frames into DIR (offscreen)")
     rep.add_argument("--fps", type=float, default=30.0, help="with --frames: frames per second of playback (default 30)")
+    rep.add_argument("--turns", metavar="A:B", help="with --frames: only turns A to B of the file (1-based, "
+                     "inclusive; A: or :B leave that end open)")
+    rep.add_argument("--max-frames", type=_positive_int, default=3000,
+                     help="with --frames: write at most this many frames (default 3000: 100 s at 30 fps)")
     rep.add_argument("--size", default="1280x720", help="window or frame size WxH (default 1280x720)")
     rep.add_argument("--verify", action="store_true",
                      help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
@@ -261,10 +265,13 @@ def cmd_replay(args) -> int:
 
             if not args.frames.parent.is_dir():
                 raise InputError(f"--frames: folder {args.frames.parent} does not exist")
+            turns = _turn_range(args.turns) if args.turns is not None else None
             check_output_dir(args.frames, "--frames")
-            n = write_frames(args.file, args.frames, args.fps, size)
-            print(f"wrote {n} frames to {args.frames}")
+            n, capped = write_frames(args.file, args.frames, args.fps, size, turns, args.max_frames)
+            print(f"wrote {n} frames to {args.frames}" + (f" (stopped at --max-frames {args.max_frames})" if capped else ""))
             return 0
+        if args.turns is not None:
+            raise InputError("--turns: only with --frames")
         app, window, opened = open_replay(args.file, size=size)
         print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
         app.base.run()
@@ -638,6 +645,20 @@ def cmd_sweep(args) -> int:
 
         plot_sweep(args.device, name, values, rows, args.plot)
     return 0
+
+
+def _turn_range(text: str) -> tuple[int | None, int | None]:
+    """--turns A:B (1-based, inclusive; an end may be left open) as (A, B)."""
+    a, sep, b = text.partition(":")
+    try:
+        first = int(a) if a.strip() else None
+        last = int(b) if b.strip() else None
+    except ValueError:
+        first = last = -1
+    if not sep or (first is not None and first < 1) or (last is not None and last < 1) \
+            or (first is not None and last is not None and last < first):
+        raise InputError(f"--turns: expected A:B with 1 <= A <= B (either end may be left open), got {text!r}")
+    return first, last
 
 
 def _write_text_atomic(path: Path, text: str) -> None:

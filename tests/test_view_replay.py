@@ -153,3 +153,30 @@ def test_a_long_replay_opens_fast(opened, koth_replay, tmp_path):
     print(f"30-minute replay ({long.stat().st_size // 1024} KB): first frame {seconds:.2f} s after opening the file "
           f"({time.perf_counter() - started:.2f} s including opening the window)")
     assert seconds > 0
+
+
+def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
+    """--turns A:B renders only those turns' stretch of the timeline; --max-frames stops the render
+    and says so; a bad range is one line, exit 2."""
+    from tabletop.sim.record import ReplayFile
+    from tabletop.games.view.playback import Timeline
+    from tabletop.games.view.window import make_adapter
+
+    adapter = make_adapter("king-of-the-hill", ["ai", "ai"], "standard", 3)
+    try:
+        tl = Timeline(ReplayFile.open(koth_replay), adapter)
+    finally:
+        adapter.close()
+    a, b = 2, 3
+    t0, t1 = tl.steps[tl.turn_starts[a - 1]].start, tl.steps[tl.turn_starts[b]].start
+    out = tmp_path / "some"
+    rc = main(["replay", str(koth_replay), "--frames", str(out), "--fps", "2", "--size", "160x90", "--turns", f"{a}:{b}"])
+    if rc == 2 and not out.exists():
+        pytest.skip("no graphics pipe")
+    assert rc == 0 and len(list(out.glob("frame-*.png"))) == int((t1 - t0) * 2) + 1
+    capped = tmp_path / "capped"
+    assert main(["replay", str(koth_replay), "--frames", str(capped), "--fps", "2", "--size", "160x90",
+                 "--max-frames", "3"]) == 0
+    assert len(list(capped.glob("frame-*.png"))) == 3 and "--max-frames 3" in capsys.readouterr().out
+    for bad in ("3:2", "0:4", "x", "9999:"):
+        assert main(["replay", str(koth_replay), "--frames", str(tmp_path / "bad"), "--turns", bad]) == 2

@@ -337,16 +337,34 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     return app, window, time.perf_counter() - started
 
 
-def write_frames(path: Path, folder: Path, fps: float, size) -> int:
-    """Render the whole replay offscreen at `fps` frames per second of playback into folder/."""
+def write_frames(path: Path, folder: Path, fps: float, size, turns: tuple | None = None,
+                 max_frames: int | None = None) -> tuple[int, bool]:
+    """Render the replay offscreen at `fps` frames per second of playback into folder/: all of it,
+    or turns (first, last) (1-based, inclusive, None: open), at most `max_frames` frames.
+    Returns (frames written, whether max_frames stopped it)."""
     app, window, _ = open_replay(path, size=size, offscreen=True)
     try:
         window.playing = False
-        n = int(math.floor(window.timeline.duration * fps)) + 1
+        tl = window.timeline
+        start, end = 0.0, tl.duration
+        if turns is not None:
+            first, last = turns
+            count = len(tl.turn_starts)
+            if first is not None and first > count:
+                raise InputError(f"--turns: the replay has {count} turns, so none from turn {first}")
+            if first is not None:
+                i = tl.turn_starts[first - 1]
+                start = tl.steps[i].start if i < len(tl.steps) else tl.duration
+            if last is not None and last < count:
+                i = tl.turn_starts[last]
+                end = tl.steps[i].start if i < len(tl.steps) else tl.duration
+        n = int(math.floor((end - start) * fps)) + 1
+        capped = max_frames is not None and n > max_frames
+        n = min(n, max_frames) if max_frames is not None else n
         for k in range(n):
-            window.show(k / fps)
+            window.show(start + k / fps)
             app.screenshot(folder / f"frame-{k:05d}.png")
-        return n
+        return n, capped
     finally:
         window.adapter.close()
         app.destroy()
