@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "(king-of-the-hill 2-4 seats, knossos 2, king-kong 2-6; default ai,ai)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
-    play.add_argument("--games-to-win", type=_positive_int, default=3,
+    play.add_argument("--games-to-win", type=_positive_int, default=None,
                       help="knossos: games needed to win the match (default 3)")
     play.add_argument("--outcomes", default="physics",
                       help="where chance comes from: physics (simulate every tilt, knock, throw, roll, spin "
@@ -208,6 +208,10 @@ def _check_play(args) -> list[str]:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
     if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
         raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
+    if args.games_to_win is not None and args.game != "knossos":
+        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {args.game}")
+    if args.games_to_win is None:
+        args.games_to_win = 3
     seats = [s.strip() for s in args.seats.split(",")]
     if args.game == "king-kong" and args.headless:     # King Kong checks its own seats
         return seats
@@ -253,6 +257,8 @@ def cmd_replay(args) -> int:
     from tabletop.games.replay import Divergence, describe, summary_lines, verify
     from tabletop.sim.record import ReplayFile
 
+    if (args.summary or args.verify) and (args.turns is not None or args.max_frames != 3000):
+        raise InputError("--turns and --max-frames: only with --frames")
     if not (args.summary or args.verify):
         from tabletop.games.view.playback import open_replay, write_frames
         from tabletop.games.view.window import parse_size

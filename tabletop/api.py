@@ -209,13 +209,13 @@ class PlayedGame:
 
 
 def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *, outcomes: str = "physics",
-         variant: str = "standard", games_to_win: int = 3, record: str | Path | None = None,
+         variant: str = "standard", games_to_win: int | None = None, record: str | Path | None = None,
          echo: bool = False) -> PlayedGame:
     """`tabletop play GAME --headless`: a game played by AI (or random) seats to its end.
 
     `seats` is a list (or the command's comma-separated text) of seat kinds; `outcomes` is the
     command's --outcomes ("physics", "table:FILE.json[,FILE.json]", King Kong's "uniform");
-    `variant` and `games_to_win` are King of the Hill's and Knossos' options. No replay is written
+    `variant` and `games_to_win` (default 3) are King of the Hill's and Knossos' options. No replay is written
     unless `record` names the file; `echo=True` prints the log as it goes, as the command does.
     """
     if not isinstance(game, str):

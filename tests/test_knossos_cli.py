@@ -39,6 +39,8 @@ def test_a_match_prints_each_throw_each_game_and_the_match_winner(sticks_table):
     (["play", "knossos", "--headless", "--outcomes", "coins"], "expected physics or table:"),
     (["play", "knossos", "--headless", "--seats", "ai,wizard"], "unknown seat kind 'wizard'"),
     (["play", "king-kong", "--headless", "--outcomes", "coins"], "expected physics, uniform or table:"),
+    (["play", "king-kong", "--headless", "--games-to-win", "2"], "--games-to-win: only for knossos"),
+    (["play", "king-of-the-hill", "--games-to-win", "2"], "--games-to-win: only for knossos"),
 ])
 def test_bad_knossos_input(capsys, args, message):
     assert main(args) == 2

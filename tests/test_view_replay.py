@@ -180,3 +180,4 @@ def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     assert len(list(capped.glob("frame-*.png"))) == 3 and "--max-frames 3" in capsys.readouterr().out
     for bad in ("3:2", "0:4", "x", "9999:"):
         assert main(["replay", str(koth_replay), "--frames", str(tmp_path / "bad"), "--turns", bad]) == 2
+    assert main(["replay", str(koth_replay), "--summary", "--turns", "1:2"]) == 2
