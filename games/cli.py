@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--size", default="1280x720", help="window or frame size WxH (default 1280x720)")
     rep.add_argument("--verify", action="store_true",
                      help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
+    rep.add_argument("--from-turn", type=int, default=0, metavar="N",
+                     help="with --verify: re-drive the turns before N by the rules alone and re-simulate from "
+                          "turn N on (every chance event has its own seed); default 0, the whole game")
 
     sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
     sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
@@ -226,6 +229,10 @@ def cmd_replay(args) -> int:
     from tabletop.games.replay import Divergence, describe, summary_lines, verify
     from tabletop.sim.record import ReplayFile
 
+    if args.from_turn and not args.verify:
+        raise InputError("--from-turn: only with --verify")
+    if args.from_turn < 0:
+        raise InputError(f"--from-turn: must be 0 or more, got {args.from_turn}")
     if not (args.summary or args.verify):
         from tabletop.games.view.playback import open_replay, write_frames
         from tabletop.games.view.window import parse_size
@@ -254,7 +261,7 @@ def cmd_replay(args) -> int:
         print(describe(replay), file=sys.stderr)
     if args.verify:
         try:
-            print(verify(replay))
+            print(verify(replay, args.from_turn))
         except Divergence as exc:
             print(f"tabletop: replay differs: {exc}", file=sys.stderr)
             return 1

@@ -35,13 +35,22 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
     source = make_source(outcomes)
     game = Game(players=len(seats))
     players = [SEATS[kind]() for kind in seats]
-    described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
-    banner = (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
-              f"outcomes {described}")
     config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
-    play_recorded("king-kong", game, players, source, seed, banner, config, record,
-                  lambda final: [result_line(final)], max_turns=5000)
+    play_recorded("king-kong", game, players, source, seed, banner(seats, seed, outcomes), config, record,
+                  result_lines, max_turns=5000)
     return 0
+
+
+def banner(seats: list[str], seed: int, outcomes: str) -> str:
+    """The game's first log line, headless and in the window."""
+    described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
+    return (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
+            f"outcomes {described}")
+
+
+def result_lines(final) -> list[str]:
+    """The game's last log line, headless and in the window."""
+    return [result_line(final)]
 
 
 def result_line(final) -> str:

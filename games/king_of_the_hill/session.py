@@ -47,9 +47,18 @@ def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, reco
     game = make_game(len(seats), variant)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
-    banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
-              f"seed {seed}, outcomes {outcomes}")
     config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
-    play_recorded("king-of-the-hill", game, players, source, seed, banner, config, record,
-                  lambda final: [f"winner: {COLOURS[final.winner]} after {final.turn} turns"], max_turns=5000)
+    play_recorded("king-of-the-hill", game, players, source, seed, banner(seats, seed, variant, outcomes), config,
+                  record, result_lines, max_turns=5000)
     return 0
+
+
+def banner(seats: list[str], seed: int, variant: str, outcomes: str) -> str:
+    """The game's first log line, headless and in the window."""
+    return (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
+            f"seed {seed}, outcomes {outcomes}")
+
+
+def result_lines(final) -> list[str]:
+    """The game's last log line, headless and in the window."""
+    return [f"winner: {COLOURS[final.winner]} after {final.turn} turns"]

@@ -37,8 +37,18 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
     game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
-    banner = (f"Knossos (Hillbom), first to {games_to_win}, seats "
-              f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
-    play_recorded("knossos", game, players, source, seed, banner, config, record, lambda final: [])
+    play_recorded("knossos", game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
+                  record, result_lines)
     return 0
+
+
+def banner(seats: list[str], seed: int, games_to_win: int, outcomes: str) -> str:
+    """The match's first log line, headless and in the window."""
+    return (f"Knossos (Hillbom), first to {games_to_win}, seats "
+            f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
+
+
+def result_lines(final) -> list[str]:
+    """None: the match's last log line already names the winner."""
+    return []
