@@ -54,6 +54,7 @@ def _seed(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from tabletop.games.devices import DEVICES
+    from tabletop.games.registry import GAMES
 
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -175,25 +176,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GAMES = ("king-of-the-hill", "knossos", "king-kong")
-SEAT_KINDS = ("ai", "random", "human")
-
-
 def cmd_play(args) -> int:
-    if args.game not in GAMES:
-        raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
+    from tabletop.games.registry import game_spec
+
+    spec = game_spec(args.game)
     if args.pace < 0:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
-    if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
+    if len(spec.variants) == 1 and args.variant != spec.variants[0]:    # a game with variants checks its own
         raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
-    if args.game == "king-kong" and args.headless:
-        from tabletop.games.king_kong import session
-        return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
-                                    _record_path(args, args.game))
     seats = [s.strip() for s in args.seats.split(",")]
-    unknown = [s for s in seats if s not in SEAT_KINDS]
+    unknown = [s for s in seats if s not in spec.seat_kinds]
     if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(spec.seat_kinds)}")
     if not args.headless:
         from tabletop.games.view.window import parse_size, play_window
         if args.after_turns < 0:
@@ -204,12 +198,8 @@ def cmd_play(args) -> int:
                            args.after_turns, size, args.pace, record)
     if "human" in seats:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    record = _record_path(args, args.game)
-    if args.game == "knossos":
-        from tabletop.games.knossos import session
-        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record)
-    from tabletop.games.king_of_the_hill import session
-    return session.play_headless(seats, args.seed, args.variant, args.outcomes, record)
+    return spec.play_headless(seats, args.seed, args.outcomes, _record_path(args, args.game), args.variant,
+                              args.games_to_win)
 
 
 def _record_path(args, name: str, suffix: str = "") -> Path | None:

@@ -24,8 +24,9 @@ from typing import Callable
 import numpy as np
 
 from tabletop.games.chance import TableOutcomes, WatchedOutcomes
-from tabletop.games.driver import ChanceOutcome, Pass
+from tabletop.games.state import ChanceOutcome
 from tabletop.games.errors import IllegalMoveError
+from tabletop.games.gamespec import GameSpec
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
 from tabletop.sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
@@ -35,81 +36,11 @@ MOTION_RATE = 60.0        # pose samples per simulated second
 REPLAY_DIR = Path("replays")
 
 
-# -- the games --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GameEntry:
-    """What recording and verifying need to know of one game."""
+# -- the games ---------------------------------------------------------------------------------
+def _entry(game: str) -> GameSpec:
+    """The recorded game's GameSpec (tabletop.games.registry)."""
+    from tabletop.games.registry import GAMES
 
-    actions: Callable[[], dict]            # tag -> action class
-    make_game: Callable[[dict], object]    # config -> Game
-    physics: Callable[[], object]          # a fresh physics outcome source (with table_for)
-    colours: tuple[str, ...]
-    # verify --from-turn: each physical chance event starts afresh from the rules state (False where
-    # bodies carry physical state the replay does not record from one chance event to the next)
-    resumable: bool = True
-
-
-def _koth_actions() -> dict:
-    from tabletop.games.king_of_the_hill.rules import Move
-    return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
-
-
-def _koth_game(config: dict):
-    from tabletop.games.king_of_the_hill.rules import Game, Variant
-    return Game(int(config["players"]), Variant(config["variant"]))
-
-
-def _koth_physics():
-    from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
-    return PhysicsOutcomes()
-
-
-def _knossos_actions() -> dict:
-    from tabletop.games.knossos.rules import Move
-    return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
-
-
-def _knossos_game(config: dict):
-    from tabletop.games.knossos.rules import Game
-    return Game(games_to_win=int(config["games_to_win"]))
-
-
-def _knossos_physics():
-    from tabletop.games.knossos.table import PhysicsOutcomes
-    return PhysicsOutcomes()
-
-
-def _kk_actions() -> dict:
-    from tabletop.games.king_kong import rules as r
-    return {"roll": r.Roll, "fly": r.Fly, "move": r.Move, "attack": r.Attack, "escape": r.Escape,
-            "end": r.EndTurn, "twist": r.Twist, "climb": r.Climb, "net": r.SafetyNet, "decline": r.Decline,
-            "discard": r.Discard, "pass": Pass, "outcome": ChanceOutcome}
-
-
-def _kk_game(config: dict):
-    from tabletop.games.king_kong.rules import Game
-    return Game(players=int(config["players"]))
-
-
-def _kk_physics():
-    from tabletop.games.king_kong.source import KongSource
-    return KongSource()
-
-
-GAMES: dict[str, GameEntry] = {
-    # the Tipper's ball stays where the last tilt left it, and the tilts share the table's World
-    "king-of-the-hill": GameEntry(_koth_actions, _koth_game, _koth_physics, ("red", "blue", "green", "yellow"),
-                                  resumable=False),
-    # every throw makes the sticks afresh
-    "knossos": GameEntry(_knossos_actions, _knossos_game, _knossos_physics, ("red", "blue")),
-    # the pawns are dynamic bodies on the board: one still settling from Kong's move moves on during
-    # the next die throw
-    "king-kong": GameEntry(_kk_actions, _kk_game, _kk_physics, ("red", "blue", "green", "yellow", "orange", "purple"),
-                           resumable=False),
-}
-
-
-def _entry(game: str) -> GameEntry:
     try:
         return GAMES[game]
     except KeyError:
@@ -124,7 +55,7 @@ def encode_action(game: str, action) -> list:
     raise ValueError(f"{action!r} is not a {game} action")
 
 
-def _winner(entry: GameEntry, state) -> str | None:
+def _winner(entry: GameSpec, state) -> str | None:
     """The result's winner: a colour, several joined by "+" (a shared King Kong victory), "kong"."""
     if getattr(state, "kong_won", False):
         return "kong"

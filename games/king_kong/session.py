@@ -61,17 +61,3 @@ def result_line(final) -> str:
     else:
         result = f"shared victory: {', '.join(COLOURS[p] for p in final.winners)}"
     return f"result: {result} after {final.round} rounds and {final.turn} turns"
-
-
-SEAT_KINDS = tuple(SEATS)
-
-
-def play_command(seats_text: str, headless: bool, seed: int, outcomes: str, record: Path | None = None) -> int:
-    """`tabletop play king-kong --headless`: checks the seats, then plays (recording to `record`)."""
-    seats = [s.strip() for s in seats_text.split(",")]
-    unknown = [s for s in seats if s not in SEAT_KINDS + ("human",)]
-    if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS + ('human',))}")
-    if "human" in seats:
-        raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    return play_headless(seats, seed, outcomes, record)
