@@ -62,7 +62,8 @@ class Match:
         self.result_lines = result_lines or (lambda final: [])
         self.max_turns = max_turns
         self.after_action = after_action
-        self.chances = 0                       # chance events answered so far
+        # chance events of the game answered so far (a state part-played elsewhere counts its own)
+        self.chances = sum(isinstance(a, ChanceOutcome) for a in state.history)
         self.result: list[str] | None = None   # the result lines, once over
         self.lines = list(banner) + list(state.events)
         self._seen = len(state.events)

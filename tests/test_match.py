@@ -263,3 +263,21 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
     assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3)]
     rc, out, err = run("play", "nonesuch", "--headless")
     assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
+
+
+def test_a_match_taken_up_mid_game_numbers_the_chance_events_from_the_game_start():
+    from tabletop.games.knossos.rules import Game
+    from tabletop.games.seats import RandomSeat
+
+    whole = Match(Game(games_to_win=1).new_initial_state(), [RandomSeat()] * 2, Uniform(), seed=8).play()
+    part = Game(games_to_win=1).new_initial_state()
+    for action in whole.history[:9]:
+        part.apply(action)
+    match = Match(part, [None, None], Uniform(), seed=8)
+    assert match.chances == sum(isinstance(a, ChanceOutcome) for a in whole.history[:9])
+    while len(part.history) < len(whole.history):
+        action = whole.history[len(part.history)]
+        if isinstance(action, ChanceOutcome):
+            assert match.draw() == action.label
+        match.apply(action)
+    assert part.events == whole.events
