@@ -54,6 +54,7 @@ def _seed(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from tabletop.games.devices import DEVICES
+    from tabletop.games.registry import GAMES
 
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -153,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--size", default="1280x720", help="window or frame size WxH (default 1280x720)")
     rep.add_argument("--verify", action="store_true",
                      help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
+    rep.add_argument("--from-turn", type=int, default=0, metavar="N",
+                     help="with --verify: re-drive the turns before N by the rules alone and re-simulate from "
+                          "turn N on (every chance event has its own seed); default 0, the whole game")
 
     sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
     sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
@@ -182,15 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GAMES = ("king-of-the-hill", "knossos", "king-kong")
-SEAT_KINDS = ("ai", "random", "human")
-
-
 def cmd_play(args) -> int:
     if args.headless:
         play_headless(args)
         return 0
-    seats = _check_play(args)
+    spec, seats = _check_play(args)
     from tabletop.games.view.window import parse_size, play_window
     if args.after_turns < 0:
         raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
@@ -200,44 +200,35 @@ def cmd_play(args) -> int:
                        args.after_turns, size, args.pace, record)
 
 
-def _check_play(args) -> list[str]:
-    """The checks every `play` makes (game, pace, variant, seat kinds); the seat list."""
-    if args.game not in GAMES:
-        raise InputError(f"unknown game {args.game!r}; choose one of: {', '.join(GAMES)}")
+def _check_play(args):
+    """The checks every `play` makes (game, pace, variant, options, seat kinds): (its GameSpec, the seats)."""
+    from tabletop.games.registry import game_spec
+
+    spec = game_spec(args.game)
     if args.pace < 0:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
-    if args.game != "king-of-the-hill" and args.variant != "standard":    # King of the Hill checks its own
+    if len(spec.variants) == 1 and args.variant != spec.variants[0]:    # a game with variants checks its own
         raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
     if args.games_to_win is not None and args.game != "knossos":
         raise InputError(f"--games-to-win: only for knossos (a match of several games), not {args.game}")
     if args.games_to_win is None:
         args.games_to_win = 3
     seats = [s.strip() for s in args.seats.split(",")]
-    if args.game == "king-kong" and args.headless:     # King Kong checks its own seats
-        return seats
-    unknown = [s for s in seats if s not in SEAT_KINDS]
+    unknown = [s for s in seats if s not in spec.seat_kinds]
     if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS)}")
-    return seats
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(spec.seat_kinds)}")
+    return spec, seats
 
 
 def play_headless(args, emit=None):
     """`play --headless`: the game of the parsed `args` played to its end, its log printed (or each
     line given to `emit`), its replay recorded unless --no-record; returns the final state. The
     command and tabletop.play (tabletop/api.py) both run this."""
-    seats = _check_play(args)
-    if args.game == "king-kong":
-        from tabletop.games.king_kong import session
-        return session.play_command(args.seats, args.headless, args.seed, args.outcomes,
-                                    _record_path(args, args.game), emit)
+    spec, seats = _check_play(args)
     if "human" in seats:
         raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    record = _record_path(args, args.game)
-    if args.game == "knossos":
-        from tabletop.games.knossos import session
-        return session.play_headless(seats, args.seed, args.games_to_win, args.outcomes, record, emit)
-    from tabletop.games.king_of_the_hill import session
-    return session.play_headless(seats, args.seed, args.variant, args.outcomes, record, emit)
+    return spec.play_headless(seats, args.seed, args.outcomes, _record_path(args, args.game), args.variant,
+                              args.games_to_win, emit)
 
 
 def _record_path(args, name: str, suffix: str = "") -> Path | None:
@@ -259,6 +250,10 @@ def cmd_replay(args) -> int:
 
     if (args.summary or args.verify) and (args.turns is not None or args.max_frames != 3000):
         raise InputError("--turns and --max-frames: only with --frames")
+    if args.from_turn and not args.verify:
+        raise InputError("--from-turn: only with --verify")
+    if args.from_turn < 0:
+        raise InputError(f"--from-turn: must be 0 or more, got {args.from_turn}")
     if not (args.summary or args.verify):
         from tabletop.games.view.playback import open_replay, write_frames
         from tabletop.games.view.window import parse_size
@@ -290,7 +285,7 @@ def cmd_replay(args) -> int:
         print(describe(replay), file=sys.stderr)
     if args.verify:
         try:
-            print(verify(replay))
+            print(verify(replay, args.from_turn))
         except Divergence as exc:
             print(f"tabletop: replay differs: {exc}", file=sys.stderr)
             return 1

@@ -1,48 +1,17 @@
-"""The game loop shared by every game: seats choose actions, an outcome source answers chance.
+"""Playing a game to its end headless: a loop over tabletop.games.match.Match.step().
 
-One seed in: SeedSequence(seed) spawns one Generator for the seats' choices and one for chance,
-so an AI's choices never shift the chance outcomes and vice versa.
+The rules' shared vocabulary (CHANCE, TERMINAL, Pass, ChanceOutcome, replay) lives in
+tabletop.games.state and is re-exported here; the seeds are tabletop.games.match.GameSeeds'.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
-
 from tabletop.games.chance import OutcomeSource
+from tabletop.games.match import Match, TurnLimitError
+from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay
 
-CHANCE = -1   # current_player of a chance node
-
-
-@dataclass(frozen=True)
-class Pass:
-    """The only action when no move is legal: the turn is lost."""
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-@dataclass(frozen=True)
-class ChanceOutcome:
-    """The answer to a chance node: a device's label ("J", "cave2/seat1", "3", ...)."""
-
-    label: str
-
-    def __str__(self) -> str:
-        return f"outcome {self.label}"
-
-
-class TurnLimitError(RuntimeError):
-    """A game that did not end within the turn limit (a defect, never expected)."""
-
-
-def replay(game, history):
-    """A game's state re-driven from the start through its history of actions and chance outcomes."""
-    state = game.new_initial_state()
-    for action in history:
-        state.apply(action)
-    return state
+__all__ = ["CHANCE", "TERMINAL", "ChanceOutcome", "Pass", "TurnLimitError", "drive", "replay"]
 
 
 def drive(state, seats: Sequence, source: OutcomeSource, seed: int,
@@ -53,22 +22,4 @@ def drive(state, seats: Sequence, source: OutcomeSource, seed: int,
     `on_event` gets each new line of the state's human-readable log; `after_action` sees the
     state after every action (invariant checks); `max_turns` caps `state.turn`.
     """
-    seat_ss, chance_ss = np.random.SeedSequence(seed).spawn(2)
-    seat_rng, chance_rng = np.random.default_rng(seat_ss), np.random.default_rng(chance_ss)
-    shown = 0
-    while True:
-        if on_event is not None:
-            for text in state.events[shown:]:
-                on_event(text)
-            shown = len(state.events)
-        if state.is_terminal():
-            return state
-        if state.turn > max_turns:
-            raise TurnLimitError(f"no winner after {max_turns} turns")
-        if state.is_chance_node():
-            action = ChanceOutcome(source.outcome(state.chance_event, state, chance_rng))
-        else:
-            action = seats[state.current_player].choose(state, seat_rng)
-        state.apply(action)
-        if after_action is not None:
-            after_action(state)
+    return Match(state, seats, source, seed, max_turns=max_turns, after_action=after_action).play(on_event)

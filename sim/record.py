@@ -50,7 +50,7 @@ import numpy as np
 from tabletop.sim.errors import InputError
 
 MAGIC = b"TABLETOP-REPLAY\n"
-VERSION = 1
+VERSION = 2                            # 2: one chunk per game turn, chance event k seeded on its own
 PRELUDE = struct.Struct("<16sHHq")     # magic, version, flags, recorded_at (ms)
 CHUNK = struct.Struct("<BII")          # kind, payload length, CRC32
 RECORDED_AT = slice(20, 28)            # byte range of the timestamp in the prelude

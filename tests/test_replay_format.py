@@ -160,7 +160,7 @@ def test_a_file_without_its_end_record_says_where_it_stops(tmp_path):
     (lambda d: b"\x89PNG\r\n\x1a\n" + bytes(100), "not a tabletop replay"),
     (lambda d: b"name,value\n1,2\n", "not a tabletop replay"),
     (lambda d: MAGIC[:9], "truncated inside its header"),
-    (lambda d: d[:16] + (2).to_bytes(2, "little") + d[18:], "format version 2 is newer than this tabletop reads"),
+    (lambda d: d[:16] + (3).to_bytes(2, "little") + d[18:], "format version 3 is newer than this tabletop reads"),
     (lambda d: d[:16] + (0).to_bytes(2, "little") + d[18:], "format version 0 does not exist"),
     (lambda d: d[:PRELUDE.size + 20] + bytes([d[PRELUDE.size + 20] ^ 0xFF]) + d[PRELUDE.size + 21:],
      "its header fails its CRC check"),

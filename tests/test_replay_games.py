@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -80,12 +81,18 @@ def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
     rc, out, err = run("replay", path, "--summary")
     assert rc == 0 and out == printed
     assert "warning" not in err
+    replay = ReplayFile.open(path)
+    turns = replay.end["result"]["turns"]
+    assert f": {turns} turns," in err                   # the summary's figures count the game's turns
+    result = re.search(r" (\d+) turns$", printed.splitlines()[-1])
+    assert name == "knossos" or int(result.group(1)) == turns      # ... as its result line does
+    assert [t.number for t in replay.turns] == sorted({t.number for t in replay.turns})
+    assert replay.turns[-1].number == turns
     rc, out, err = run("replay", path, "--verify")
     assert rc == 0, err
-    replay = ReplayFile.open(path)
     chance = sum(1 for t in replay.turns for s in t.steps if "chance" in s)
     frames = sum(m["frames"] for t in replay.turns for m in t.log["motions"])
-    assert out == f"verified: {len(replay.turns)} turns, {chance} chance events, {frames} frames\n"
+    assert out == f"verified: {turns} turns, {chance} chance events, {frames} frames\n"
     if name != "koth_tables":
         assert frames > 500     # every physical chance event came with its motion
     else:
@@ -210,10 +217,10 @@ def test_verify_of_a_cut_replay_checks_the_turns_it_has(knossos, tmp_path):
 
 def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_its_motions(knossos, tmp_path):
     from tabletop.games.chance import WatchedOutcomes
-    from tabletop.games.driver import drive
     from tabletop.games.knossos.ai import SEATS
     from tabletop.games.knossos.rules import Game
     from tabletop.games.knossos.table import PhysicsOutcomes
+    from tabletop.games.match import Match
     from tabletop.games.replay import GameRecorder
 
     path, printed = knossos
@@ -224,8 +231,7 @@ def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_i
     recorder = GameRecorder(out, "knossos", {"games_to_win": 1, "seats": ["ai", "ai"], "outcomes": "physics"},
                             1, state, watched, [printed.splitlines()[0]])
     try:
-        final = drive(state, [SEATS["ai"](), SEATS["ai"]()], recorder, 1, after_action=recorder.after_action)
-        recorder.finish(final, [])
+        final = Match(state, [SEATS["ai"](), SEATS["ai"]()], watched, 1, recorder=recorder).play()
     finally:
         recorder.close()
         watched.close()

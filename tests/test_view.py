@@ -258,9 +258,10 @@ def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
     path = tmp_path / "window.ttr"
     app, ctrl = open_window("knossos", ["ai", "ai"], seed=2, record=path)
     ctrl.fast_forward(5)
-    ctrl.close()
+    ctrl.close()                # a window closed before the game's end: an end record says so
     replay = ReplayFile.open(path)
-    assert replay.turns and not replay.complete
+    assert replay.turns and replay.complete and not replay.warnings
+    assert replay.end["result"] == {"winner": None, "turns": ctrl.state.turn, "unfinished": True}
     lines = summary_lines(replay)
     assert [line for line in lines if line in ctrl.state.events][:8] == ctrl.state.events[:8]
     result = verify(replay)
@@ -301,3 +302,20 @@ def test_king_kong_menu_roll_click_move(open_window):
     click_at(app, ctrl, option.position)
     ctrl.finish_animation()
     assert ctrl.state.pos[me] == option.action.to
+
+
+def test_the_header_names_the_turn_the_log_is_in(open_window):
+    """King of the Hill: while a player is about to tilt, the header names the turn that tilt
+    begins, the one the log then names (it used to lag the log by one)."""
+    from tabletop.games.king_of_the_hill.rules import Phase
+
+    app, ctrl = open_window("king-of-the-hill", ["ai", "ai"], seed=3)
+    while ctrl.state.turn < 2 or ctrl.state.phase is not Phase.ROLL:
+        ctrl.chance() if ctrl.state.is_chance_node() else ctrl.act(ctrl.match.choose())
+        ctrl.finish_animation()
+    n = ctrl.state.turn + 1
+    assert ctrl.adapter.status(ctrl.state).startswith(f"King of the Hill - turn {n}: ")
+    ctrl.chance()
+    ctrl.finish_animation()
+    assert [line for line in ctrl.hud.lines if line.startswith("turn ")][-1].startswith(f"turn {n}: ")
+    assert ctrl.adapter.status(ctrl.state).startswith(f"King of the Hill - turn {n}: ")

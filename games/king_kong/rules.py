@@ -76,20 +76,18 @@ Ambiguities of the rulebook and how they are resolved here (also in the README's
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property, lru_cache
 from itertools import combinations, product
 from typing import Union
 
-from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
-from tabletop.games.errors import IllegalMoveError
+from tabletop.games import state as base
+from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_kong.board import START, Board, load_board
 from tabletop.games.king_kong.cards import Deck, Kind, load_deck
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, Kong, load_kong
 
-TERMINAL = -4
 DIE_LABELS = ("1", "2", "3", "4", "5", "6")
 OUTER_LABELS = ("L1", "L2", "R1", "R2", "LR1", "LR2", "UP")
 INNER_LABELS = ("U1", "U2", "U3", "U1-2", "U2-3")
@@ -288,12 +286,12 @@ class Game:
         return replay(self, history)
 
 
-class State:
+class State(base.State):
     """A King Kong position; mutate with `apply`, copy with `clone`."""
 
     def __init__(self, game: Game):
+        super().__init__(game)
         n = game.players
-        self.game = game
         self.pos = [START] * n                    # each player's pawn: a space name
         self.groove: list[str | None] = [None] * n     # the groove the pawn is fitted in
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -323,27 +321,12 @@ class State:
         self.winners: list[int] = []
         self.kong_won = False
         self.turn = 0                             # player turns started
-        self.history: list[Action] = []
-        self.events: list[str] = []
         self._log(f"King Kong, {n} players ({', '.join(COLOURS[:n])}); Kong stands up at the bottom of the "
                   f"track, notch 0 of {game.kong.top}; the deck of {len(game.deck)} cards is shuffled")
 
     # -- queries ---------------------------------------------------------------------------
-    def clone(self) -> "State":
-        """A deep copy sharing the (immutable) game."""
-        return copy.deepcopy(self, {id(self.game): self.game})
-
-    @property
-    def current_player(self) -> int:
-        if self.phase is Phase.OVER:
-            return TERMINAL
-        return CHANCE if self.phase in CHANCE_PHASES else self.current
-
     def is_terminal(self) -> bool:
         return self.phase is Phase.OVER
-
-    def is_chance_node(self) -> bool:
-        return self.phase in CHANCE_PHASES
 
     @property
     def chance_event(self) -> str | None:
@@ -432,9 +415,7 @@ class State:
             best.setdefault(self.game.deck[c].spaces, c)
         return [Escape(c, to) for n, c in sorted(best.items()) for to in self.reachable(self.pos[player], n)]
 
-    def legal_actions(self) -> list[Action]:
-        if self.is_chance_node():
-            return [ChanceOutcome(label) for label in self.chance_outcomes()]
+    def _moves(self) -> list[Action]:
         p = self.current
         if self.phase is Phase.TURN:
             heli = self.cards_of(p, Kind.HELICOPTER)
@@ -460,34 +441,16 @@ class State:
         return []
 
     # -- transitions -----------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
-        """Apply an action or chance outcome; an illegal one raises IllegalMoveError and leaves the
-        state unchanged."""
-        self._check(action)
-        if isinstance(action, ChanceOutcome):
-            {Phase.SHUFFLE: self._apply_shuffle, Phase.ORDER: self._apply_order,
-             Phase.SPIN_OUTER: self._apply_outer, Phase.SPIN_INNER: self._apply_inner,
-             Phase.KONG_MOVE: self._apply_kong_move, Phase.DIE: self._apply_die}[self.phase](action.label)
-        else:
-            self._apply_action(action)
-        self.history.append(action)
+    def _apply_chance(self, label: str) -> None:
+        {Phase.SHUFFLE: self._apply_shuffle, Phase.ORDER: self._apply_order,
+         Phase.SPIN_OUTER: self._apply_outer, Phase.SPIN_INNER: self._apply_inner,
+         Phase.KONG_MOVE: self._apply_kong_move, Phase.DIE: self._apply_die}[self.phase](label)
 
-    def _check(self, action: Action) -> None:
-        if self.phase is Phase.OVER:
-            raise IllegalMoveError(f"{action}: the game is over")
-        if isinstance(action, ChanceOutcome):
-            if not self.is_chance_node():
-                raise IllegalMoveError(f"{action}: no chance event is pending ({self._who()} must decide: "
-                                       f"{self._pending()})")
-            reason = self._bad_label(action.label)
-            if reason:
-                raise IllegalMoveError(f"{action}: {reason}")
-            return
-        if self.is_chance_node():
-            raise IllegalMoveError(f"{action}: the {self.chance_event} must be answered first")
-        if self._is_legal(action):
-            return
-        raise IllegalMoveError(f"{action}: {self._why_not(action)}")
+    def _not_chance(self) -> str:
+        return f"no chance event is pending ({self._who()} must decide: {self._pending()})"
+
+    def _illegal(self, action: Action) -> str:
+        return f"{action}: {self._why_not(action)}"
 
     def _is_legal(self, action: Action) -> bool:
         """`action in legal_actions()`, without listing every flight and move."""
@@ -599,9 +562,6 @@ class State:
 
     def played_groove(self, player: int) -> str:
         return self.game.deck[self.played[player]].groove
-
-    def _log(self, text: str) -> None:
-        self.events.append(text)
 
     # -- set-up and turn order -------------------------------------------------------------
     def _apply_shuffle(self, label: str) -> None:

@@ -36,12 +36,21 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
     source = make_source(outcomes)
     game = Game(players=len(seats))
     players = [SEATS[kind]() for kind in seats]
-    described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
-    banner = (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
-              f"outcomes {described}")
     config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
-    return play_recorded("king-kong", game, players, source, seed, banner, config, record,
-                         lambda final: [result_line(final)], max_turns=5000, emit=emit)
+    return play_recorded("king-kong", game, players, source, seed, banner(seats, seed, outcomes), config, record,
+                         result_lines, max_turns=5000, emit=emit)
+
+
+def banner(seats: list[str], seed: int, outcomes: str) -> str:
+    """The game's first log line, headless and in the window."""
+    described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
+    return (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
+            f"outcomes {described}")
+
+
+def result_lines(final) -> list[str]:
+    """The game's last log line, headless and in the window."""
+    return [result_line(final)]
 
 
 def result_line(final) -> str:
@@ -52,19 +61,3 @@ def result_line(final) -> str:
     else:
         result = f"shared victory: {', '.join(COLOURS[p] for p in final.winners)}"
     return f"result: {result} after {final.round} rounds and {final.turn} turns"
-
-
-SEAT_KINDS = tuple(SEATS)
-
-
-def play_command(seats_text: str, headless: bool, seed: int, outcomes: str, record: Path | None = None,
-                 emit=None):
-    """`tabletop play king-kong --headless`: checks the seats, then plays (recording to `record`);
-    returns the final state."""
-    seats = [s.strip() for s in seats_text.split(",")]
-    unknown = [s for s in seats if s not in SEAT_KINDS + ("human",)]
-    if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(SEAT_KINDS + ('human',))}")
-    if "human" in seats:
-        raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    return play_headless(seats, seed, outcomes, record, emit)

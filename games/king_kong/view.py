@@ -260,11 +260,14 @@ class KongAdapter(TableAdapter):
                 Phase.ESCAPE: "escape?"}.get(state.phase, "choose:")
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
-        banner = f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes physics"
-        return {"players": len(seats), "seats": list(seats), "outcomes": "physics"}, banner
+        from tabletop.games.king_kong.session import banner
 
-    def result_line(self, state: State) -> str | None:
-        return None
+        return {"players": len(seats), "seats": list(seats), "outcomes": "physics"}, banner(list(seats), seed, "physics")
+
+    def result_lines(self, state: State) -> list[str]:
+        from tabletop.games.king_kong.session import result_lines
+
+        return result_lines(state)
 
     def result(self, state: State) -> str:
         if state.kong_won:

@@ -1,1 +1,36 @@
 """King of the Hill (1958): the hill, its Tipper and its crater."""
+from tabletop.games.gamespec import GameSpec
+
+
+def _actions() -> dict:
+    from tabletop.games.king_of_the_hill.rules import Move
+    from tabletop.games.state import ChanceOutcome, Pass
+    return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
+
+
+def _game(config: dict):
+    from tabletop.games.king_of_the_hill.rules import Game, Variant
+    return Game(int(config["players"]), Variant(config["variant"]))
+
+
+def _physics():
+    from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
+    return PhysicsOutcomes()
+
+
+def _play(seats, seed, outcomes, record, variant, games_to_win, emit=None):
+    from tabletop.games.king_of_the_hill import session
+    return session.play_headless(seats, seed, variant, outcomes, record, emit)
+
+
+def _adapter(seats, variant, games_to_win, collide=True):
+    from tabletop.games.king_of_the_hill.view import HillAdapter
+    return HillAdapter(len(seats), variant, collide=collide)
+
+
+SPEC = GameSpec(
+    name="king-of-the-hill", title="King of the Hill", colours=("red", "blue", "green", "yellow"), seats=(2, 4),
+    variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
+    make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
+    resumable=False,     # the Tipper's ball stays where the last tilt left it, in the table's World
+)

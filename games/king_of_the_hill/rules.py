@@ -39,13 +39,12 @@ Ambiguities of the rulebook and how they are resolved here (also in the README):
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Union
 
-from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
-from tabletop.games.errors import IllegalMoveError
+from tabletop.games import state as base
+from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
 DRAWER = -1      # track index of a marble not yet entered
@@ -130,11 +129,11 @@ class Game:
         return replay(self, history)
 
 
-class State:
+class State(base.State):
     """A King of the Hill position; mutate with `apply`, copy with `clone`."""
 
     def __init__(self, game: Game):
-        self.game = game
+        super().__init__(game)
         self.track = [DRAWER] * (game.players * game.marbles_per_player)
         self.phase = Phase.ORDER
         self.current = 0                      # the player to act (or whose chance event is pending)
@@ -145,25 +144,10 @@ class State:
         self.knocked_from: str | None = None      # the edge seat it was knocked from
         self.next_set = [0] * game.players        # special game: which set moves next
         self.winner: int | None = None
-        self.turn = 0
-        self.history: list[Action] = []
-        self.events: list[str] = []           # human-readable log of what happened
 
     # -- queries ---------------------------------------------------------------------------
-    def clone(self) -> "State":
-        return copy.deepcopy(self)
-
-    @property
-    def current_player(self) -> int:
-        if self.phase in (Phase.ORDER, Phase.ROLL, Phase.CRATER):
-            return CHANCE
-        return self.current if self.phase is Phase.MOVE else CHANCE
-
     def is_terminal(self) -> bool:
         return self.phase is Phase.OVER
-
-    def is_chance_node(self) -> bool:
-        return self.phase in (Phase.ORDER, Phase.ROLL, Phase.CRATER)
 
     @property
     def chance_event(self) -> str | None:
@@ -261,69 +245,43 @@ class State:
             t += 1
         return None, None, "hopping the line of marbles would run past the last path space into the Finish Zone"
 
-    def legal_actions(self) -> list[Action]:
-        if self.is_chance_node():
-            return [ChanceOutcome(label) for label in self.chance_outcomes()]
-        if self.phase is not Phase.MOVE:
-            return []
+    def _moves(self) -> list[Action]:
         moves = [Move(m, d) for m in self.movable_marbles() for d in self.distances()
                  if self.destination(m, d)[0] is not None]
         return moves or [Pass()]
 
     # -- transitions -----------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
-        """Apply an action or chance outcome; an illegal one raises IllegalMoveError and
-        leaves the state unchanged."""
-        self._check(action)
-        if isinstance(action, ChanceOutcome):
-            {Phase.ORDER: self._apply_order, Phase.ROLL: self._apply_roll,
-             Phase.CRATER: self._apply_crater}[self.phase](action.label)
-        elif isinstance(action, Pass):
+    def _apply_chance(self, label: str) -> None:
+        {Phase.ORDER: self._apply_order, Phase.ROLL: self._apply_roll, Phase.CRATER: self._apply_crater}[self.phase](label)
+
+    def _apply_action(self, action: Action) -> None:
+        if isinstance(action, Pass):
             self._log(f"{self._player(self.current)} has no legal move with {self.roll} and loses the turn")
             self._end_turn()
         else:
             self._apply_move(action)
-        self.history.append(action)
 
-    def _check(self, action: Action) -> None:
-        if self.phase is Phase.OVER:
-            raise IllegalMoveError(f"{action}: the game is over")
-        if isinstance(action, ChanceOutcome):
-            if not self.is_chance_node():
-                raise IllegalMoveError(f"{action}: no chance event is pending (a player must move)")
-            if action.label not in self.chance_outcomes():
-                raise IllegalMoveError(f"{action}: the {self.chance_event} cannot give {action.label!r}; "
-                                       f"it gives {', '.join(self.chance_outcomes())}")
-            return
-        if self.is_chance_node():
-            raise IllegalMoveError(f"{action}: the {self.chance_event} must be answered first")
-        legal = self.legal_actions()
-        if action in legal:
-            return
+    def _illegal(self, action: Action) -> str:
+        """Why an action that is not among the legal moves is not allowed."""
         if isinstance(action, Pass):
-            raise IllegalMoveError("pass: a legal move exists, so the turn cannot be passed")
+            return "pass: a legal move exists, so the turn cannot be passed"
         if not isinstance(action, Move):
-            raise IllegalMoveError(f"{action!r}: not a King of the Hill action")
+            return f"{action!r}: not a King of the Hill action"
         if not 0 <= action.marble < len(self.track):
-            raise IllegalMoveError(f"{action}: there is no marble {action.marble}")
+            return f"{action}: there is no marble {action.marble}"
         if self.game.owner(action.marble) != self.current:
-            raise IllegalMoveError(f"{action}: marble {action.marble} belongs to "
-                                   f"{self._player(self.game.owner(action.marble))}, not to "
-                                   f"{self._player(self.current)}")
+            return (f"{action}: marble {action.marble} belongs to {self._player(self.game.owner(action.marble))}, "
+                    f"not to {self._player(self.current)}")
         if action.distance not in self.distances():
             allowed = "1-10" if self.roll == "J" else self.roll
-            raise IllegalMoveError(f"{action}: the Tipper gave {self.roll}, so the distance must be {allowed}")
+            return f"{action}: the Tipper gave {self.roll}, so the distance must be {allowed}"
         if action.marble not in self.movable_marbles():
-            raise IllegalMoveError(f"{action}: marble {action.marble} may not move now "
-                                   f"(a marble still in the drawer must enter first, or it is the other set's turn)")
-        reason = self.destination(action.marble, action.distance)[2]
-        raise IllegalMoveError(f"{action}: {reason}")
+            return (f"{action}: marble {action.marble} may not move now "
+                    f"(a marble still in the drawer must enter first, or it is the other set's turn)")
+        return f"{action}: {self.destination(action.marble, action.distance)[2]}"
 
     def _player(self, p: int) -> str:
         return COLOURS[p]
-
-    def _log(self, text: str) -> None:
-        self.events.append(text)
 
     def _apply_order(self, label: str) -> None:
         player = self.order_contenders[len(self.order_results)]

@@ -40,8 +40,7 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None,
-                  emit=None):
+def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None, emit=None):
     """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
     replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
@@ -49,9 +48,17 @@ def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, reco
     game = make_game(len(seats), variant)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
-    banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
-              f"seed {seed}, outcomes {outcomes}")
     config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
-    return play_recorded("king-of-the-hill", game, players, source, seed, banner, config, record,
-                         lambda final: [f"winner: {COLOURS[final.winner]} after {final.turn} turns"], max_turns=5000,
-                         emit=emit)
+    return play_recorded("king-of-the-hill", game, players, source, seed, banner(seats, seed, variant, outcomes), config,
+                         record, result_lines, max_turns=5000, emit=emit)
+
+
+def banner(seats: list[str], seed: int, variant: str, outcomes: str) -> str:
+    """The game's first log line, headless and in the window."""
+    return (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
+            f"seed {seed}, outcomes {outcomes}")
+
+
+def result_lines(final) -> list[str]:
+    """The game's last log line, headless and in the window."""
+    return [f"winner: {COLOURS[final.winner]} after {final.turn} turns"]

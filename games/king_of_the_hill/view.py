@@ -222,7 +222,8 @@ class HillAdapter(TableAdapter):
                  Phase.OVER: ""}[state.phase]
         if state.is_terminal():
             return f"King of the Hill - game over after {state.turn} turns"
-        return f"King of the Hill - turn {state.turn}: {who} {doing}"
+        turn = state.turn + 1 if state.phase is Phase.ROLL else state.turn    # the tilt begins the turn
+        return f"King of the Hill - turn {turn}: {who} {doing}"
 
     def players(self, state: State, kinds) -> str:
         lines = []
@@ -237,13 +238,16 @@ class HillAdapter(TableAdapter):
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
         """The replay's config and banner, as headless play writes them."""
-        variant = self.game.variant.value
-        banner = (f"King of the Hill, {variant}, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, "
-                  f"seed {seed}, outcomes physics")
-        return {"players": len(seats), "variant": variant, "seats": list(seats), "outcomes": "physics"}, banner
+        from tabletop.games.king_of_the_hill.session import banner
 
-    def result_line(self, state: State) -> str:
-        return f"winner: {COLOURS[state.winner]} after {state.turn} turns"
+        variant = self.game.variant.value
+        config = {"players": len(seats), "variant": variant, "seats": list(seats), "outcomes": "physics"}
+        return config, banner(list(seats), seed, variant, "physics")
+
+    def result_lines(self, state: State) -> list[str]:
+        from tabletop.games.king_of_the_hill.session import result_lines
+
+        return result_lines(state)
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} is King of the Hill!"

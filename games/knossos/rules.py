@@ -52,17 +52,15 @@ Ambiguities of the rulebook and how they are resolved here (also in the README's
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from typing import Union
 
-from tabletop.games.driver import CHANCE, ChanceOutcome, Pass, replay
-from tabletop.games.errors import IllegalMoveError
+from tabletop.games import state as base
+from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.knossos.board import Board, load_board
 
-TERMINAL = -4
 START = -1     # position of a piece off the board beside its wing (not entered, or taken)
 OFF = -2       # position of a piece borne off
 PIECES_PER_PLAYER = 2
@@ -200,11 +198,13 @@ class Game:
         return replay(self, history)
 
 
-class State:
+class State(base.State):
     """A Knossos match position; mutate with `apply`, copy with `clone`."""
 
+    over_message = "the match is over"
+
     def __init__(self, game: Game):
-        self.game = game
+        super().__init__(game)
         self.pos = [START] * (game.players * PIECES_PER_PLAYER)
         self.phase = Phase.THROW
         self.current = 0                      # the player to throw or move
@@ -214,26 +214,11 @@ class State:
         self.game_winners: list[int] = []
         self.winner: int | None = None        # of the match
         self.turn = 0                         # throws so far in the match
-        self.history: list[Action] = []
-        self.events: list[str] = []           # human-readable log of what happened
         self._log(f"game 1: {COLOURS[0]} starts")
 
     # -- queries ---------------------------------------------------------------------------
-    def clone(self) -> "State":
-        """A deep copy sharing the (immutable) game."""
-        return copy.deepcopy(self, {id(self.game): self.game})
-
-    @property
-    def current_player(self) -> int:
-        if self.phase is Phase.OVER:
-            return TERMINAL
-        return self.current if self.phase is Phase.MOVE else CHANCE
-
     def is_terminal(self) -> bool:
         return self.phase is Phase.OVER
-
-    def is_chance_node(self) -> bool:
-        return self.phase is Phase.THROW
 
     @property
     def chance_event(self) -> str | None:
@@ -284,48 +269,37 @@ class State:
                                  f"piece is taken, so the bridge is closed")
         return False, None, f"{g.piece_name(occ)} stands on space {reach.to}, where no piece is taken"
 
-    def legal_actions(self) -> list[Action]:
-        if self.phase is Phase.THROW:
-            return [ChanceOutcome(label) for label in STICK_LABELS]
-        if self.phase is not Phase.MOVE:
-            return []
+    def _moves(self) -> list[Action]:
         table = self.game.reach[self.current]
         moves = [Move(m, r.to) for m in self.movable_pieces() for r in table[self.pos[m]][self.throw]
                  if self.check_move(m, r)[0]]
         return moves or [Pass()]
 
     # -- transitions -----------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
-        """Apply an action or chance outcome; an illegal one raises IllegalMoveError and leaves the
-        state unchanged."""
-        self._check(action)
-        if isinstance(action, ChanceOutcome):
-            self._apply_throw(action.label)
-        elif isinstance(action, Pass):
+    def _apply_chance(self, label: str) -> None:
+        self._apply_throw(label)
+
+    def _apply_action(self, action: Action) -> None:
+        if isinstance(action, Pass):
             self._apply_pass()
         else:
             self._apply_move(action)
-        self.history.append(action)
 
-    def _check(self, action: Action) -> None:
-        if self.phase is Phase.OVER:
-            raise IllegalMoveError(f"{action}: the match is over")
-        if isinstance(action, ChanceOutcome):
-            if not self.is_chance_node():
-                raise IllegalMoveError(f"{action}: no throw is pending ({COLOURS[self.current]} must move)")
-            if action.label not in STICK_LABELS:
-                raise IllegalMoveError(f"{action}: the sticks cannot give {action.label!r}; "
-                                       f"they give {', '.join(STICK_LABELS)}")
-            return
-        if self.is_chance_node():
-            raise IllegalMoveError(f"{action}: {COLOURS[self.current]} must throw the sticks first")
-        if action in self.legal_actions():
-            return
+    def _not_chance(self) -> str:
+        return f"no throw is pending ({COLOURS[self.current]} must move)"
+
+    def _bad_label(self, label: str) -> str:
+        return "" if label in STICK_LABELS else f"the sticks cannot give {label!r}; they give {', '.join(STICK_LABELS)}"
+
+    def _must_answer(self) -> str:
+        return f"{COLOURS[self.current]} must throw the sticks first"
+
+    def _illegal(self, action: Action) -> str:
         if isinstance(action, Pass):
-            raise IllegalMoveError("pass: a legal move exists, so the throw must be used")
+            return "pass: a legal move exists, so the throw must be used"
         if not isinstance(action, Move):
-            raise IllegalMoveError(f"{action!r}: not a Knossos action")
-        raise IllegalMoveError(f"{action}: {self._why_not(action)}")
+            return f"{action!r}: not a Knossos action"
+        return f"{action}: {self._why_not(action)}"
 
     def _why_not(self, move: Move) -> str:
         """Why a move that is not among the legal actions is not allowed."""
@@ -360,9 +334,6 @@ class State:
         reachable = [r.to for r in g.reach[p][here][self.throw]]
         allowed = f"it can reach {_spaces(reachable)}" if reachable else "it cannot move"
         return f"space {move.to} is not {_count(n)} on from {where} (with {n} {allowed})"
-
-    def _log(self, text: str) -> None:
-        self.events.append(text)
 
     def _apply_throw(self, label: str) -> None:
         self.turn += 1

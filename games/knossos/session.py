@@ -30,17 +30,24 @@ def make_source(spec: str) -> OutcomeSource:
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None,
-                  emit=None):
-    """Play a match to its end, printing the log (or giving each line to `emit`); with `record`, write
-    the replay there as it goes. Returns the final state."""
+def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None, emit=None):
+    """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
     from tabletop.games.replay import play_recorded
 
     game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
-    banner = (f"Knossos (Hillbom), first to {games_to_win}, seats "
-              f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
-    return play_recorded("knossos", game, players, source, seed, banner, config, record, lambda final: [],
-                         emit=emit)
+    return play_recorded("knossos", game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
+                         record, result_lines, emit=emit)
+
+
+def banner(seats: list[str], seed: int, games_to_win: int, outcomes: str) -> str:
+    """The match's first log line, headless and in the window."""
+    return (f"Knossos (Hillbom), first to {games_to_win}, seats "
+            f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
+
+
+def result_lines(final) -> list[str]:
+    """None: the match's last log line already names the winner."""
+    return []

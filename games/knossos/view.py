@@ -121,12 +121,15 @@ class KnossosAdapter(TableAdapter):
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
         """The replay's config and banner, as headless play writes them."""
-        banner = (f"Knossos (Hillbom), first to {self.game.games_to_win}, seats "
-                  f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes physics")
-        return {"games_to_win": self.game.games_to_win, "seats": list(seats), "outcomes": "physics"}, banner
+        from tabletop.games.knossos.session import banner
 
-    def result_line(self, state: State) -> str | None:
-        return None          # the match's last log line already names the winner
+        config = {"games_to_win": self.game.games_to_win, "seats": list(seats), "outcomes": "physics"}
+        return config, banner(list(seats), seed, self.game.games_to_win, "physics")
+
+    def result_lines(self, state: State) -> list[str]:
+        from tabletop.games.knossos.session import result_lines
+
+        return result_lines(state)
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} wins the match!"

@@ -7,8 +7,10 @@ exactly what was simulated and the frame clock never steps the physics. Piece mo
 rules decide (a marble hopping seat to seat, a piece moving site to site) are animated
 between the seats the table would put them on.
 
-Seats and chance use the generators the headless driver uses (SeedSequence(seed).spawn(2)),
-so an all-AI game in the window is the game `--headless` plays with the same seed.
+The game itself is a tabletop.games.match.Match, the one the headless driver steps: the window
+calls it once per frame when a seat or the chance event is due (`draw()` simulates the chance
+event, the window plays it back, then `apply()`), so an all-AI game in the window is the game
+`--headless` plays with the same seed: the same log lines, result line and replay.
 """
 from __future__ import annotations
 
@@ -18,11 +20,11 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
 from panda3d.core import ClockObject, Vec3
 
 from tabletop.games.chance import WatchedOutcomes
-from tabletop.games.driver import ChanceOutcome, Pass
+from tabletop.games.match import Match
+from tabletop.games.state import ChanceOutcome, Pass
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
@@ -71,7 +73,8 @@ class GameWindow:
         self._camera_back = None
         self.frame_times: list[float] = []
         self.record = record           # replay path of the first game (later games get -2, -3, ...)
-        self.recorder = None
+        self.match: Match | None = None
+        self.source = None
         self.games_started = 0
         adapter.build(app)
         app.freeze_labels()
@@ -81,39 +84,50 @@ class GameWindow:
         app.add_task(self._update, "game-update")
 
     # -- game lifetime ---------------------------------------------------------------------
+    @property
+    def state(self):
+        return self.match.state
+
+    @property
+    def seat_rng(self):
+        return self.match.seeds.seats
+
     def new_game(self) -> None:
-        seat_ss, chance_ss = np.random.SeedSequence(self.seed).spawn(2)
-        self.seat_rng = np.random.default_rng(seat_ss)
-        self.chance_rng = np.random.default_rng(chance_ss)
+        self._end_match()
         self.seats = self.adapter.make_seats(self.seat_kinds)
-        self.state = self.adapter.new_state()
+        state = self.adapter.new_state()
         self.source = WatchedOutcomes(self.adapter.physics_source())
-        self._start_recording()
+        config, banner = self.adapter.record_config(self.seat_kinds, self.seed)
+        recorder = self._start_recording(state, config, banner)
+        self.match = Match(state, self.seats, self.source, self.seed, banner=[banner],
+                           result_lines=self.adapter.result_lines, recorder=recorder)
         self.anim = None
         self._clear_selection()
-        self._shown = 0
         self.hud.clear_log()
         self.hud.set_banner("")
         self.adapter.place_pieces(self.app, self.state)
-        self._log_events()
+        for line in self.match.lines:
+            self.hud.log(line)
         self._wait = self.pace
         self._refresh()
 
-    def _start_recording(self) -> None:
+    def _start_recording(self, state, config: dict, banner: str):
         """Record this game as headless play does (the same file format and contents)."""
         from tabletop.games.replay import GameRecorder
 
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
         self.games_started += 1
         if self.record is None:
-            return
+            return None
         path = Path(self.record)
         if self.games_started > 1:
             path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
-        config, banner = self.adapter.record_config(self.seat_kinds, self.seed)
-        self.recorder = GameRecorder(path, self.adapter.game_name, config, self.seed, self.state, self.source, [banner])
+        return GameRecorder(path, self.adapter.game_name, config, self.seed, state, self.source, [banner])
+
+    def _end_match(self) -> None:
+        """Close the game being played: an unfinished one's replay ends saying so."""
+        if self.match is not None:
+            self.match.leave()
+            self.match.close()
 
     def human(self, player: int) -> bool:
         return self.seat_kinds[player] == "human"
@@ -147,7 +161,7 @@ class GameWindow:
         elif not self.human(s.current_player):
             self._wait -= dt
             if self._wait <= 0:
-                self.act(self.seats[s.current_player].choose(s, self.seat_rng))
+                self.act(self.match.choose())
         return task.cont
 
     def _advance(self, dt: float) -> None:
@@ -179,7 +193,7 @@ class GameWindow:
             return
         event = s.chance_event
         self.hud.set_prompt("")
-        label = (self.recorder or self.source).outcome(event, s, self.chance_rng)
+        label = self.match.draw()
         motion = self.source.motions[-1]
         states = motion.states()
         hidden = self.adapter.hidden_during(s, event)
@@ -244,23 +258,12 @@ class GameWindow:
         self.anim = Animation(HOP_SECONDS, show, finish)
 
     def _apply(self, action, place: bool = True) -> None:
-        self.state.apply(action)
-        if self.recorder is not None:
-            self.recorder.after_action(self.state)
-            if self.state.is_terminal():
-                line = self.adapter.result_line(self.state)
-                self.recorder.finish(self.state, [line] if line else [])
-                self.recorder = None
-        self._log_events()
+        for line in self.match.apply(action):
+            self.hud.log(line)
         if place:
             self.adapter.place_pieces(self.app, self.state)
         self._wait = self.pace
         self._refresh()
-
-    def _log_events(self) -> None:
-        for line in self.state.events[self._shown:]:
-            self.hud.log(line)
-        self._shown = len(self.state.events)
 
     def fast_forward(self, turns: int) -> None:
         """Play on with every seat as an AI (human seats included) until `turns` turns have
@@ -271,8 +274,7 @@ class GameWindow:
             if s.is_chance_node():
                 self.chance()
             else:
-                seat = self.seats[s.current_player] if not self.human(s.current_player) else ai[s.current_player]
-                self.act(seat.choose(s, self.seat_rng))
+                self.act(self.match.choose(ai[s.current_player] if self.human(s.current_player) else None))
             self.finish_animation()
 
     # -- the display -----------------------------------------------------------------------
@@ -388,10 +390,8 @@ class GameWindow:
         self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
 
     def close(self) -> None:
-        """Close the recording (a game left unfinished stays readable up to its last turn)."""
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
+        """Close the recording (a game left unfinished ends with a line saying so)."""
+        self._end_match()
 
     def quit(self) -> None:
         self.close()

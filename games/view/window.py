@@ -19,17 +19,12 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, collide: bool = True):
-    """The game's window adapter; collide=False (replays) builds its table for drawing only."""
-    if game == "king-of-the-hill":
-        from tabletop.games.king_of_the_hill.view import HillAdapter
-        return HillAdapter(len(seats), variant, collide=collide)
-    if game == "knossos":
-        from tabletop.games.knossos.view import KnossosAdapter
-        return KnossosAdapter(len(seats), games_to_win)
-    if game == "king-kong":
-        from tabletop.games.king_kong.view import KongAdapter
-        return KongAdapter(len(seats))
-    raise InputError(f"{game} has no window yet")
+    """The game's window adapter (its GameSpec's); collide=False (replays) builds its table for drawing only."""
+    from tabletop.games.registry import GAMES
+
+    if game not in GAMES:
+        raise InputError(f"{game} has no window yet")
+    return GAMES[game].window_adapter(seats, variant, games_to_win, collide)
 
 
 def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,

@@ -1,0 +1,31 @@
+"""What the command line, replays and the window know of one game: its GameSpec.
+
+Each game package exports one (`tabletop.games.<game>.SPEC`); tabletop.games.registry lists them.
+Everything heavy (rules, physics, Panda3D) is reached through the spec's functions, imported
+only when called.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str                              # as the command line writes it: "king-of-the-hill"
+    title: str                             # "King of the Hill"
+    colours: tuple[str, ...]               # the seats' colours, in seat order
+    seats: tuple[int, int]                 # fewest and most seats
+    variants: tuple[str, ...]              # rule variants (--variant), the first the default
+    chance_events: tuple[str, ...]         # the devices that answer its chance events
+    actions: Callable[[], dict]            # replay tag -> action class
+    make_game: Callable[[dict], object]    # a replay's config -> Game
+    physics: Callable[[], object]          # a fresh physics outcome source (with table_for)
+    # (seats, seed, outcomes, record, variant, games_to_win, emit) -> the final state: `play --headless`
+    play_headless: Callable[..., object]
+    # (seats, variant, games_to_win, collide) -> the window's adapter
+    window_adapter: Callable[..., object]
+    # verify --from-turn: each physical chance event starts afresh from the rules state (False where
+    # bodies carry physical state the replay does not record from one chance event to the next)
+    resumable: bool = True
+    seat_kinds: tuple[str, ...] = ("ai", "random", "human")

@@ -1,0 +1,143 @@
+"""One match of any game here, advanced one action at a time: the one game loop.
+
+A `Match` holds the rules state, the seats, the outcome source, the game's generators and (when
+recording) the replay recorder. `step()` takes one action: the pending chance event answered by
+the source, or the seat to move choosing. Headless play loops over `step()`; the window splits a
+step in two (`draw()` simulates the chance event, it is watched, then `apply()` applies it) so
+that it can animate between them. Either way every action goes through `apply()`, which logs,
+records and, when the game ends, adds the result lines; so the log lines, the turn count and the
+result line are the same in headless play, the window, `replay --summary` and `replay --verify`.
+
+Seeds: `GameSeeds(seed)` makes every generator of a game from its one seed. The seats' choices
+draw from one stream (SeedSequence(seed, spawn_key=(0,))); chance event k of the game (k = 0, 1,
+2, ... in the order they are answered) draws from its own, SeedSequence(seed, spawn_key=(1, k)).
+A retry inside a chance event (a tilt again, a throw again) therefore moves no later outcome,
+and a replay can be re-simulated from any turn.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from tabletop.games.state import ChanceOutcome
+
+SEEDS_DOC = ("numpy SeedSequence(seed, spawn_key=(0,)): the seats; "
+             "SeedSequence(seed, spawn_key=(1, k)): chance event k")
+
+
+class TurnLimitError(RuntimeError):
+    """A game that did not end within the turn limit (a defect, never expected)."""
+
+
+class GameSeeds:
+    """A game's generators, all from its one seed: the seats' stream and one per chance event."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+        self.seats = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(0,)))
+
+    def chance(self, k: int) -> np.random.Generator:
+        """The generator of the game's chance event k (0 the first)."""
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(1, k)))
+
+
+class Match:
+    """A game being played: `state`, `seats` (None for a human seat), the outcome `source`, the
+    generators of `seed`, and optionally a replay `recorder` (tabletop.games.replay.GameRecorder).
+
+    `lines` is the whole log so far: the banner, the state's log and, once over, the result lines
+    (`result_lines(final)`). `after_action(state)` sees the state after every action (invariant
+    checks); more than `max_turns` turns raise TurnLimitError.
+    """
+
+    def __init__(self, state, seats: Sequence, source, seed: int, banner: Sequence[str] = (),
+                 result_lines: Callable | None = None, recorder=None, max_turns: int = 5000,
+                 after_action: Callable | None = None):
+        self.state = state
+        self.seats = list(seats)
+        self.seeds = GameSeeds(seed)
+        self.recorder = recorder
+        self.source = recorder.source if recorder is not None else source
+        self.result_lines = result_lines or (lambda final: [])
+        self.max_turns = max_turns
+        self.after_action = after_action
+        # chance events of the game answered so far (a state part-played elsewhere counts its own)
+        self.chances = sum(isinstance(a, ChanceOutcome) for a in state.history)
+        self.result: list[str] | None = None   # the result lines, once over
+        self.lines = list(banner) + list(state.events)
+        self._seen = len(state.events)
+
+    @property
+    def seed(self) -> int:
+        return self.seeds.seed
+
+    def is_over(self) -> bool:
+        return self.state.is_terminal()
+
+    def choose(self, seat=None):
+        """The action the seat to move (or the stand-in `seat`) chooses, from the seats' generator."""
+        s = self.state
+        return (seat or self.seats[s.current_player]).choose(s, self.seeds.seats)
+
+    def draw(self) -> str:
+        """The label of the pending chance event, from the source with the event's own generator
+        (simulated and watched, when the source is physics); not applied yet."""
+        s = self.state
+        return self.source.outcome(s.chance_event, s, self.seeds.chance(self.chances))
+
+    def apply(self, action) -> list[str]:
+        """Apply a seat's action or a chance outcome; returns the new log lines (with the result
+        lines when it ends the game). IllegalMoveError leaves everything unchanged."""
+        s = self.state
+        event = s.chance_event if s.is_chance_node() else None
+        s.apply(action)
+        if isinstance(action, ChanceOutcome):
+            self.chances += 1
+        new = list(s.events[self._seen:])
+        self._seen = len(s.events)
+        if self.recorder is not None:
+            self.recorder.record(s, action, event, new)
+        if self.after_action is not None:
+            self.after_action(s)
+        if s.is_terminal():
+            self.result = list(self.result_lines(s))
+            new += self.result
+            if self.recorder is not None:
+                self.recorder.finish(s, self.result)
+        self.lines.extend(new)
+        return new
+
+    def step(self) -> list[str]:
+        """One action: the chance event answered, or the seat to move choosing. Returns the new
+        log lines ([] once over)."""
+        s = self.state
+        if s.is_terminal():
+            return []
+        if s.turn > self.max_turns:
+            raise TurnLimitError(f"no winner after {self.max_turns} turns")
+        return self.apply(ChanceOutcome(self.draw()) if s.is_chance_node() else self.choose())
+
+    def play(self, on_line: Callable[[str], None] | None = None):
+        """Step to the end (each log line to `on_line` as it comes, the lines so far first);
+        returns the final state."""
+        if on_line is not None:
+            for line in self.lines:
+                on_line(line)
+        while not self.state.is_terminal():
+            for line in self.step():
+                if on_line is not None:
+                    on_line(line)
+        return self.state
+
+    def leave(self) -> None:
+        """End the recording of a game left unfinished (the window's quit or new game): its end
+        record says so, and the file opens with no warning."""
+        if self.recorder is not None and not self.state.is_terminal():
+            self.recorder.finish(self.state, [f"unfinished: left after {self.state.turn} turns"], unfinished=True)
+
+    def close(self) -> None:
+        """Close the recording, if any (a game neither finished nor left reads as cut off)."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None

@@ -1,0 +1,155 @@
+"""What every game's rules state shares, in the OpenSpiel manner; no physics, no Panda3D.
+
+A state is a *chance node* when a device must answer (`chance_event` names it: "tipper",
+"sticks", "die", ...): `current_player` is CHANCE and `chance_outcomes()` lists the labels it can
+give. At a decision node `current_player` is the player to move and `legal_actions()` lists the
+moves; a finished game is terminal and `current_player` is TERMINAL. `apply` checks an action or
+chance outcome, applies it and appends it to `history`, so `Game.replay(history)` re-drives a game.
+
+A game's State subclass keeps only its rules: `is_terminal`, `chance_event`, `chance_outcomes`,
+`_moves` (the legal moves at a decision node), `_apply_chance` and `_apply_action`, and the
+messages that say why an action is not allowed (`_illegal`, optionally `_bad_label`,
+`_not_chance`, `_is_legal`).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from tabletop.games.errors import IllegalMoveError
+
+CHANCE = -1      # current_player of a chance node
+TERMINAL = -4    # current_player of a finished game
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The only action when no move is legal: the turn is lost."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True)
+class ChanceOutcome:
+    """The answer to a chance node: a device's label ("J", "cave2/seat1", "3", ...)."""
+
+    label: str
+
+    def __str__(self) -> str:
+        return f"outcome {self.label}"
+
+
+def replay(game, history):
+    """A game's state re-driven from the start through its history of actions and chance outcomes."""
+    state = game.new_initial_state()
+    for action in history:
+        state.apply(action)
+    return state
+
+
+class State:
+    """The base of every game's state; `game` is its (immutable) Game, `current` the player to
+    move (or whose chance event is pending), `turn` the turns begun, `events` the log."""
+
+    over_message = "the game is over"
+
+    def __init__(self, game):
+        self.game = game
+        self.current = 0
+        self.turn = 0
+        self.history: list = []
+        self.events: list[str] = []           # human-readable log of what happened
+
+    # -- what the subclass says --------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def chance_event(self) -> str | None:
+        """The device that answers the pending chance event; None at a decision node."""
+        raise NotImplementedError
+
+    def chance_outcomes(self) -> tuple[str, ...]:
+        """The labels the pending chance event can give."""
+        raise NotImplementedError
+
+    def _moves(self) -> list:
+        """The legal actions of the player to move."""
+        raise NotImplementedError
+
+    def _apply_chance(self, label: str) -> None:
+        raise NotImplementedError
+
+    def _apply_action(self, action) -> None:
+        raise NotImplementedError
+
+    def _illegal(self, action) -> str:
+        """The message of an action that is not allowed at this decision node."""
+        return f"{action}: not allowed now"
+
+    # -- queries -----------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return TERMINAL
+        return CHANCE if self.is_chance_node() else self.current
+
+    def is_chance_node(self) -> bool:
+        return not self.is_terminal() and self.chance_event is not None
+
+    def legal_actions(self) -> list:
+        if self.is_terminal():
+            return []
+        if self.is_chance_node():
+            return [ChanceOutcome(label) for label in self.chance_outcomes()]
+        return self._moves()
+
+    def clone(self):
+        """A deep copy sharing the (immutable) game."""
+        return copy.deepcopy(self, {id(self.game): self.game})
+
+    # -- transitions -------------------------------------------------------------------------
+    def apply(self, action) -> None:
+        """Apply an action or chance outcome; an illegal one raises IllegalMoveError and leaves
+        the state unchanged."""
+        self._check(action)
+        if isinstance(action, ChanceOutcome):
+            self._apply_chance(action.label)
+        else:
+            self._apply_action(action)
+        self.history.append(action)
+
+    def _check(self, action) -> None:
+        if self.is_terminal():
+            raise IllegalMoveError(f"{action}: {self.over_message}")
+        if isinstance(action, ChanceOutcome):
+            if not self.is_chance_node():
+                raise IllegalMoveError(f"{action}: {self._not_chance()}")
+            reason = self._bad_label(action.label)
+            if reason:
+                raise IllegalMoveError(f"{action}: {reason}")
+            return
+        if self.is_chance_node():
+            raise IllegalMoveError(f"{action}: {self._must_answer()}")
+        if not self._is_legal(action):
+            raise IllegalMoveError(self._illegal(action))
+
+    def _is_legal(self, action) -> bool:
+        return action in self.legal_actions()
+
+    def _bad_label(self, label: str) -> str:
+        """Why a chance label cannot answer the pending event ('' when it can)."""
+        outcomes = self.chance_outcomes()
+        if label in outcomes:
+            return ""
+        return f"the {self.chance_event} cannot give {label!r}; it gives {', '.join(outcomes)}"
+
+    def _not_chance(self) -> str:
+        return "no chance event is pending (a player must move)"
+
+    def _must_answer(self) -> str:
+        return f"the {self.chance_event} must be answered first"
+
+    def _log(self, text: str) -> None:
+        self.events.append(text)

@@ -1,0 +1,283 @@
+"""The one match loop: headless play, the window (offscreen, all AI, driven to its end), the replay
+summary and verify agree line for line, result line and turn count included; every game's state
+shares one base; each chance event draws from its own seed."""
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop.games.cli import main
+from tabletop.games.match import GameSeeds, Match
+from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome
+from tabletop.sim.record import RECORDED_AT, ReplayFile
+
+STICKS_TABLE = Path(__file__).parents[1] / "docs" / "results" / "sticks-10k-seed1.json"
+
+
+def run(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+# -- the shared base state ----------------------------------------------------------------------
+def _games():
+    from tabletop.games.king_kong.rules import Game as KongGame
+    from tabletop.games.king_of_the_hill.rules import Game as HillGame
+    from tabletop.games.knossos.rules import Game as KnossosGame
+
+    return [HillGame(2), KnossosGame(games_to_win=1), KongGame(players=2)]
+
+
+def _uniform(state, rng):
+    if state.chance_event == "shuffle":
+        pile = state.shuffle_pile()
+        return " ".join(str(pile[i]) for i in rng.permutation(len(pile)))
+    outcomes = state.chance_outcomes()
+    return outcomes[int(rng.integers(len(outcomes)))]
+
+
+class Uniform:
+    """Every chance event answered uniformly from its generator; `extra[k]` more draws at event k
+    first (a retry inside the event)."""
+
+    def __init__(self, extra=None):
+        self.extra, self.k = extra or {}, 0
+
+    def outcome(self, event, state, rng):
+        for _ in range(self.extra.get(self.k, 0)):
+            rng.random()
+        self.k += 1
+        return _uniform(state, rng)
+
+
+@pytest.mark.parametrize("game", _games(), ids=["king-of-the-hill", "knossos", "king-kong"])
+def test_every_game_state_is_the_base_state_and_ends_terminal(game):
+    from tabletop.games import state as base
+    from tabletop.games.seats import RandomSeat
+
+    s = game.new_initial_state()
+    assert isinstance(s, base.State)
+    assert s.is_chance_node() and s.current_player == CHANCE and not s.is_terminal()
+    final = Match(s, [RandomSeat()] * game.players, Uniform(), seed=2, max_turns=20000).play()
+    assert final.is_terminal() and not final.is_chance_node()
+    assert final.current_player == TERMINAL and final.legal_actions() == []
+    again = game.replay(final.history)
+    assert again.events == final.events and again.current_player == TERMINAL
+    copy = final.clone()
+    assert copy.game is final.game and copy.history == final.history and copy.history is not final.history
+
+
+def test_rules_import_no_physics_and_no_panda3d():
+    code = ("import sys\n"
+            "import tabletop.games.king_of_the_hill.rules, tabletop.games.knossos.rules, tabletop.games.king_kong.rules\n"
+            "import tabletop.games.match\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pybullet', 'panda3d', 'direct'))\n"
+            "print(','.join(bad))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == ""
+
+
+# -- seeds per chance event ---------------------------------------------------------------------
+def test_a_retry_inside_a_chance_event_moves_no_later_outcome():
+    """Extra draws inside chance event 3 (a tilt again) leave every other event's outcome as it was."""
+    from tabletop.games.knossos.rules import Game
+
+    def outcomes(source):
+        state = Game(games_to_win=1).new_initial_state()
+        match = Match(state, [None, None], source, seed=5)
+        labels = []
+        while len(labels) < 12:
+            if state.is_chance_node():
+                labels.append(match.draw())
+                match.apply(ChanceOutcome(labels[-1]))
+            else:
+                match.apply(state.legal_actions()[0])
+        return labels
+
+    plain, retried = outcomes(Uniform()), outcomes(Uniform({3: 7}))
+    assert plain[:3] == retried[:3] and plain[4:] == retried[4:]
+    assert GameSeeds(5).chance(4).random() == GameSeeds(5).chance(4).random() != GameSeeds(5).chance(3).random()
+    assert GameSeeds(5).seats.random() == np.random.default_rng(np.random.SeedSequence(5).spawn(2)[0]).random()
+
+
+# -- one loop: headless, window, summary, verify --------------------------------------------------
+GAMES = {
+    # name: (seats, extra play options, window options)
+    "king-of-the-hill": (["ai", "ai"], [], {}),
+    "knossos": (["ai", "ai"], ["--games-to-win", "1"], {"games_to_win": 1}),
+    "king-kong": (["ai", "ai", "ai"], [], {}),
+}
+
+
+def window_game(game: str, seed: int, record, **options):
+    """An all-AI game in the offscreen window, driven to its end: (its log, its HUD's log)."""
+    from tabletop.games.view.window import open_game
+    from tabletop.sim.view.app import ViewError
+
+    seats = GAMES[game][0]
+    try:
+        app, ctrl = open_game(game, seats, seed, size=(320, 180), offscreen=True, pace=0.0, record=record, **options)
+    except ViewError as exc:
+        pytest.skip(f"no graphics pipe: {exc}")
+    try:
+        ctrl.fast_forward(10 ** 6)
+        assert ctrl.state.is_terminal()
+        lines, hud = list(ctrl.match.lines), list(ctrl.hud.lines)
+        ctrl.close()
+    finally:
+        ctrl.adapter.close()
+        app.destroy()
+    return lines, hud
+
+
+@pytest.mark.parametrize("game,seed", [(g, s) for g in GAMES for s in (1, 2)])
+def test_headless_window_summary_and_verify_agree(tmp_path, game, seed):
+    seats, args, options = GAMES[game]
+    headless, windowed = tmp_path / "headless.ttr", tmp_path / "window.ttr"
+    rc, printed, err = run("play", game, "--headless", "--seats", ",".join(seats), "--seed", seed, *args,
+                           "--record", headless)
+    assert rc == 0, err
+    log = printed.splitlines()
+    lines, hud = window_game(game, seed, windowed, **options)
+    assert lines == log                       # banner, every log line and the result line
+    assert hud == log                         # as the window's log panel shows them
+    replay = ReplayFile.open(headless)
+    turns = replay.end["result"]["turns"]
+    if game != "knossos":                     # Knossos: the match's last log line names the winner
+        assert log[-1].endswith(f" {turns} turns")
+    a, b = bytearray(headless.read_bytes()), bytearray(windowed.read_bytes())
+    a[RECORDED_AT] = b[RECORDED_AT] = bytes(8)
+    assert a == b                             # the window records the very same replay
+    for path in (headless, windowed):
+        rc, out, err = run("replay", path, "--summary")
+        assert rc == 0 and out.splitlines() == log
+        assert "warning" not in err and f": {turns} turns," in err
+    middle = turns // 2
+    if seed == 2 and game == "knossos":       # re-simulated from the middle of the game
+        rc, out, err = run("replay", headless, "--verify", "--from-turn", middle)
+        assert rc == 0, err
+        assert out.startswith(f"verified from turn {middle}: {turns} turns, ")
+        return
+    rc, out, err = run("replay", headless, "--verify")
+    assert rc == 0, err
+    assert out.startswith(f"verified: {turns} turns, ")
+    if game != "knossos":                     # physics that carries state from event to event
+        rc, out, err = run("replay", headless, "--verify", "--from-turn", middle)
+        assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err and "from the start" in err
+
+
+def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
+    """Knossos: verify from turn N re-simulates the chance events from turn N on (each from its
+    own seed) and still catches a changed outcome there; a turn outside the game is one line."""
+    from tabletop.games.replay import Divergence, verify
+
+    path = tmp_path / "match.ttr"
+    assert run("play", "knossos", "--headless", "--seats", "ai,ai", "--seed", "1", "--games-to-win", "1",
+               "--record", path)[0] == 0
+    replay = ReplayFile.open(path)
+    turns = replay.end["result"]["turns"]
+    events = sum(1 for t in replay.turns for s in t.steps if "chance" in s)
+    later = sum(1 for t in replay.turns if t.number >= turns - 3 for s in t.steps if "chance" in s)
+    assert str(verify(replay)).startswith(f"verified: {turns} turns, {events} chance events")
+    assert str(verify(replay, turns - 3)).startswith(f"verified from turn {turns - 3}: {turns} turns, {later} "
+                                                     f"chance events")
+    rc, out, err = run("replay", path, "--verify", "--from-turn", turns + 1)
+    assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err
+    rc, out, err = run("replay", path, "--summary", "--from-turn", 3)
+    assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err
+    from tabletop.games import match
+
+    class Shifted(match.GameSeeds):            # the events' seeds one off: verify must notice
+        def chance(self, k):
+            return super().chance(k + 1)
+
+    saved, match.GameSeeds = match.GameSeeds, Shifted
+    try:
+        with pytest.raises(Divergence):
+            verify(replay, turns - 3)
+    finally:
+        match.GameSeeds = saved
+
+
+def test_a_game_on_measured_tables_verifies_from_any_turn(tmp_path):
+    """King of the Hill with the Tipper's and the crater's measured tables: nothing physical carries
+    over, so verify can start at any turn."""
+    tables = ",".join(str(STICKS_TABLE.with_name(f"{d}-10k-seed1.json")) for d in ("tipper", "crater"))
+    path = tmp_path / "game.ttr"
+    assert run("play", "king-of-the-hill", "--headless", "--seats", "ai,ai,ai", "--seed", "4", "--outcomes",
+               f"table:{tables}", "--record", path)[0] == 0
+    turns = ReplayFile.open(path).end["result"]["turns"]
+    for start in (1, turns // 3, turns - 1):
+        rc, out, err = run("replay", path, "--verify", "--from-turn", start)
+        assert rc == 0 and out.startswith(f"verified from turn {start}: {turns} turns, "), err
+
+
+def test_a_version_1_game_replay_summarizes_but_verify_names_its_version(tmp_path):
+    import struct
+
+    from tabletop.sim.record import PRELUDE
+
+    path = tmp_path / "match.ttr"
+    assert run("play", "knossos", "--headless", "--seats", "ai,ai", "--seed", "3", "--games-to-win", "1",
+               "--outcomes", f"table:{STICKS_TABLE}", "--record", path)[0] == 0
+    data = bytearray(path.read_bytes())
+    struct.pack_into("<H", data, 16, 1)
+    old = tmp_path / "old.ttr"
+    old.write_bytes(bytes(data))
+    rc, out, err = run("replay", old, "--summary")
+    assert rc == 0 and out == run("replay", path, "--summary")[1]
+    rc, out, err = run("replay", old, "--verify")
+    assert rc == 2 and err.count("\n") == 1 and "version 1" in err
+
+
+# -- one registry ---------------------------------------------------------------------------------
+def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it(monkeypatch, tmp_path):
+    """Each game package exports one GameSpec; `play`, replays and the window look games up there,
+    so a game added to the list alone is played by the command line."""
+    import dataclasses
+
+    from tabletop.games import registry
+    from tabletop.games.gamespec import GameSpec
+    from tabletop.games.king_kong import rules as kong
+    from tabletop.games.king_of_the_hill import rules as hill
+    from tabletop.games.knossos import rules as knossos
+
+    assert list(registry.GAMES) == ["king-of-the-hill", "knossos", "king-kong"]
+    for spec, rules in zip(registry.GAMES.values(), (hill, knossos, kong)):
+        assert isinstance(spec, GameSpec) and spec.colours == rules.COLOURS
+        assert spec.seats[1] <= len(spec.colours)
+        assert set(spec.actions().values()) >= {ChanceOutcome}
+    played = []
+    fake = dataclasses.replace(registry.GAMES["knossos"], name="fake",
+                               play_headless=lambda *args: played.append(args) or 0)
+    monkeypatch.setitem(registry.GAMES, "fake", fake)
+    rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
+    assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3)]
+    rc, out, err = run("play", "nonesuch", "--headless")
+    assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
+
+
+def test_a_match_taken_up_mid_game_numbers_the_chance_events_from_the_game_start():
+    from tabletop.games.knossos.rules import Game
+    from tabletop.games.seats import RandomSeat
+
+    whole = Match(Game(games_to_win=1).new_initial_state(), [RandomSeat()] * 2, Uniform(), seed=8).play()
+    part = Game(games_to_win=1).new_initial_state()
+    for action in whole.history[:9]:
+        part.apply(action)
+    match = Match(part, [None, None], Uniform(), seed=8)
+    assert match.chances == sum(isinstance(a, ChanceOutcome) for a in whole.history[:9])
+    while len(part.history) < len(whole.history):
+        action = whole.history[len(part.history)]
+        if isinstance(action, ChanceOutcome):
+            assert match.draw() == action.label
+        match.apply(action)
+    assert part.events == whole.events
