@@ -260,7 +260,7 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
                                play_headless=lambda *args: played.append(args) or 0)
     monkeypatch.setitem(registry.GAMES, "fake", fake)
     rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
-    assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3)]
+    assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3, None)]   # emit: None, print
     rc, out, err = run("play", "nonesuch", "--headless")
     assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
 
