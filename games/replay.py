@@ -92,8 +92,9 @@ def decode_action(game: str, encoded):
 
 # -- recording --------------------------------------------------------------------------------
 def default_path(name: str, seed: int, folder: Path = REPLAY_DIR, suffix: str = "") -> Path:
-    """replays/NAME-seedS[-SUFFIX]-YYYYmmdd-HHMMSS.ttr (the folder made, the name not yet taken)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """replays/NAME-seedS[-SUFFIX]-YYYYmmdd-HHMMSS.ttr, a name not yet taken. The folder is made
+    when the recording starts (tabletop.sim.record.ReplayWriter), not here: a command refused for bad input leaves
+    no empty replays/ behind."""
     stem = f"{name}-seed{seed}{'-' + suffix if suffix else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
     path, n = folder / f"{stem}.ttr", 1
     while path.exists():

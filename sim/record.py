@@ -294,6 +294,7 @@ class ReplayWriter:
     def __init__(self, path: str | Path, header: dict, recorded_at: float | None = None):
         self.path = Path(path)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)   # the default replays/ folder, made on first use
             self._fh = open(self.path, "wb")
         except OSError as exc:
             raise InputError(f"cannot write the replay {self.path}: {exc.strerror}") from None

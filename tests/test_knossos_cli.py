@@ -53,3 +53,11 @@ def test_a_table_of_another_device_is_refused(tmp_path, capsys):
     other.write_text(json.dumps({"device": "tipper", "probabilities": {"1": {"p": 1.0}}}))
     assert main(["play", "knossos", "--headless", "--outcomes", f"table:{other}"]) == 2
     assert "needs a sticks table" in capsys.readouterr().err
+
+
+def test_a_refused_play_leaves_no_replays_folder(tmp_path, monkeypatch, capsys):
+    """The default replays/ folder is made when a recording starts, not when its name is chosen: a
+    command refused for bad input writes nothing (the suite once left an empty replays/ in the checkout)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "knossos", "--headless", "--outcomes", "coins"]) == 2
+    assert not (tmp_path / "replays").exists()
