@@ -52,6 +52,16 @@ def test_sim_imports_nothing_from_games(tmp_path):
     assert _matching(loaded, "tabletop.games") == []
 
 
+def test_the_knockover_device_and_the_rig_know_neither_the_rules_nor_the_table(tmp_path):
+    """The kong-knockover device builds on the rig (rig.py) and the rules' words (labels.py), as the
+    game's table does: it loads neither King Kong's rules nor its table, and the rig loads no rules."""
+    loaded = _loaded_after("import tabletop.games.king_kong.knockover", tmp_path)
+    assert {"tabletop.games.king_kong.rig", "tabletop.games.king_kong.labels"} <= loaded
+    assert _matching(loaded, "tabletop.games.king_kong.rules", "tabletop.games.king_kong.table") == []
+    rig = _imports(ROOT / "games" / "king_kong" / "rig.py") | _imports(ROOT / "games" / "king_kong" / "knockover.py")
+    assert not {n for n in rig if n.endswith(("king_kong.rules", "king_kong.table"))}
+
+
 def _imports(path: Path) -> set[str]:
     """Every module an `import` or `from ... import` anywhere in the file names (inside functions too)."""
     names = set()

@@ -1,7 +1,7 @@
 """The kong-knockover device: one Attack Team pawn, in a groove or on a window space beside Kong's path,
 while Kong makes a move drawn from the spinner; the label is what became of the pawn.
 
-The board, the figure, the pawn, the motors and the reading are games/king_kong/table.py's (`KongRig`,
+The board, the figure, the pawn, the motors and the reading are games/king_kong/rig.py's (`KongRig`,
 `run_move`), built from the same files, so the table a game samples from (`--outcomes table:...`)
 measures the very physics a physics game simulates.
 
@@ -38,8 +38,8 @@ import numpy as np
 
 from tabletop.games.king_kong.board import load_board
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong
-from tabletop.games.king_kong.rules import FATES, INNER_LABELS, LEFT, OUTER_LABELS, RIGHT
-from tabletop.games.king_kong.table import Hand, KongRig, load_physics, run_move
+from tabletop.games.king_kong.labels import FATES, INNER_LABELS, LEFT, OUTER_LABELS, RIGHT
+from tabletop.games.king_kong.rig import Hand, KongRig, load_physics, run_move
 from tabletop.sim.devices.base import Device, Outcome, Status
 from tabletop.sim.devices.spinner import load_circle
 from tabletop.sim.spec import load_toml

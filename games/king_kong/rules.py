@@ -87,17 +87,12 @@ from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  
 from tabletop.games.king_kong.board import START, Board, load_board
 from tabletop.games.king_kong.cards import Deck, Kind, load_deck
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, Kong, load_kong
+from tabletop.games.king_kong.labels import (COLOURS, DIE_LABELS, FATES, INNER_LABELS, LEFT, NO_RISK,  # noqa: F401
+                                             OUTER_LABELS, RIGHT)
 
-DIE_LABELS = ("1", "2", "3", "4", "5", "6")
-OUTER_LABELS = ("L1", "L2", "R1", "R2", "LR1", "LR2", "UP")
-INNER_LABELS = ("U1", "U2", "U3", "U1-2", "U2-3")
-FATES = ("standing", "knocked", "pushed")
-NO_RISK = "none"
-COLOURS = ("red", "blue", "green", "yellow", "orange", "purple")
 HAND_SIZE = 3
 MISSIONS_TO_WIN = 5
 MISSIONS_WITH_SPECIAL = 2      # the Special Mission and one other
-LEFT, RIGHT = 1, -1            # twist directions: counter-clockwise (left) counts up
 
 
 class Phase(StrEnum):
