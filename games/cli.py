@@ -582,7 +582,7 @@ def cmd_sweep(args) -> int:
 
     from tabletop.games.devices import default_spec, device_ref, entry, make_device
     from tabletop.sim.batch import run_batch, summarize
-    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.output import check_output_path, write_json_atomic, write_text_atomic
     from tabletop.sim.spec import parse_overrides
     from tabletop.sim.world import engine_versions
 
@@ -640,7 +640,7 @@ def cmd_sweep(args) -> int:
     if args.out is not None:
         write_json_atomic(args.out, result)
     if args.csv is not None:
-        _write_text_atomic(args.csv, table.getvalue())
+        write_text_atomic(args.csv, table.getvalue())
     if args.plot is not None:
         from tabletop.sim.analysis import plot_sweep
 
@@ -660,12 +660,6 @@ def _turn_range(text: str) -> tuple[int | None, int | None]:
             or (first is not None and last is not None and last < first):
         raise InputError(f"--turns: expected A:B with 1 <= A <= B (either end may be left open), got {text!r}")
     return first, last
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    from tabletop.sim.output import write_text_atomic
-
-    write_text_atomic(path, text)
 
 
 class _Bar:

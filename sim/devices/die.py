@@ -96,15 +96,15 @@ def rounded_cube_mesh(size: float, radius: float, subdivisions: int = _MESH_SUBD
     return trimesh.convex.convex_hull(points)
 
 
+_UNIT_CUBE = cuboid((1.0, 1.0, 1.0), 1.0)     # its rest states in the order +X, -X, +Y, -Y, +Z, -Z
+
+
 def top_face(orientation, faces) -> tuple[str, float]:
     """(label, tilt in degrees) of the face whose outward normal is closest to world up, for a
-    die at `orientation` (x, y, z, w) with `faces` labelling +X, -X, +Y, -Y, +Z, -Z."""
-    x, y, z, w = orientation
-    # world-Z components of the die's X, Y, Z axes (the bottom row of the rotation matrix)
-    up = (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
-    cosines = (up[0], -up[0], up[1], -up[1], up[2], -up[2])
-    k = max(range(6), key=cosines.__getitem__)
-    return faces[k], math.degrees(math.acos(max(-1.0, min(1.0, cosines[k]))))
+    die at `orientation` (x, y, z, w) with `faces` labelling +X, -X, +Y, -Y, +Z, -Z: the nearest
+    rest state of the throwable cube (Shape.read), named by `faces`."""
+    r = _UNIT_CUBE.read(orientation, 0.0, 0.0, 0.0)
+    return faces[_UNIT_CUBE.labels.index(r["nearest"])], r["tilt_deg"]
 
 
 
