@@ -85,17 +85,27 @@ class WatchedOutcomes:
 
     The wrapped source must have `table_for(state)`, the physical table (with its `world`)
     it simulates on, or `world_for(event, state)`, the World an event moves (None: none, and the
-    event's Motion is empty). `motions` holds one Motion per answered event, in order.
+    event's Motion is empty), and may have `prepare(event, state)`, which sets its table as the
+    rules state has it before the event's first frame. `motions` holds one Motion per answered
+    event, in order; `start`
+    what the last event started from beyond the rules state (the source's `start_of(event, state)`,
+    None when it has none), which replays record so that they can be re-simulated from a middle turn.
     """
 
     def __init__(self, source, rate: float = 60.0):
         self.source = source
         self.rate = rate
         self.motions: list = []
+        self.start: dict | None = None
 
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
         from tabletop.sim.motion import Motion, MotionRecorder
 
+        prepare = getattr(self.source, "prepare", None)
+        if prepare is not None:      # the table as the rules state has it, before the first frame
+            prepare(event, state)
+        start_of = getattr(self.source, "start_of", None)
+        self.start = start_of(event, state) if start_of is not None else None
         world_for = getattr(self.source, "world_for", None)
         world = world_for(event, state) if world_for is not None else self.source.table_for(state).world
         if world is None:                  # nothing physical moves (a shuffle of the cards)

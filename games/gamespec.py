@@ -25,7 +25,4 @@ class GameSpec:
     play_headless: Callable[..., object]
     # (seats, variant, games_to_win, collide) -> the window's adapter
     window_adapter: Callable[..., object]
-    # verify --from-turn: each physical chance event starts afresh from the rules state (False where
-    # bodies carry physical state the replay does not record from one chance event to the next)
-    resumable: bool = True
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")

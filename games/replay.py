@@ -103,15 +103,21 @@ def default_path(name: str, seed: int, folder: Path = REPLAY_DIR, suffix: str = 
     return path
 
 
-def scene_of(world) -> dict:
-    """The looks and poses of every body in `world` now (the table before anything moves)."""
+def scene_of(*worlds) -> dict:
+    """The looks and poses of every body in `worlds` now (the table before anything moves)."""
     from tabletop.sim.scene import look, poses
 
-    looks = {name: look(world, name) for name in world.bodies}
-    at = {}
-    for name in world.bodies:
-        at.update({track: list(p) for track, p in poses(world, name).items()})
+    looks, at = {}, {}
+    for world in worlds:
+        looks.update({name: look(world, name) for name in world.bodies})
+        for name in world.bodies:
+            at.update({track: list(p) for track, p in poses(world, name).items()})
     return {"looks": looks, "poses": at}
+
+
+def table_worlds(table) -> tuple:
+    """Every World a game's physical table draws: its `worlds` (the table's own first), or its `world`."""
+    return tuple(getattr(table, "worlds", None) or (table.world,))
 
 
 def _tables_of(source) -> dict | None:
@@ -163,7 +169,7 @@ class GameRecorder:
         else:
             physics = self._own_physics = self.entry.physics()   # only to show the table
         try:
-            scene = scene_of(physics.table_for(state).world)
+            scene = scene_of(*table_worlds(physics.table_for(state)))
         finally:
             if self._own_physics is not None:
                 self._own_physics.close()
@@ -188,6 +194,8 @@ class GameRecorder:
         if isinstance(action, ChanceOutcome):
             step["chance"] = event
             if self.watched is not None and len(self.watched.motions) > self._taken:
+                if self.watched.start is not None:     # what the event started from (a Tipper's ball)
+                    step["start"] = self.watched.start
                 step["motion"] = len(self._motions)
                 self._motions.append(self.watched.motions[-1])
                 if self._pop:      # our own watcher: keep no motion in memory once written
@@ -408,9 +416,9 @@ def _quantized(motion) -> QuantizedMotion:
     return quantize_motion(motion, {body: look_digest(look) for body, look in motion.looks.items()})
 
 
-def _compare_scene(header: dict, world) -> None:
+def _compare_scene(header: dict, *worlds) -> None:
     recorded = header.get("scene", {}).get("poses", {})
-    now = scene_of(world)["poses"]
+    now = scene_of(*worlds)["poses"]
     for track in list(recorded) + [t for t in now if t not in recorded]:
         a = quantize_pose(recorded[track]) if track in recorded else "absent"
         b = quantize_pose(now[track]) if track in now else "absent"
@@ -456,10 +464,6 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
         raise InputError(f"{replay.path}: this game's chance came from --outcomes {outcomes}, which cannot be "
                          f"re-simulated; only physics games and measured-table games can be verified")
     last = replay.turns[-1].number if replay.turns else 0
-    simulated = {s["chance"] for t in replay.turns if t.number >= from_turn for s in t.steps if "chance" in s}
-    if from_turn and not entry.resumable and not simulated <= set(tables or ()):
-        raise InputError(f"--from-turn: {name}'s physics carries state from one chance event to the next that "
-                         f"its replay does not record; verify it from the start (or a game on measured tables)")
     if not 0 <= from_turn <= last:
         raise InputError(f"--from-turn: the replay holds turns {replay.turns[0].number if replay.turns else 0}"
                          f"-{last}, not {from_turn}")
@@ -471,7 +475,7 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
     k = chances = frames = 0
     seen_events: set[str] = set()
     try:
-        _compare_scene(header, physics.table_for(state).world)
+        _compare_scene(header, *table_worlds(physics.table_for(state)))
         if list(state.events) != list(header.get("initial_events", [])):
             raise Divergence(f"the log before the first turn differs: {state.events}")
         seen = len(state.events)
@@ -488,6 +492,8 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
                                          f"expect {state.chance_event or 'a move'}")
                     if simulate:
                         first_frame = from_turn == 0 or event in seen_events
+                        if not first_frame and event not in (tables or {}):
+                            _resume(physics, where, event, state, step)
                         frames += _resimulate(where, event, action, step, state, source, watched,
                                               seeds.chance(k), recorded_motions, first_frame)
                         seen_events.add(event)
@@ -518,13 +524,27 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
     return Verified(state.turn, chances, frames, from_turn)
 
 
-def _resimulate(where: str, event: str, action, step: dict, state, source, watched, rng, recorded_motions,
-                first_frame: bool = True) -> int:
-    """Answer one recorded chance event again; Divergence unless its label and motion are the
-    recorded ones (without `first_frame`, from the motion's second frame on: verify from a middle
-    turn compares the first frame of each device's first event no more, since it shows the bodies
-    where the turns it did not simulate left them). Returns the frames compared."""
+def _resume(physics, where: str, event: str, state, step: dict) -> None:
+    """Set the table as the turns before the recorded event left it (verify from a middle turn):
+    the physics source's `resume(event, state, start)`, with the start the replay recorded."""
+    resume = getattr(physics, "resume", None)
+    if resume is None:
+        return
+    try:
+        resume(event, state, step.get("start"))
+    except ValueError as exc:
+        raise Divergence(f"{where}: the {event}'s recorded start cannot be set: {exc}") from None
+
+
+def _resimulate(where: str, event: str, action, step: dict, state, source, watched, rng,
+                recorded_motions, first_frame: bool = True) -> int:
+    """Answer one recorded chance event again; Divergence unless its start, label and motion are
+    the recorded ones (without `first_frame`, from the motion's second frame on: verify from a
+    middle turn compares the first frame of each device's first event no more, since it shows
+    what the turns it did not simulate left behind, such as the last throw's die). Returns the
+    frames compared."""
     before = len(watched.motions)
+    watched.start = None
     try:
         label = source.outcome(event, state, rng)
     except (RuntimeError, ValueError) as exc:
@@ -534,6 +554,9 @@ def _resimulate(where: str, event: str, action, step: dict, state, source, watch
                          f"the replay says {action.label!r}")
     got = watched.motions[-1] if len(watched.motions) > before else None
     watched.motions.clear()
+    if got is not None and watched.start != step.get("start"):
+        raise Divergence(f"{where}: the {event} started from {watched.start} in the re-simulation, "
+                         f"the replay says {step.get('start')}")
     if ("motion" in step) != (got is not None):
         raise Divergence(f"{where}: the {event} has {'a' if 'motion' in step else 'no'} "
                          f"recorded motion but {'a' if got is not None else 'no'} simulated one")

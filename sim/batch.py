@@ -6,8 +6,9 @@ Trial i of a run with seed S draws everything from
 run's counts do not depend on how many workers ran it or in which order.
 
 Each worker process builds its device once (one PyBullet DIRECT client per process) and runs
-chunks of trial indices; devices re-create their moving bodies every trial, so a trial does
-not depend on the trials run before it in the same world.
+chunks of trial indices; devices re-create their moving bodies every trial (and the Tipper, whose
+jointed tray a re-creation alone does not make independent, renews its Bullet world), so a trial
+does not depend on the trials run before it in the same world.
 
 A run may perturb its trials (`PairDraws`, `estimate --uncertainty`): trial i then draws the
 world's material pair values from a second stream of its own, `SeedSequence(S, spawn_key=(i, 1))`,

@@ -46,7 +46,28 @@ class World:
         self.settings = settings
         with quiet_stdout():
             self.client = BulletClient(connection_mode=pybullet.DIRECT)
-        c = self.client
+        self._start_engine()
+        # fetched once: each attribute of a BulletClient is a fresh functools.partial
+        self._step_simulation = self.client.stepSimulation
+        self.bodies: dict[str, int] = {}
+        self.materials: dict[str, str] = {}        # body name -> material name (for views)
+        self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
+        # rigid (maximal-coordinate) bodies: PyBullet cannot report their collision shapes, so
+        # the World keeps each one's parts for views (tabletop.sim.scene.look)
+        self.rigid_parts: dict[str, list[dict]] = {}
+        self.watchers: list = []                   # callables(world) run after every step (recorders)
+        self.steps = 0
+        # contact materials: body name -> (body id, material, links, dynamic); the per-material
+        # values solved for the material pairs that occur (see tabletop.sim.materials)
+        self._contact_bodies: dict[str, tuple[int, Material, tuple[int, ...], bool]] = {}
+        self.pair_table: PairTable | None = None
+        self._material_pairs: PairTable | None = None
+        self.contacts: ContactSolution | None = None
+        self._solutions: dict[tuple[frozenset, frozenset], ContactSolution] = {}
+
+    def _start_engine(self) -> None:
+        """An empty Bullet world with this World's settings."""
+        settings, c = self.settings, self.client
         c.resetSimulation()
         c.setPhysicsEngineParameter(
             fixedTimeStep=settings.timestep,
@@ -63,23 +84,17 @@ class World:
             splitImpulsePenetrationThreshold=1.0,   # split every rigid contact, however shallow
         )
         c.setGravity(0.0, 0.0, -settings.gravity)
-        # fetched once: each attribute of a BulletClient is a fresh functools.partial
-        self._step_simulation = c.stepSimulation
-        self.bodies: dict[str, int] = {}
-        self.materials: dict[str, str] = {}        # body name -> material name (for views)
-        self.mesh_sources: dict[str, object] = {}  # body name -> OBJ path or hull vertices of its mesh shape
-        # rigid (maximal-coordinate) bodies: PyBullet cannot report their collision shapes, so
-        # the World keeps each one's parts for views (tabletop.sim.scene.look)
-        self.rigid_parts: dict[str, list[dict]] = {}
-        self.watchers: list = []                   # callables(world) run after every step (recorders)
-        self.steps = 0
-        # contact materials: body name -> (body id, material, links, dynamic); the per-material
-        # values solved for the material pairs that occur (see tabletop.sim.materials)
-        self._contact_bodies: dict[str, tuple[int, Material, tuple[int, ...], bool]] = {}
-        self.pair_table: PairTable | None = None
-        self._material_pairs: PairTable | None = None
-        self.contacts: ContactSolution | None = None
-        self._solutions: dict[tuple[frozenset, frozenset], ContactSolution] = {}
+
+    def renew(self) -> None:
+        """Empty the world into a fresh Bullet world: every body and collision shape gone, the
+        settings applied again, the pair table and the step count kept. Bullet keeps state of
+        removed bodies inside its solver: a jointed mechanism re-created in the same world
+        (the Tipper's tray) does not always move as it does in a new one. A device whose trials
+        must not depend on the trials before them renews its world and builds every body again."""
+        self._start_engine()
+        for registry in (self.bodies, self.materials, self.mesh_sources, self.rigid_parts, self._contact_bodies):
+            registry.clear()
+        self.contacts = None
 
     # -- lifetime ---------------------------------------------------------------------------
     def close(self) -> None:

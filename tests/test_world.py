@@ -99,3 +99,19 @@ def test_marble_settles_at_the_bottom_of_a_concave_mesh_bowl(world, materials, t
     pos = world.position("m")
     assert np.hypot(pos[0], pos[1]) < 0.01
     assert pos[2] > 0.0
+
+
+def test_renew_empties_the_world_and_keeps_its_settings(materials):
+    """After renew no body is left (in Bullet or the registry), a new marble falls under the same
+    gravity and timestep, and the step count and the pair table stay."""
+    with World(PhysicsSettings(timestep=1 / 480)) as w:
+        _floor(w, materials["wood"])
+        w.add_sphere("m", R, materials["glass"], (0, 0, 1))
+        w.step(100)
+        table = w.pair_table
+        w.renew()
+        assert w.bodies == {} and w.client.getNumBodies() == 0 and w.steps == 100
+        assert w.pair_table is table
+        w.add_sphere("m", R, materials["glass"], (0, 0, 1))
+        w.step(480)
+        assert w.position("m")[2] == pytest.approx(1.0 - 9.81 / 2, abs=0.02)

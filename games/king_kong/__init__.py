@@ -34,7 +34,4 @@ SPEC = GameSpec(
     name="king-kong", title="King Kong", colours=("red", "blue", "green", "yellow", "orange", "purple"),
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
-    # the pawns are dynamic bodies on the board: one still settling from Kong's move moves on during
-    # the next die throw
-    resumable=False,
 )

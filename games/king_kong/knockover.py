@@ -171,8 +171,11 @@ class KongKnockover(Device):
 
     # -- trials -----------------------------------------------------------------------------
     def place(self, trial: KongTrial) -> None:
-        """Kong at the trial's start pose and the pawn put down in its groove or on its space."""
+        """Kong at the trial's start pose and the pawn put down in its groove or on its space (in a
+        renewed world when the device has one of its own: no trial depends on the one before)."""
         rig, board = self.rig, self.board
+        if self._owns_world:
+            rig.renew()
         rig.set_pose(trial.climb, trial.twist)
         jx, jy = trial.jitter
         if trial.where in GROOVES:

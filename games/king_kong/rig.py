@@ -277,22 +277,33 @@ class KongRig:
         self._max_climb_v = SPEED_MARGIN * 2 * self.climb_q(1) / fastest
         self.reach = max(math.hypot(*p.centre) + math.hypot(*p.half) for p in self.plates)
         self.names = [pawn_name(i) for i in range(pawns)]
+        self.places: list[PawnPlace | None] = [None] * pawns
+        self.arrivals: list[tuple[float, float]] = []
+        self._build()
+        self.park()
+
+    def renew(self) -> None:
+        """A fresh Bullet world with the board and Kong built again (at rest at his start) and no
+        pawns yet: a move started here depends on nothing that moved before it (Bullet keeps
+        solver state of removed bodies; see tabletop.sim.world.World.renew). The world must be
+        the rig's alone."""
+        self.world.renew()
+        self.places = [None] * len(self.names)
+        self._build()
+
+    # -- building ------------------------------------------------------------------------------
+    def _build(self) -> None:
         self._build_board()
         self._build_kong()
-        c = world.client
         shape = self.pawn
         kinds = {"cylinder": pybullet.GEOM_CYLINDER, "sphere": pybullet.GEOM_SPHERE}
         parts = shape.parts
-        self._pawn_shape = c.createCollisionShapeArray(
+        self._pawn_shape = self.world.client.createCollisionShapeArray(
             [kinds[k] for k, _, _ in parts], radii=[d[0] for _, d, _ in parts],
             lengths=[d[1] if len(d) > 1 else 0.0 for _, d, _ in parts],
             collisionFramePositions=[[0.0, 0.0, z - shape.com_z] for _, _, z in parts])
-        self.places: list[PawnPlace | None] = [None] * pawns
-        self.arrivals: list[tuple[float, float]] = []
         self.set_pose(0, 0)
-        self.park()
 
-    # -- building ------------------------------------------------------------------------------
     def _build_board(self) -> None:
         """The board slab (top at z = 0) with the track channel cut up the middle."""
         c, ph = self.world.client, self.physics

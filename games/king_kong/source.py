@@ -1,7 +1,7 @@
 """King Kong's physics outcome source, the one play, the window and replays all use.
 
-The die is thrown into the box lid beside the board and Kong moves among the pawns on a
-KongTable; the spinner is flicked on its card beside the board (in its own World: it runs at its
+The die is thrown into the box lid beside the board (in a World of its own) and Kong moves among
+the pawns on a KongTable; the spinner is flicked on its card beside the board (in its own World: it runs at its
 own timestep and touches nothing); shuffles are drawn from the chance Generator. `world_for`
 names the World each event moves, so its motion can be recorded (None for a shuffle).
 """
@@ -32,7 +32,11 @@ class KongSource:
             return None
         if event in ("spin-outer", "spin-inner"):
             return self.physics.spinner.world
-        return self.table_for(state).world
+        table = self.table_for(state)
+        return table.die.world if event == "die" else table.world
+
+    def prepare(self, event: str, state) -> None:
+        self.physics.prepare(event, state)
 
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
         return self.shuffled.outcome(event, state, rng)

@@ -1,5 +1,5 @@
-"""The King Kong physical table (the rig itself, the figure, the pawns and a move, is rig.py): the board lying flat, Kong on his ring and slide, the Attack Team
-pawns and the die's box lid beside the board, in one World; it answers the rules' chance events by
+"""The King Kong physical table (the rig itself, the figure, the pawns and a move, is rig.py): the board lying flat, Kong on his ring and slide and the Attack Team
+pawns in one World, the die's box lid beside the board in a World of its own; it answers the rules' chance events by
 simulating them (the spinner spins in a World of its own: its pointer touches nothing).
 
 Everything physical is built from the data files: the board from games/king_kong/board.toml, the
@@ -22,8 +22,9 @@ from assets/king_kong/knockover.toml. docs/reconstruction-kong.md gives every nu
   plane (the head is above it, the base below), so a pawn stands clear of Kong when its axis is a
   body radius from the outline.
 
-A Kong move: every pawn is put where the state says (kinematically, fresh bodies: nothing carries
-over from an earlier move), Kong is set at his start pose, the hand moves him, the pawns settle, and
+A Kong move: in a renewed Bullet world (the board and Kong built again: nothing carries over from
+an earlier move, see tabletop.sim.world.World.renew) every pawn is put where the state says
+(kinematically), Kong is set at his start pose, the hand moves him, the pawns settle, and
 each pawn at risk is read: knocked over (tilted beyond `reading.tilt_deg`, whatever knocked it, Kong
 or another pawn), pushed out (its base disc overlaps its space no more; for a pawn in a groove, none
 of the spaces the groove lay in or over), or standing. A move after which a pawn at risk rests
@@ -62,14 +63,20 @@ class KongTable:
                                            solver_iterations=self.physics.solver_iterations))
         try:
             self.rig = KongRig(self.world, self.board, self.kong, self.physics, players)
-            self.die = Die(default_spec("die"), world=self.world, origin=DIE_ORIGIN)
+            self.die = Die(default_spec("die"), origin=DIE_ORIGIN)   # its box lid, in a World of its own
         except BaseException:
             self.world.close()
             raise
         self.retries: dict[str, int] = {}
         self.moves: list[dict] = []          # each simulated kong-move: fates and readings
 
+    @property
+    def worlds(self) -> tuple[World, ...]:
+        """The Worlds views draw: the table's and the die's box lid's."""
+        return (self.world, self.die.world)
+
     def close(self) -> None:
+        self.die.close()
         self.world.close()
 
     def place(self, state: State, hand: Hand) -> list[int]:
@@ -127,6 +134,7 @@ class KongTable:
 
         def attempt() -> Outcome:
             hand = sample_hand(self.physics, state.game.players, rng)
+            self.rig.renew()
             near = self.place(state, hand)
             return run_move(self.rig, move.twist_steps, move.climb, hand, near, [r.player for r in move.at_risk])
 
@@ -171,6 +179,15 @@ class PhysicsOutcomes:
         if event == "kong-move":
             return self.table_for(state).kong_move(state, rng)
         raise ValueError(f"King Kong physics has no {event!r} event (shuffles come from ShuffleSource)")
+
+    def prepare(self, event: str, state: State) -> None:
+        """Before a Kong move is watched: the table as the rules have it, Kong at rest at the move's
+        start and every pawn standing on its spot (after a move simulated among pawns, Kong stops
+        near a notch and the pawns lie where they fell; a move with no pawn at risk moves him in
+        the rules alone), so the move's first frame follows from the state."""
+        if event == "kong-move":
+            table = self.table_for(state)
+            table.place(state, Hand(0.0, 0.0, ((0.0, 0.0),) * state.game.players))
 
     def close(self) -> None:
         if self.table is not None:

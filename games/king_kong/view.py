@@ -79,6 +79,7 @@ class KongAdapter(TableAdapter):
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PAWN_RGB[COLOURS[i]]
         self.add_world_bodies(app, colors)
+        self.add_world_bodies(app, colors, world=self.table.die.world)
         spinner = self.physics_source().physics.spinner
         for name in spinner.world.bodies:
             app.add_body(name, look(spinner.world, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))

@@ -32,5 +32,4 @@ SPEC = GameSpec(
     name="king-of-the-hill", title="King of the Hill", colours=("red", "blue", "green", "yellow"), seats=(2, 4),
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
     make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
-    resumable=False,     # the Tipper's ball stays where the last tilt left it, in the table's World
 )

@@ -1,16 +1,19 @@
 """King of the Hill's physical table: the hill (crater, tunnels, caves), every marble, and the
 Tipper beside the hill; it answers the rules' chance events by simulating them.
 
-Two Worlds: the table's (the table top, the Tipper, the game marbles and the hill's mesh, which
-views draw and cast rays at) and the crater's own, where a knock is simulated: the crater's
-marble and hill are rigid bodies whose contacts need a contact ERP the Tipper's jointed tray
-cannot have (tabletop.sim.world), and the hill is a distance field there. The game marbles on the hill
-are copied into the crater's world as static spheres before each knock, so a knocked marble
-meets them as it would on the table.
+Three Worlds: the table's (the table top, the game marbles and the hill's mesh, which views draw
+and cast rays at), the Tipper's own, renewed for every tilt (tabletop.sim.world.World.renew), and
+the crater's own, where a knock is simulated: the crater's marble and hill are rigid bodies whose
+contacts need a contact ERP the Tipper's jointed tray cannot have (tabletop.sim.world), and the
+hill is a distance field there. The game marbles on the hill are copied into the crater's world
+as static spheres before each knock, so a knocked marble meets them as it would on the table.
 
 Marbles moving seat to seat are placed kinematically (static bodies put on the seat positions
-of board.toml). A tilt is simulated on the Tipper, whose ball stays where the last tilt left it,
-so each tilt sends it back the other way. A knock is simulated in the crater: the knocked marble
+of board.toml). A tilt is simulated on the Tipper, whose ball lies in the slot where the last tilt
+left it, so each tilt sends it back the other way. After each tilt the Tipper's bodies are made
+afresh: the tray at rest on the end that holds the ball, the ball at rest in that slot's pocket
+(`ball_at`; end A's first slot before the first tilt). A tilt therefore depends on nothing but
+that start and its own generator, and a replay can be re-simulated from any turn. A knock is simulated in the crater: the knocked marble
 becomes a dynamic body on its edge seat, gets the knock, spins down the crater, drops through the
 tunnels and settles in a cave seat, among the other marbles on the hill; the rules read the label.
 
@@ -51,7 +54,7 @@ class HillTable:
     def __init__(self, marbles: int, board: Board | None = None, collide: bool = True):
         self.board = board or load_board()
         self.world = World(PhysicsSettings(timestep=_table_timestep(), solver_iterations=50))
-        self.crater = None
+        self.crater = self.tipper = None
         try:
             mats = load_materials(assets_dir() / "materials.toml")
             c = self.world.client
@@ -60,8 +63,8 @@ class HillTable:
             self.crater = Crater(default_spec("crater"), collide=collide)
             if collide:        # the hill the views draw and cast rays at (no dynamic body here touches it)
                 self.world.add_static_mesh("hill", self.crater.mesh_path, self.crater.hill_material)
-            self.tipper = Tipper(default_spec("tipper"), world=self.world, origin=TIPPER_ORIGIN)
-            self.tipper.place("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
+            self.tipper = Tipper(default_spec("tipper"), origin=TIPPER_ORIGIN)
+            self.place_ball("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
             r = self.crater.marble_radius
             self.drawer = [(-0.12 + 0.024 * i, DRAWER_Y, r) for i in range(marbles)]
             self.marbles = [f"koth-marble-{i}" for i in range(marbles)]
@@ -72,9 +75,15 @@ class HillTable:
             self.close()
             raise
 
+    @property
+    def worlds(self) -> tuple[World, ...]:
+        """The Worlds views draw: the table's and the Tipper's (the crater's holds no game piece)."""
+        return (self.world, self.tipper.world)
+
     def close(self) -> None:
-        if self.crater is not None:
-            self.crater.close()
+        for device in (self.crater, self.tipper):
+            if device is not None:
+                device.close()
         self.world.close()
 
     # -- kinematic placement ---------------------------------------------------------------------
@@ -94,9 +103,17 @@ class HillTable:
 
     # -- chance events -------------------------------------------------------------------------
     def tilt(self, rng: np.random.Generator) -> Outcome:
-        """Lift the end of the Tipper that holds the ball, with a sampled gesture."""
-        return until_labelled("tipper", lambda: self.tipper.tilt(self.tipper.sample_gesture(rng), rng),
-                              self.retries, "the Tipper's ball left the tray")
+        """Lift the end of the Tipper that holds the ball, with a sampled gesture, until the ball rests
+        in a slot (a retry tilts from where it lodged); then fresh bodies there for the next tilt."""
+        outcome = until_labelled("tipper", lambda: self.tipper.tilt(self.tipper.sample_gesture(rng), rng),
+                                 self.retries, "the Tipper's ball left the tray")
+        self.place_ball(outcome.reading["end"], outcome.label)
+        return outcome
+
+    def place_ball(self, end: str, slot: str) -> None:
+        """Fresh Tipper bodies, the ball at rest in `slot`'s pocket at `end`: where the next tilt starts."""
+        self.ball_at = (end, slot)
+        self.tipper.place(end, slot)
 
     def knock(self, state: State, rng: np.random.Generator) -> Outcome:
         """Simulate the pending knock: the knocked marble off its edge seat into the crater."""
@@ -124,9 +141,29 @@ class PhysicsOutcomes:
         return self.table
 
     def world_for(self, event: str, state: State):
-        """The World an event moves: the crater's for a knock, the table's for a tilt."""
+        """The World an event moves: the crater's for a knock, the Tipper's for a tilt."""
         table = self.table_for(state)
-        return table.crater.world if event == "crater" else table.world
+        return table.crater.world if event == "crater" else table.tipper.world
+
+    def start_of(self, event: str, state: State) -> dict | None:
+        """What an event starts from beyond the rules state (the replay records it): the Tipper's
+        ball, {"end", "slot"}; None for a knock, which starts from the state's seats alone."""
+        if event != "tipper":
+            return None
+        end, slot = self.table_for(state).ball_at
+        return {"end": end, "slot": slot}
+
+    def resume(self, event: str, state: State, start: dict | None) -> None:
+        """Set the table to a recorded `start_of` (a replay re-simulated from a middle turn)."""
+        if event == "tipper":
+            table = self.table_for(state)
+            try:
+                end, slot = str(start["end"]), str(start["slot"])
+            except (KeyError, TypeError):
+                raise ValueError(f"a tipper start needs end and slot, got {start!r}") from None
+            if end not in ("A", "B") or slot not in table.tipper.slot_order:
+                raise ValueError(f"no Tipper slot {slot!r} at end {end!r}")
+            table.place_ball(end, slot)
 
     def outcome(self, event: str, state: State, rng: np.random.Generator) -> str:
         self.table_for(state)

@@ -430,14 +430,8 @@ class Tipper(Device):
                     radii.append(dims[0])
                     lengths.append(dims[1])
         self.n_primitives = len(types)
-        # PyBullet takes at most 16 children per compound: the tray is several links, the
-        # first on the revolute joint, the others welded to it with fixed joints.
-        self._shapes = []
-        for i in range(0, len(types), _MAX_CHILDREN):
-            sl = slice(i, i + _MAX_CHILDREN)
-            self._shapes.append(self.world.client.createCollisionShapeArray(
-                shapeTypes=types[sl], radii=radii[sl], halfExtents=halfs[sl], lengths=lengths[sl],
-                collisionFramePositions=poss[sl], collisionFrameOrientations=orns[sl]))
+        self._shape_args = (types, radii, halfs, lengths, poss, orns)
+        self._make_shapes()
         # slot regions in the half-local frame of either half
         self.regions: dict[str, Region] = {}
         self._region_label: dict[str, str] = {}
@@ -448,6 +442,17 @@ class Tipper(Device):
             self.regions[name] = Region(center=(cx, (y0 + y1) / 2, self.height / 2),
                                         half_extents=(hx, (y1 - y0) / 2, self.height / 2 + 0.001))
             self._region_label[name] = label
+
+    def _make_shapes(self) -> None:
+        """The tray's compound shapes in the world. PyBullet takes at most 16 children per compound:
+        the tray is several links, the first on the revolute joint, the others welded to it."""
+        types, radii, halfs, lengths, poss, orns = self._shape_args
+        self._shapes = []
+        for i in range(0, len(types), _MAX_CHILDREN):
+            sl = slice(i, i + _MAX_CHILDREN)
+            self._shapes.append(self.world.client.createCollisionShapeArray(
+                shapeTypes=types[sl], radii=radii[sl], halfExtents=halfs[sl], lengths=lengths[sl],
+                collisionFramePositions=poss[sl], collisionFrameOrientations=orns[sl]))
 
     # -- frames -----------------------------------------------------------------------------
     @property
@@ -501,15 +506,20 @@ class Tipper(Device):
     def _create_bodies(self, end: str, label: str) -> None:
         """The start state of a fresh trial: the tray at rest on `end`, the ball in `label`'s pocket.
 
-        The previous trial's bodies are removed and new ones created (never re-posed), so no
-        contact cache, motor or joint state survives: a trial's outcome does not depend on the
-        trials before it. (Re-using the tray and only resetting its joint did change outcomes.)
+        In a world of its own the Tipper renews it and builds the tray and the ball again, so no
+        contact cache, motor, joint or solver state survives: a trial's outcome does not depend on
+        the trials before it. (Re-using the tray and only resetting its joint changed outcomes;
+        so did a new tray in the same Bullet world, about one trial in 20.) In a shared world
+        the previous bodies are removed and new ones made.
         """
         w = self.world
-        c = w.client
+        if self._owns_world:
+            w.renew()
+            self._make_shapes()
         for name in ("ball", "tray"):
             if name in w.bodies:
                 w.remove(name)
+        c = w.client
         n = len(self._shapes)
         zero, ident = [0.0, 0.0, 0.0], list(_IDENTITY)
         tray = c.createMultiBody(

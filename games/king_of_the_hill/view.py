@@ -64,14 +64,15 @@ class HillAdapter(TableAdapter):
 
     # -- set-up ----------------------------------------------------------------------------
     def build(self, app) -> None:
-        world = self.table.world
         app.floor()
         colors = {"ball": BALL_RGB}
         for m, name in enumerate(self.table.marbles):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
         app.add_body("hill", self._hill_look(), color=HILL_RGB)
         app.casts_no_shadow(app.nodes["hill"])
-        self._add_tray(app, look(world, "tray"))
+        tipper = self.table.tipper.world
+        self._add_tray(app, look(tipper, "tray"))
+        self.add_world_bodies(app, colors, world=tipper)
         self.add_world_bodies(app, colors, skip=("hill",))
         app.casts_no_shadow(app.nodes["table"])
         app.draw_early(app.nodes["hill"], 0)

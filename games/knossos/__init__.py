@@ -32,5 +32,4 @@ SPEC = GameSpec(
     name="knossos", title="Knossos", colours=("red", "blue"), seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
     window_adapter=_adapter,
-    resumable=True,      # every throw makes the sticks afresh
 )

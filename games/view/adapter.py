@@ -36,9 +36,9 @@ class TableAdapter:
     def close(self) -> None:
         self.table.close()
 
-    def add_world_bodies(self, app, colors: dict, skip=()) -> None:
-        """Draw every body of the table's World at its current pose."""
-        world = self.table.world
+    def add_world_bodies(self, app, colors: dict, skip=(), world=None) -> None:
+        """Draw every body of `world` (the table's World when None) at its current pose."""
+        world = world or self.table.world
         for name in list(world.bodies):
             if name not in skip:
                 app.add_body(name, look(world, name), color=colors.get(name))
