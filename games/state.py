@@ -10,6 +10,11 @@ A game's State subclass keeps only its rules: `is_terminal`, `chance_event`, `ch
 `_moves` (the legal moves at a decision node), `_apply_chance` and `_apply_action`, and the
 messages that say why an action is not allowed (`_illegal`, optionally `_bad_label`,
 `_not_chance`, `_is_legal`).
+
+The moves a decision node offers are listed once: `legal_actions()` keeps the list it returned
+until the next `apply`, and `apply` takes one of those very action objects as legal without
+listing the moves again (a seat chooses from the list, so each decision lists its moves once).
+A state changes only through `apply`; any other action, or one after a change, is checked in full.
 """
 from __future__ import annotations
 
@@ -60,6 +65,7 @@ class State:
         self.turn = 0
         self.history: list = []
         self.events: list[str] = []           # human-readable log of what happened
+        self._offered: tuple = ()             # the moves legal_actions() last listed, until apply
 
     # -- what the subclass says --------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -103,11 +109,13 @@ class State:
             return []
         if self.is_chance_node():
             return [ChanceOutcome(label) for label in self.chance_outcomes()]
-        return self._moves()
+        moves = self._moves()
+        self._offered = tuple(moves)
+        return moves
 
     def clone(self):
         """A deep copy sharing the (immutable) game."""
-        return copy.deepcopy(self, {id(self.game): self.game})
+        return copy.deepcopy(self, {id(self.game): self.game, id(self._offered): ()})
 
     # -- transitions -------------------------------------------------------------------------
     def apply(self, action) -> None:
@@ -118,6 +126,7 @@ class State:
             self._apply_chance(action.label)
         else:
             self._apply_action(action)
+        self._offered = ()
         self.history.append(action)
 
     def _check(self, action) -> None:
@@ -132,6 +141,9 @@ class State:
             return
         if self.is_chance_node():
             raise IllegalMoveError(f"{action}: {self._must_answer()}")
+        for offered in self._offered:
+            if offered is action:
+                return
         if not self._is_legal(action):
             raise IllegalMoveError(self._illegal(action))
 
