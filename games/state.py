@@ -99,7 +99,7 @@ class State:
     def current_player(self) -> int:
         if self.is_terminal():
             return TERMINAL
-        return CHANCE if self.is_chance_node() else self.current
+        return CHANCE if self.chance_event is not None else self.current
 
     def is_chance_node(self) -> bool:
         return not self.is_terminal() and self.chance_event is not None
@@ -107,7 +107,7 @@ class State:
     def legal_actions(self) -> list:
         if self.is_terminal():
             return []
-        if self.is_chance_node():
+        if self.chance_event is not None:
             return [ChanceOutcome(label) for label in self.chance_outcomes()]
         moves = self._moves()
         self._offered = tuple(moves)
@@ -132,14 +132,15 @@ class State:
     def _check(self, action) -> None:
         if self.is_terminal():
             raise IllegalMoveError(f"{action}: {self.over_message}")
+        chance = self.chance_event is not None
         if isinstance(action, ChanceOutcome):
-            if not self.is_chance_node():
+            if not chance:
                 raise IllegalMoveError(f"{action}: {self._not_chance()}")
             reason = self._bad_label(action.label)
             if reason:
                 raise IllegalMoveError(f"{action}: {reason}")
             return
-        if self.is_chance_node():
+        if chance:
             raise IllegalMoveError(f"{action}: {self._must_answer()}")
         for offered in self._offered:
             if offered is action:
