@@ -7,6 +7,7 @@
                     [--sensitivity [--sensitivity-trials M]] [--uncertainty]
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
   tabletop bench [--trials N] [--out FILE.json]
+  tabletop bench --rules [--rules-games N] [--rules-seats random|ai] [--out FILE.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written.
@@ -183,6 +184,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer trials, no scaling runs")
     bench.add_argument("--scaling-trials", type=_positive_int, default=2000,
                        help="crater trials for the 1 vs 2 workers vs Dask scaling runs (default 2000)")
+    bench.add_argument("--rules", action="store_true",
+                       help="instead of the devices: the rules' speed, whole games of each game with table chance "
+                            "(games/s, decisions/s, chance events/s per CPU second, and the load average)")
+    bench.add_argument("--rules-games", type=_positive_int, default=None,
+                       help="with --rules: games of each game (Knossos: matches; default 300, 30 with --quick)")
+    bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
+                       help="with --rules: the seats of every game (default random)")
     return parser
 
 
@@ -802,9 +810,14 @@ def _print_converge(console, result: dict) -> None:
 def cmd_bench(args) -> int:
     import json
 
+    from tabletop.sim.output import check_output_path, write_json_atomic
+
+    if args.rules:
+        return _bench_rules(args)
+    if args.rules_games is not None:
+        raise InputError("--rules-games: only with --rules")
     from tabletop.games.devices import entry, make_device
     from tabletop.sim.bench import bench_device
-    from tabletop.sim.output import check_output_path, write_json_atomic
     from tabletop.sim.world import engine_versions
 
     names = [n.strip() for n in args.devices.split(",") if n.strip()]
@@ -844,6 +857,23 @@ def cmd_bench(args) -> int:
               f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
               + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
                  if "dask_2_s" in sc else ", Dask not installed"), flush=True)
+    if args.out is not None:
+        write_json_atomic(args.out, figures)
+    else:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+def _bench_rules(args) -> int:
+    import json
+
+    from tabletop.games.rules_bench import bench_rules
+    from tabletop.sim.output import check_output_path, write_json_atomic
+
+    if args.out is not None:
+        check_output_path(args.out)
+    figures = bench_rules(args.rules_games or (30 if args.quick else 300), args.rules_seats,
+                          emit=lambda line: print(line, flush=True))
     if args.out is not None:
         write_json_atomic(args.out, figures)
     else:

@@ -12,7 +12,9 @@ Seeds: `GameSeeds(seed)` makes every generator of a game from its one seed. The 
 draw from one stream (SeedSequence(seed, spawn_key=(0,))); chance event k of the game (k = 0, 1,
 2, ... in the order they are answered) draws from its own, SeedSequence(seed, spawn_key=(1, k)).
 A retry inside a chance event (a tilt again, a throw again) therefore moves no later outcome,
-and a replay can be re-simulated from any turn.
+and a replay can be re-simulated from any turn. A source is handed the event's generator as an
+EventGenerator (tabletop.games.seeding), which makes it only if the source needs more than one
+uniform: a measured table's draw then costs a third of making the Generator.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from tabletop.games.seeding import EventGenerator, FirstUniforms
 from tabletop.games.state import ChanceOutcome
 
 SEEDS_DOC = ("numpy SeedSequence(seed, spawn_key=(0,)): the seats; "
@@ -36,10 +39,15 @@ class GameSeeds:
     def __init__(self, seed: int):
         self.seed = int(seed)
         self.seats = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(0,)))
+        self._first = FirstUniforms(self.seed, (1,)).first
 
     def chance(self, k: int) -> np.random.Generator:
         """The generator of the game's chance event k (0 the first)."""
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(1, k)))
+
+    def event(self, k: int) -> EventGenerator:
+        """chance(k), made only if more than its first uniform is asked of it."""
+        return EventGenerator(k, self._first, self.chance)
 
 
 class Match:
@@ -84,13 +92,13 @@ class Match:
         """The label of the pending chance event, from the source with the event's own generator
         (simulated and watched, when the source is physics); not applied yet."""
         s = self.state
-        return self.source.outcome(s.chance_event, s, self.seeds.chance(self.chances))
+        return self.source.outcome(s.chance_event, s, self.seeds.event(self.chances))
 
     def apply(self, action) -> list[str]:
         """Apply a seat's action or a chance outcome; returns the new log lines (with the result
         lines when it ends the game). IllegalMoveError leaves everything unchanged."""
         s = self.state
-        event = s.chance_event if s.is_chance_node() else None
+        event = s.chance_event        # (a finished game's apply raises before it is used)
         s.apply(action)
         if isinstance(action, ChanceOutcome):
             self.chances += 1
@@ -116,7 +124,7 @@ class Match:
             return []
         if s.turn > self.max_turns:
             raise TurnLimitError(f"no winner after {self.max_turns} turns")
-        return self.apply(ChanceOutcome(self.draw()) if s.is_chance_node() else self.choose())
+        return self.apply(ChanceOutcome(self.draw()) if s.chance_event is not None else self.choose())
 
     def play(self, on_line: Callable[[str], None] | None = None):
         """Step to the end (each log line to `on_line` as it comes, the lines so far first);

@@ -10,6 +10,11 @@ A game's State subclass keeps only its rules: `is_terminal`, `chance_event`, `ch
 `_moves` (the legal moves at a decision node), `_apply_chance` and `_apply_action`, and the
 messages that say why an action is not allowed (`_illegal`, optionally `_bad_label`,
 `_not_chance`, `_is_legal`).
+
+The moves a decision node offers are listed once: `legal_actions()` keeps the list it returned
+until the next `apply`, and `apply` takes one of those very action objects as legal without
+listing the moves again (a seat chooses from the list, so each decision lists its moves once).
+A state changes only through `apply`; any other action, or one after a change, is checked in full.
 """
 from __future__ import annotations
 
@@ -60,6 +65,7 @@ class State:
         self.turn = 0
         self.history: list = []
         self.events: list[str] = []           # human-readable log of what happened
+        self._offered: tuple = ()             # the moves legal_actions() last listed, until apply
 
     # -- what the subclass says --------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -93,7 +99,7 @@ class State:
     def current_player(self) -> int:
         if self.is_terminal():
             return TERMINAL
-        return CHANCE if self.is_chance_node() else self.current
+        return CHANCE if self.chance_event is not None else self.current
 
     def is_chance_node(self) -> bool:
         return not self.is_terminal() and self.chance_event is not None
@@ -101,13 +107,15 @@ class State:
     def legal_actions(self) -> list:
         if self.is_terminal():
             return []
-        if self.is_chance_node():
+        if self.chance_event is not None:
             return [ChanceOutcome(label) for label in self.chance_outcomes()]
-        return self._moves()
+        moves = self._moves()
+        self._offered = tuple(moves)
+        return moves
 
     def clone(self):
         """A deep copy sharing the (immutable) game."""
-        return copy.deepcopy(self, {id(self.game): self.game})
+        return copy.deepcopy(self, {id(self.game): self.game, id(self._offered): ()})
 
     # -- transitions -------------------------------------------------------------------------
     def apply(self, action) -> None:
@@ -118,20 +126,25 @@ class State:
             self._apply_chance(action.label)
         else:
             self._apply_action(action)
+        self._offered = ()
         self.history.append(action)
 
     def _check(self, action) -> None:
         if self.is_terminal():
             raise IllegalMoveError(f"{action}: {self.over_message}")
+        chance = self.chance_event is not None
         if isinstance(action, ChanceOutcome):
-            if not self.is_chance_node():
+            if not chance:
                 raise IllegalMoveError(f"{action}: {self._not_chance()}")
             reason = self._bad_label(action.label)
             if reason:
                 raise IllegalMoveError(f"{action}: {reason}")
             return
-        if self.is_chance_node():
+        if chance:
             raise IllegalMoveError(f"{action}: {self._must_answer()}")
+        for offered in self._offered:
+            if offered is action:
+                return
         if not self._is_legal(action):
             raise IllegalMoveError(self._illegal(action))
 

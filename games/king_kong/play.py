@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from tabletop.games.chance import OutcomeSource, TableOutcomes, load_estimate_table
+from tabletop.games.chance import Cumulative, OutcomeSource, TableOutcomes, load_estimate_table
 from tabletop.games.driver import TurnLimitError, drive
 from tabletop.games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
 from tabletop.sim.errors import InputError
@@ -80,8 +80,8 @@ class KnockoverTable:
 
     def __init__(self, by_group: dict[str, dict[str, float]], overall: dict[str, float] | None = None,
                  fallback: OutcomeSource | None = None):
-        self.groups = {g: _fate_array(p) for g, p in by_group.items()}
-        self.overall = _fate_array(overall) if overall else None
+        self.groups = {g: _fate_table(p) for g, p in by_group.items()}
+        self.overall = _fate_table(overall) if overall else None
         self.fallback = fallback
 
     @classmethod
@@ -91,6 +91,9 @@ class KnockoverTable:
 
     def fate_probabilities(self, risk, twist_key: str) -> np.ndarray:
         """P(standing, knocked, pushed) for a pawn at risk (an AtRisk) in a move with this twist."""
+        return self._fates(risk, twist_key)[0]
+
+    def _fates(self, risk, twist_key: str) -> tuple[np.ndarray, Cumulative]:
         keys = [f"{risk.group}/{twist_key}"]
         keys += [f"groove/{twist_key}", risk.group, "groove"] if risk.in_groove else [risk.group]
         for key in keys:
@@ -110,14 +113,16 @@ class KnockoverTable:
             return NO_RISK
         tokens = []
         for risk in move.at_risk:
-            p = self.fate_probabilities(risk, move.twist_key)
-            tokens.append(f"{COLOURS[risk.player]}:{FATES[int(rng.choice(len(FATES), p=p))]}")
+            fate = self._fates(risk, move.twist_key)[1].draw(rng)
+            tokens.append(f"{COLOURS[risk.player]}:{fate}")
         return " ".join(tokens)
 
 
-def _fate_array(probs: dict[str, float]) -> np.ndarray:
+def _fate_table(probs: dict[str, float]) -> tuple[np.ndarray, Cumulative]:
+    """A group's P(standing, knocked, pushed), and the same made ready to draw from."""
     p = np.array([float(probs.get(f, 0.0)) for f in FATES])
-    return p / p.sum()
+    p = p / p.sum()
+    return p, Cumulative(FATES, p)
 
 
 def load_knockover_table(path: str | Path) -> tuple[dict[str, dict[str, float]], dict[str, float] | None]:

@@ -1,0 +1,150 @@
+"""The rules' fast paths: table chance drawn from a cumulative table, the first uniform of a chance
+event's generator computed from the seed, the legal moves listed once per decision, and
+`tabletop bench --rules`. Every fast path must give exactly what the plain path gives."""
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from tabletop.games.chance import Cumulative, TableOutcomes
+from tabletop.games.cli import main
+from tabletop.games.match import GameSeeds, Match
+from tabletop.games.rules_bench import BENCHES
+from tabletop.games.seeding import FirstUniforms
+from tabletop.games.errors import IllegalMoveError
+from tabletop.games.state import ChanceOutcome
+
+TABLES = [("1", "2", "3"), (0.25, 0.5, 0.25)], [tuple("123456J"), (0.1, 0.2, 0.05, 0.3, 0.0, 0.15, 0.2)]
+
+
+@pytest.mark.parametrize("labels, p", TABLES)
+def test_a_cumulative_table_draws_the_label_numpy_choice_draws(labels, p):
+    p = np.array(p) / np.sum(p)
+    table = Cumulative(labels, p)
+    for seed in range(2000):
+        expected = labels[int(np.random.default_rng(seed).choice(len(labels), p=p))]
+        assert table.draw(np.random.default_rng(seed)) == expected
+
+
+@pytest.mark.parametrize("labels, p", TABLES)
+def test_table_draws_follow_the_table(labels, p):
+    """20,000 chance events of a game, each from its own generator, against the table (chi-square)."""
+    seeds, table, n = GameSeeds(3), TableOutcomes({"e": dict(zip(labels, p))}), 20000
+    draws = [table.outcome("e", None, seeds.event(k)) for k in range(n)]
+    counts = np.array([draws.count(label) for label in labels])
+    expected = np.array(p) / np.sum(p) * n
+    assert counts[expected == 0].sum() == 0
+    assert chisquare(counts[expected > 0], expected[expected > 0]).pvalue > 1e-4
+
+
+def test_same_seed_same_labels_and_another_seed_others():
+    table = TableOutcomes({"e": dict(zip(*TABLES[1]))})
+
+    def labels(seed):
+        seeds = GameSeeds(seed)
+        return [table.outcome("e", None, seeds.event(k)) for k in range(200)]
+
+    assert labels(9) == labels(9) != labels(10)
+    assert labels(9) == [table.outcome("e", None, GameSeeds(9).chance(k)) for k in range(200)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 2**32 - 1, 2**32, 2**70 + 9, 2**130 + 5])
+def test_the_first_uniform_is_numpys_bit_for_bit(seed):
+    first = FirstUniforms(seed).first
+    for k in list(range(300)) + [2**31, 2**32 - 1, 2**32, 2**45]:
+        assert first(k) == np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, k))).random()
+
+
+def test_an_event_generator_gives_every_draw_its_generator_gives():
+    seeds = GameSeeds(5)
+    lazy, real = seeds.event(3), seeds.chance(3)
+    assert [lazy.random(), lazy.random(), lazy.normal(), lazy.integers(10)] == \
+           [real.random(), real.random(), real.normal(), real.integers(10)]
+    lazy, real = seeds.event(4), seeds.chance(4)           # the Generator asked first, then random()
+    assert lazy.uniform(0, 1, size=3).tolist() == real.uniform(0, 1, size=3).tolist()
+    assert lazy.random() == real.random() and lazy.random(2).tolist() == real.random(2).tolist()
+
+
+@pytest.mark.parametrize("make", BENCHES, ids=lambda make: make().name)
+def test_the_listed_moves_never_go_stale(make):
+    """Along random games: after every apply and in every clone the legal actions are those of the
+    same game re-driven afresh from its history, and a move listed before an apply that is not
+    legal after it is refused."""
+    bench = make()
+    game, source, rng = bench.make_game(), bench.make_source(), np.random.default_rng(1)
+    state, seeds, k, decisions, previous = game.new_initial_state(), GameSeeds(1), 0, 0, []
+    while not state.is_terminal() and decisions < 150:
+        if state.chance_event is not None:
+            state.apply(ChanceOutcome(source.outcome(state.chance_event, state, seeds.event(k))))
+            k += 1
+            continue
+        fresh = game.replay(state.history).legal_actions() if decisions % 10 == 0 else None
+        if fresh is not None:
+            for old in previous:           # listed before the last apply, before any listing now
+                if old not in fresh:
+                    with pytest.raises(IllegalMoveError):
+                        state.apply(old)
+        legal = state.legal_actions()
+        if fresh is not None:
+            assert legal == fresh == state.clone().legal_actions()
+        twin = state.clone()
+        choice = legal[int(rng.integers(len(legal)))]
+        twin.apply(choice)                     # an action of the original's list, checked in full
+        state.apply(choice)
+        assert state.events == twin.events and str(state) == str(twin)
+        previous, decisions = legal, decisions + 1
+    assert decisions > 20
+
+
+def test_bench_rules_writes_the_three_figures(tmp_path, capsys):
+    out = tmp_path / "rules.json"
+    assert main(["bench", "--rules", "--rules-games", "2", "--out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert set(figures["games"]) == {"knossos", "king-of-the-hill", "king-kong"}
+    for fig in figures["games"].values():
+        assert fig["games"] == 2 and fig["games_per_s"] > 0 and fig["decisions_per_s"] > 0
+        assert fig["chance_events_per_s"] > 0 and fig["chance_events_per_game"] > 1
+    assert len(figures["load_average_before"]) == len(figures["load_average_after"]) == 3
+    printed = capsys.readouterr().out
+    assert "knossos:" in printed and "matches/s" in printed and "load average" in printed
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["bench", "--rules", "--rules-games", "1", "--out", "/proc/x.json"], "/proc"),
+    (["bench", "--rules-games", "3"], "only with --rules"),
+    (["bench", "--rules", "--rules-seats", "human"], "--rules-seats"),
+    (["bench", "--rules", "--rules-games", "0"], "--rules-games"),
+])
+def test_bench_rules_bad_input_is_one_line_before_any_work(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
+def test_bench_help_lists_rules(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "--rules" in capsys.readouterr().out
+
+
+def test_a_match_on_tables_is_the_same_whichever_generator_answers():
+    """Match.draw's stand-in generator and the event's own Generator give the same match."""
+    bench = BENCHES[0]()
+
+    class Real(GameSeeds):
+        def event(self, k):
+            return self.chance(k)
+
+    def play(seeds_class):
+        import tabletop.games.match as match
+        saved, match.GameSeeds = match.GameSeeds, seeds_class
+        try:
+            kinds = bench.seats()
+            m = Match(bench.make_game().new_initial_state(), [kinds["random"]() for _ in range(2)],
+                      bench.make_source(), 4, max_turns=bench.max_turns)
+            return m.play().events
+        finally:
+            match.GameSeeds = saved
+
+    assert play(GameSeeds) == play(Real)
