@@ -225,6 +225,10 @@ def _check_play(args):
     unknown = [s for s in seats if s not in spec.seat_kinds]
     if unknown:
         raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(spec.seat_kinds)}")
+    lo, hi = spec.seats
+    if not lo <= len(seats) <= hi:
+        need = f"exactly {lo}" if lo == hi else f"{lo}-{hi}"
+        raise InputError(f"--seats: {spec.title} needs {need} seats, not {len(seats)}")
     return spec, seats
 
 

@@ -133,7 +133,7 @@ def test_play_writes_nothing_unless_asked_and_records_when_asked(tmp_path, monke
 
 @pytest.mark.parametrize("game,kwargs,message", [
     ("chess", {}, "unknown game 'chess'; choose one of: king-of-the-hill, knossos, king-kong"),
-    ("knossos", dict(seats=["ai"]), "the Knossos Game needs exactly 2 seats, not 1"),
+    ("knossos", dict(seats=["ai"]), "Knossos needs exactly 2 seats, not 1"),
     ("knossos", dict(seats=["ai", "human"]), "a human seat needs the window"),
     ("knossos", dict(seats=["ai", "wizard"]), "--seats: unknown seat kind 'wizard'"),
     ("knossos", dict(outcomes="coins"), "--outcomes: expected physics or table:FILE.json, got 'coins'"),

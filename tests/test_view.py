@@ -203,7 +203,7 @@ def test_ai_game_in_the_window_matches_headless(open_window):
     lines = []
     try:
         with pytest.raises(TurnLimitError):
-            drive(make_game(2, 3).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 11,
+            drive(make_game(3).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 11,
                   on_event=lines.append, max_turns=7)
     finally:
         source.close()

@@ -1,5 +1,6 @@
 """King Kong: the board, Kong's figure and the deck as data, the rules, AI seats, headless play."""
 from tabletop.games.gamespec import GameSpec
+from tabletop.games.king_kong.labels import COLOURS
 
 
 def _actions() -> dict:
@@ -31,7 +32,7 @@ def _adapter(seats, variant, games_to_win, collide=True):
 
 
 SPEC = GameSpec(
-    name="king-kong", title="King Kong", colours=("red", "blue", "green", "yellow", "orange", "purple"),
+    name="king-kong", title="King Kong", colours=COLOURS,
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
 )

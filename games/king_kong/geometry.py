@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop.games.king_kong.board import Board
+from tabletop.games.king_kong.labels import LEFT, RIGHT
 from tabletop.sim.errors import SpecError
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.spec import Table, load_toml
@@ -74,6 +75,27 @@ class Kong:
             return self.canonical_twist(twist + direction)
         nxt = twist + direction
         return nxt if abs(nxt) <= self.twist_limit else None
+
+    def twist_path(self, twist: int, direction: int, notches: int | None) -> tuple[int, ...]:
+        """The notch steps of a twist from `twist` in `direction` (+1 left, -1 right): `notches` of them,
+        or until Kong stands up (None); a stop at the twist limit cuts it short."""
+        t, steps = twist, []
+        while len(steps) != notches and not (notches is None and t == 0):
+            t = self.step_twist(t, direction)
+            if t is None:
+                break
+            steps.append(direction)
+        return tuple(steps)
+
+    def end_twist(self, twist: int, steps: tuple[int, ...]) -> int:
+        """The twist after the notch `steps` from `twist`."""
+        for d in steps:
+            twist = self.step_twist(twist, d)
+        return twist
+
+    def up_ways(self, twist: int) -> list[int]:
+        """The directions (+1 left, -1 right) that bring Kong back up from `twist` (none when he stands up)."""
+        return [d for d in (LEFT, RIGHT) if (path := self.twist_path(twist, d, None)) and self.end_twist(twist, path) == 0]
 
     def ring_centre(self, climb: float) -> tuple[float, float]:
         return self.bottom[0], self.bottom[1] + climb * self.climb_step

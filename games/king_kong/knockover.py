@@ -110,29 +110,14 @@ class KongKnockover(Device):
         return FATES
 
     # -- gesture ----------------------------------------------------------------------------
-    def _path(self, twist: int, direction: int, notches: int | None) -> tuple[int, ...]:
-        """The rules' twist path (rules.State._path): `notches` steps, or until Kong stands up (None)."""
-        t, steps = twist, []
-        while len(steps) != notches and not (notches is None and t == 0):
-            t = self.kong.step_twist(t, direction)
-            if t is None:
-                break
-            steps.append(direction)
-        return tuple(steps)
-
     def _twist(self, twist: int, outer: str, rng: np.random.Generator) -> tuple[int, ...]:
+        """The twist the rules make of an outer-circle label, the figure's own paths (Kong.twist_path)."""
+        kong = self.kong
         if outer in ("L1", "L2", "R1", "R2"):
-            return self._path(twist, LEFT if outer[0] == "L" else RIGHT, int(outer[1]))
+            return kong.twist_path(twist, LEFT if outer[0] == "L" else RIGHT, int(outer[1]))
         if outer in ("LR1", "LR2"):
-            return self._path(twist, (LEFT, RIGHT)[int(rng.integers(2))], int(outer[2]))
-        ways = []
-        for d in (LEFT, RIGHT):
-            path = self._path(twist, d, None)
-            end = twist
-            for s in path:
-                end = self.kong.step_twist(end, s)
-            if path and end == 0:
-                ways.append(path)
+            return kong.twist_path(twist, (LEFT, RIGHT)[int(rng.integers(2))], int(outer[2]))
+        ways = [kong.twist_path(twist, d, None) for d in kong.up_ways(twist)]
         return ways[int(rng.integers(len(ways)))] if ways else ()
 
     def sample_gesture(self, rng: np.random.Generator) -> KongTrial:

@@ -610,33 +610,17 @@ class State(base.State):
 
     def _up_ways(self) -> list[int]:
         """The directions that bring Kong back up (none when he stands up)."""
-        ways = []
-        for d in (LEFT, RIGHT):
-            path = self._path(d, None)
-            if path and self._end_twist(path) == 0:
-                ways.append(d)
-        return ways
+        return self.game.kong.up_ways(self.twist)
 
     def choice_path(self, direction: int) -> tuple[int, ...]:
         """While the spinner chooses a direction: the notch steps that direction would twist."""
         return self._path(direction, None if self.outer == "UP" else int(self.outer[2]))
 
     def _path(self, direction: int, notches: int | None) -> tuple[int, ...]:
-        """The notch steps of a twist in `direction`: `notches` of them, or until Kong stands up (None);
-        a stop at the twist limit cuts it short."""
-        kong, t, steps = self.game.kong, self.twist, []
-        while len(steps) != notches and not (notches is None and t == 0):
-            t = kong.step_twist(t, direction)
-            if t is None:
-                break
-            steps.append(direction)
-        return tuple(steps)
+        return self.game.kong.twist_path(self.twist, direction, notches)
 
     def _end_twist(self, steps: tuple[int, ...]) -> int:
-        t = self.twist
-        for d in steps:
-            t = self.game.kong.step_twist(t, d)
-        return t
+        return self.game.kong.end_twist(self.twist, steps)
 
     def _do_twist(self, direction: int, notches: int | None) -> None:
         steps = self._path(direction, notches) if notches != 0 else ()

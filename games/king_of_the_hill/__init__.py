@@ -1,5 +1,6 @@
 """King of the Hill (1958): the hill, its Tipper and its crater."""
 from tabletop.games.gamespec import GameSpec
+from tabletop.games.king_of_the_hill.rules import COLOURS
 
 
 def _actions() -> dict:
@@ -29,7 +30,7 @@ def _adapter(seats, variant, games_to_win, collide=True):
 
 
 SPEC = GameSpec(
-    name="king-of-the-hill", title="King of the Hill", colours=("red", "blue", "green", "yellow"), seats=(2, 4),
+    name="king-of-the-hill", title="King of the Hill", colours=COLOURS, seats=(2, 4),
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
     make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
 )

@@ -17,8 +17,6 @@ def make_game(players: int, variant: str) -> Game:
                          f"{', '.join(x.value for x in Variant)}") from None
     if v is Variant.SPECIAL_TWO_PLAYER and players != 2:
         raise InputError(f"--seats: the Special 2 Player Game needs exactly 2 seats, not {players}")
-    if not 2 <= players <= 4:
-        raise InputError(f"--seats: King of the Hill needs 2-4 seats, not {players}")
     return Game(players, v)
 
 

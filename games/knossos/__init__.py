@@ -1,5 +1,6 @@
 """The Knossos Game (Hillbom ruleset): the board, its rules as a match, and AI seats."""
 from tabletop.games.gamespec import GameSpec
+from tabletop.games.knossos.rules import COLOURS
 
 
 def _actions() -> dict:
@@ -29,7 +30,7 @@ def _adapter(seats, variant, games_to_win, collide=True):
 
 
 SPEC = GameSpec(
-    name="knossos", title="Knossos", colours=("red", "blue"), seats=(2, 2), variants=("standard",),
+    name="knossos", title="Knossos", colours=COLOURS, seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
     window_adapter=_adapter,
 )

@@ -9,9 +9,7 @@ from tabletop.games.knossos.rules import COLOURS, Game
 from tabletop.sim.errors import InputError
 
 
-def make_game(players: int, games_to_win: int) -> Game:
-    if players != 2:
-        raise InputError(f"--seats: the Knossos Game needs exactly 2 seats, not {players}")
+def make_game(games_to_win: int) -> Game:
     if games_to_win < 1:
         raise InputError(f"--games-to-win: must be at least 1, got {games_to_win}")
     return Game(games_to_win=games_to_win)
@@ -34,7 +32,7 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
     """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
     from tabletop.games.replay import play_recorded
 
-    game = make_game(len(seats), games_to_win)
+    game = make_game(games_to_win)
     source = make_source(outcomes)
     players = [SEATS[kind]() for kind in seats]
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}

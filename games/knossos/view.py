@@ -38,7 +38,7 @@ class KnossosAdapter(TableAdapter):
     def __init__(self, players: int, games_to_win: int):
         from tabletop.games.knossos.session import make_game
 
-        self.game = make_game(players, games_to_win)
+        self.game = make_game(games_to_win)
         self.table = KnossosTable(len(self.game.new_initial_state().pos), load_board())
         self.board = self.table.board
         self.piece_bodies = self.table.pieces
