@@ -82,6 +82,21 @@ class TableOutcomes:
         return table.draw(rng)
 
 
+def measured_paths(devices: Iterable[str]) -> list[Path]:
+    """The published measured odds of `devices`: their 10,000-trial estimates (assets/measured, package data)."""
+    from tabletop.sim.paths import assets_dir
+
+    return [assets_dir() / "measured" / f"{device}-10k-seed1.json" for device in devices]
+
+
+def measured_tables(devices: Iterable[str]) -> dict[str, dict[str, float]]:
+    """{device: {label: p}} from the published measured odds of `devices`."""
+    tables: dict[str, dict[str, float]] = {}
+    for path in measured_paths(devices):
+        tables.update(load_estimate_table(path))
+    return tables
+
+
 def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     """{device: {label: p}} from an `estimate` JSON file; a bad file is an InputError."""
     path = Path(path)

@@ -26,3 +26,9 @@ class GameSpec:
     # (seats, variant, games_to_win, collide) -> the window's adapter
     window_adapter: Callable[..., object]
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")
+    # the estimate devices whose measured tables answer its chance events (assets/measured)
+    devices: tuple[str, ...] = ()
+    # an --outcomes text ("physics", "table:FILE.json,...") -> the outcome source
+    make_source: Callable[[str], object] | None = None
+    # Game -> its agents' action catalogue and observations (tabletop.games.codec)
+    codec: Callable[[object], object] | None = None

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "docs" / "results"
+MEASURED = ROOT / "assets" / "measured"      # the published 10k-trial results (package data: table chance)
 DEVICES = (("tipper", "The Tipper"), ("crater", "The crater (cave / seat)"), ("sticks", "The Knossos throw sticks"),
            ("die", "King Kong's die"), ("spinner", "King Kong's spinner (outer circle)"),
            ("kong-knockover", "King Kong's knock-overs (a pawn in a groove or beside Kong's path)"))
 
 
 def load(name: str) -> dict | None:
-    path = RESULTS / name
+    path = (MEASURED if "-10k-" in name else RESULTS) / name
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -32,7 +34,7 @@ def converge_row(dev: str) -> str:
 
 
 def odds_table(dev: str, title: str, d: dict) -> list[str]:
-    out = [f"{title} ({d['trials']:,} trials, `docs/results/{dev}-10k-seed1.json`): {d['escaped']} escaped, "
+    out = [f"{title} ({d['trials']:,} trials, `assets/measured/{dev}-10k-seed1.json`): {d['escaped']} escaped, "
            f"{d['unsettled']} unsettled, {d['lodged']} lodged.", "",
            "| outcome | p | 95% interval (sampling) | model band |", "| --- | --- | --- | --- |"]
     for label, v in d["probabilities"].items():

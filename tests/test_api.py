@@ -17,7 +17,7 @@ import tabletop
 from tabletop.sim.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
-STICKS_TABLE = ROOT / "docs" / "results" / "sticks-10k-seed1.json"
+STICKS_TABLE = ROOT / "assets" / "measured" / "sticks-10k-seed1.json"
 
 
 def readme_example() -> str:
@@ -36,8 +36,8 @@ def test_the_readme_example_runs(tmp_path):
     small, n = re.subn(r"trials=1000\b", "trials=12", code)
     assert n >= 2
     small = small.replace("workers=2", "workers=1")
-    (tmp_path / "docs" / "results").mkdir(parents=True)
-    shutil.copy(STICKS_TABLE, tmp_path / "docs" / "results")
+    (tmp_path / "assets" / "measured").mkdir(parents=True)
+    shutil.copy(STICKS_TABLE, tmp_path / "assets" / "measured")
     run = subprocess.run([sys.executable, "-c", small], capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.strip().splitlines()

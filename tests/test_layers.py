@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STICKS_TABLE = ROOT / "docs" / "results" / "sticks-10k-seed1.json"
+STICKS_TABLE = ROOT / "assets" / "measured" / "sticks-10k-seed1.json"
 
 
 def _modules(package: str, folder: Path) -> list[str]:

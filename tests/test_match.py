@@ -17,7 +17,7 @@ from tabletop.games.match import GameSeeds, Match
 from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome
 from tabletop.sim.record import RECORDED_AT, ReplayFile
 
-STICKS_TABLE = Path(__file__).parents[1] / "docs" / "results" / "sticks-10k-seed1.json"
+STICKS_TABLE = Path(__file__).parents[1] / "assets" / "measured" / "sticks-10k-seed1.json"
 
 
 def run(*argv) -> tuple[int, str, str]:

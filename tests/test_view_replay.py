@@ -11,7 +11,7 @@ pytest.importorskip("panda3d")
 from tabletop.games.cli import main  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
-TIPPER_TABLE = "docs/results/tipper-10k-seed1.json"
+TIPPER_TABLE = "assets/measured/tipper-10k-seed1.json"
 
 
 @pytest.fixture(scope="module")

@@ -31,8 +31,19 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return KongAdapter(len(seats))
 
 
+def _source(outcomes: str):
+    from tabletop.games.king_kong import session
+    return session.make_source(outcomes)
+
+
+def _codec(game):
+    from tabletop.games.king_kong.codec import KongCodec
+    return KongCodec(game)
+
+
 SPEC = GameSpec(
     name="king-kong", title="King Kong", colours=COLOURS,
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
+    devices=("die", "spinner", "kong-knockover"), make_source=_source, codec=_codec,
 )

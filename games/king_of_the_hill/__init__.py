@@ -29,8 +29,19 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return HillAdapter(len(seats), variant, collide=collide)
 
 
+def _source(outcomes: str):
+    from tabletop.games.king_of_the_hill import session
+    return session.make_source(outcomes)
+
+
+def _codec(game):
+    from tabletop.games.king_of_the_hill.codec import HillCodec
+    return HillCodec(game)
+
+
 SPEC = GameSpec(
     name="king-of-the-hill", title="King of the Hill", colours=COLOURS, seats=(2, 4),
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
     make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
+    devices=("tipper", "crater"), make_source=_source, codec=_codec,
 )

@@ -29,8 +29,19 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return KnossosAdapter(len(seats), games_to_win)
 
 
+def _source(outcomes: str):
+    from tabletop.games.knossos import session
+    return session.make_source(outcomes)
+
+
+def _codec(game):
+    from tabletop.games.knossos.codec import KnossosCodec
+    return KnossosCodec(game)
+
+
 SPEC = GameSpec(
     name="knossos", title="Knossos", colours=COLOURS, seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
     window_adapter=_adapter,
+    devices=("sticks",), make_source=_source, codec=_codec,
 )
