@@ -117,6 +117,12 @@ class State:
         """A deep copy sharing the (immutable) game."""
         return copy.deepcopy(self, {id(self.game): self.game, id(self._offered): ()})
 
+    def fork(self):
+        """A copy of the position for search: like `clone` but with an empty history and log (which
+        `apply` extends from there), so its cost does not grow with the game."""
+        return copy.deepcopy(self, {id(self.game): self.game, id(self._offered): (), id(self.history): [],
+                                    id(self.events): []})
+
     # -- transitions -------------------------------------------------------------------------
     def apply(self, action) -> None:
         """Apply an action or chance outcome; an illegal one raises IllegalMoveError and leaves

@@ -1,4 +1,5 @@
-"""Baseline AI seats for King Kong: random, and a one-ply heuristic."""
+"""AI seats for King Kong: random, a one-ply heuristic, and a planner that manages its hand and
+weighs the die's measured odds."""
 from __future__ import annotations
 
 import numpy as np
@@ -120,4 +121,64 @@ class HeuristicSeat:
         return value
 
 
-SEATS = {"ai": HeuristicSeat, "random": RandomSeat}
+class PlannerSeat(HeuristicSeat):
+    """The heuristic seat with a plan for its hand and its rolls:
+
+    - discards: a card is kept only for a mission it can make: Attack cards for grooves a pawn can
+      reach now and the Special Mission; a Helicopter, an Escape and a Safety Net only while it
+      also holds such an Attack card (they help an attack, nothing else). Every other card goes,
+      so the refill brings new Attack cards (the `ai` seat keeps them all game);
+    - the Special Mission is played only while it holds the spinner (it then chooses how Kong
+      moves, so it can steer him off its own pawn), or when that mission wins the game;
+    - roll or fly: from the die's measured odds (`tables["die"]`, the published table by default)
+      the chance that a roll ends on a space it can attack from; it flies when that is below
+      `fly_below`.
+    """
+
+    name = "plan"
+    KEEP_USABLE, KEEP_SPECIAL, KEEP_HELPER, DROP = 3.0, 5.0, 1.0, -1.0
+
+    def __init__(self, tables: dict | None = None, fly_below: float = 0.5):
+        if tables is None:
+            from tabletop.games.chance import measured_tables
+
+            tables = measured_tables(("die",))
+        die = tables["die"]
+        total = sum(die.values())
+        self.die = {int(face): p / total for face, p in die.items()}
+        self.fly_below = fly_below
+
+    def usable_attacks(self, state: State, p: int) -> list[int]:
+        deck, places = state.game.deck, state.groove_places()
+        return [c for c in state.hands[p] if deck[c].kind is Kind.ATTACK and places[deck[c].groove].attackable]
+
+    def card_value(self, state: State, p: int, card: int) -> float:
+        kind = state.game.deck[card].kind
+        if kind is Kind.SPECIAL:
+            return self.KEEP_SPECIAL
+        if kind is Kind.ATTACK:
+            return self.KEEP_USABLE if card in self.usable_attacks(state, p) else self.DROP
+        return self.KEEP_HELPER if self.usable_attacks(state, p) else self.DROP
+
+    def discard_value(self, state: State, p: int, discard: Discard) -> float:
+        return -sum(self.card_value(state, p, c) for c in discard.cards)
+
+    def attack_value(self, state: State, p: int, attack: Attack) -> float:
+        if state.game.deck[attack.card].kind is Kind.SPECIAL:
+            wins = state.missions(p) >= 1
+            return self.SPECIAL_NEAR_WIN if wins or state.spinner == p else -1.0
+        return self.ATTACK
+
+    def roll_value(self, state: State, p: int) -> float:
+        """Rolling scores 1000 when a roll likely reaches a space to attack from (or no flight
+        helps), 0 (below any flight's 100) when flying is the better bet."""
+        targets = self.attack_spaces(state, p)
+        if not targets:
+            return 1000.0
+        dist = state.game.board.distances(state.pos[p], state.covered())
+        reach = [dist[s] for s in targets if s in dist and dist[s] >= 1]
+        p_reach = sum(p for face, p in self.die.items() if any(d <= face for d in reach))
+        return 1000.0 if p_reach >= self.fly_below else 0.0
+
+
+SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "plan": PlannerSeat}

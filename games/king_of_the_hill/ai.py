@@ -1,8 +1,9 @@
-"""Baseline AI seats for King of the Hill: random, and a greedy heuristic."""
+"""AI seats for King of the Hill: random, a greedy heuristic, and a planner that uses the chance tables."""
 from __future__ import annotations
 
 from tabletop.games.seats import RandomSeat, ScoringSeat
 from tabletop.games.king_of_the_hill.rules import DRAWER, Move, State
+from tabletop.games.state import ChanceOutcome
 
 
 class GreedySeat(ScoringSeat):
@@ -31,4 +32,72 @@ class GreedySeat(ScoringSeat):
 
 
 
-SEATS = {"ai": GreedySeat, "random": RandomSeat}
+class PlannerSeat:
+    """Plans with the chance tables: each legal move is valued by expectimax over what follows it
+    until this seat's next tilt (the crater's seats for a knock, every other player's tilt and
+    reply, each reply the `ai` seat's, each chance outcome weighted by its table), and the best
+    expected position is played, ties at random. A position is worth this seat's progress less the
+    best opponent's (a marble in the Finish Zone counts the whole path and a bonus); a win or a
+    loss in the lookahead is worth more than any position.
+
+    `tables` are the chance tables ({event: {label: p}}), the published measured odds by default;
+    with more than `full_depth` opponents only the next `full_depth` are looked at (the
+    expectimax grows sevenfold with each)."""
+
+    name = "plan"
+    WIN, ZONE_BONUS = 10_000.0, 20.0
+
+    def __init__(self, tables: dict | None = None, full_depth: int = 2):
+        if tables is None:
+            from tabletop.games.chance import measured_tables
+
+            tables = measured_tables(("tipper", "crater"))
+        self.tables = {event: [(label, p / sum(t.values())) for label, p in t.items() if p > 0]
+                       for event, t in tables.items()}
+        self.full_depth = full_depth
+        self.reply = GreedySeat()
+
+    def choose(self, state: State, rng):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = state.current
+        depth = min(state.game.players - 1, self.full_depth)
+        values = []
+        for move in legal:
+            after = state.fork()
+            after.apply(move)
+            values.append(self._value(after, me, depth))
+        best = max(values)
+        ties = [m for m, v in zip(legal, values) if v == best]
+        return ties[int(rng.integers(len(ties)))]
+
+    def _value(self, s: State, me: int, turns: int) -> float:
+        if s.is_terminal():
+            return self.WIN if s.winner == me else -self.WIN
+        event = s.chance_event
+        if event is not None:
+            if event == "tipper" and turns == 0:
+                return self.evaluate(s, me)
+            left = turns - 1 if event == "tipper" else turns
+            total = 0.0
+            for label, p in self.tables[event]:
+                nxt = s.fork()
+                nxt.apply(ChanceOutcome(label))
+                total += p * self._value(nxt, me, left)
+            return total
+        legal = s.legal_actions()
+        move = legal[0] if len(legal) == 1 else max(legal, key=lambda m: self.reply.score(s, m))
+        s.apply(move)
+        return self._value(s, me, turns)
+
+    def evaluate(self, s: State, me: int) -> float:
+        """This seat's progress less the best opponent's."""
+        g, L = s.game, s.game.board.path_length
+        progress = [0.0] * g.players
+        for m, t in enumerate(s.track):
+            progress[g.owner(m)] += (L + self.ZONE_BONUS) if t >= L else (t + 1 if t >= 0 else 0)
+        return progress[me] - max(v for p, v in enumerate(progress) if p != me)
+
+
+SEATS = {"ai": GreedySeat, "random": RandomSeat, "plan": PlannerSeat}
