@@ -25,4 +25,5 @@ class GameSpec:
     play_headless: Callable[..., object]
     # (seats, variant, games_to_win, collide) -> the window's adapter
     window_adapter: Callable[..., object]
+    analysis: Callable[[], object]         # () -> its GameAnalysis (tabletop.games.analyze): `tabletop analyze`
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")

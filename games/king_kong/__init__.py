@@ -30,8 +30,14 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return KongAdapter(len(seats))
 
 
+def _analysis():
+    from tabletop.games.king_kong.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="king-kong", title="King Kong", colours=("red", "blue", "green", "yellow", "orange", "purple"),
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
+    analysis=_analysis,
 )

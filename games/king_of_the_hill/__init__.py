@@ -28,8 +28,13 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return HillAdapter(len(seats), variant, collide=collide)
 
 
+def _analysis():
+    from tabletop.games.king_of_the_hill.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="king-of-the-hill", title="King of the Hill", colours=("red", "blue", "green", "yellow"), seats=(2, 4),
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
-    make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
+    make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter, analysis=_analysis,
 )

@@ -28,8 +28,13 @@ def _adapter(seats, variant, games_to_win, collide=True):
     return KnossosAdapter(len(seats), games_to_win)
 
 
+def _analysis():
+    from tabletop.games.knossos.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="knossos", title="Knossos", colours=("red", "blue"), seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
-    window_adapter=_adapter,
+    window_adapter=_adapter, analysis=_analysis,
 )
