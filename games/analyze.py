@@ -61,6 +61,8 @@ class GameAnalysis:
     fair_note    how `fair` chance is made for this game
     fair_measured  the devices with no fair chance, whose measured table `fair` uses
     single_winner  every game has exactly one winning seat (the fair share is then 1/n)
+    nobody       the name of a game no seat won ("kong": Kong reached the top), where one can be
+    unit         what one record is: "game", or "match" (Knossos: first to win 3 games)
     what         figure name -> what it means (for the report)
     max_turns    the rules' turn cap of one game (a defect if reached)
     """
@@ -74,6 +76,8 @@ class GameAnalysis:
     fair_note: str
     fair_measured: tuple[str, ...] = ()
     single_winner: bool = True
+    nobody: str = ""
+    unit: str = "game"
     what: dict = field(default_factory=dict)
     max_turns: int = 5000
 
@@ -258,10 +262,12 @@ def measures(records: Sequence[dict], analysis: GameAnalysis, colours: Sequence[
     out: dict[str, tuple[str, object]] = {}
     for p, colour in enumerate(colours):
         out[f"win_rate.{colour}"] = (f"{colour}'s win rate", Prop(sum(p in r["winners"] for r in records), n))
+    if analysis.nobody:
+        out[f"win_rate.{analysis.nobody}"] = (analysis.what.get(f"win_rate.{analysis.nobody}", "no seat won"),
+                                              Prop(sum(not r["winners"] for r in records), n))
     if not analysis.single_winner:
-        out["win_rate.none"] = ("no seat won (" + analysis.what.get("win_rate.none", "nobody") + ")",
-                                Prop(sum(not r["winners"] for r in records), n))
-        out["shared_victory"] = ("games won by more than one seat", Prop(sum(len(r["winners"]) > 1 for r in records), n))
+        out["shared_victory"] = (f"{analysis.unit}s won by more than one seat",
+                                 Prop(sum(len(r["winners"]) > 1 for r in records), n))
     for p, colour in enumerate(colours):
         out[f"moved_first.{colour}"] = (f"{colour} moved first", Prop(sum(r["first"] == p for r in records), n))
     first_won = [r["first"] in r["winners"] for r in records]
@@ -273,14 +279,14 @@ def measures(records: Sequence[dict], analysis: GameAnalysis, colours: Sequence[
         out["first_player.advantage"] = ("the first player's win rate less the seats' mean win rate",
                                          Avg(tuple(float(w) - len(r["winners"]) / players
                                                    for w, r in zip(first_won, records))))
-    for block, per in (("lengths", "per game"), ("samples", "per event")):
+    for block, per in (("lengths", f"per {analysis.unit}"), ("samples", "per event")):
         for name in _names(records, block):
             values = tuple(float(v) for r in records for v in _as_list(r[block][name]))
             what = analysis.what.get(name, name)
             out[f"{name}.mean"] = (f"{what} {per}: mean", Avg(values))
             out[name] = (f"{what} {per}", Quantiles(values))
     for name in _names(records, "counts"):
-        out[f"{name}.per_game"] = (analysis.what.get(name, name) + " per game",
+        out[f"{name}.per_game"] = (analysis.what.get(name, name) + f" per {analysis.unit}",
                                    Avg(tuple(float(r["counts"][name]) for r in records)))
     for name in _names(records, "proportions"):
         k = sum(r["proportions"][name][0] for r in records)
@@ -318,3 +324,112 @@ def differences(a: dict, b: dict, seed: int) -> dict:
 
 def lengths_of(records: Sequence[dict], name: str) -> list[float]:
     return [float(r["lengths"][name]) for r in records]
+
+
+# -- the result, the report and the plot ----------------------------------------------------------
+
+def runs_of(records: Sequence[dict], runs: int) -> list[list[dict]]:
+    """The batch's records split by run (index j belongs to run j % runs), each in game order."""
+    out = [[] for _ in range(runs)]
+    for r in sorted(records, key=lambda r: r["index"]):
+        out[r["index"] % runs].append(r)
+    return out
+
+
+def result_of(spec, analysis: GameAnalysis, seats: Sequence[str], outcomes: Sequence[str], runs: list[list[dict]],
+              seed: int) -> dict:
+    """The figures of the run (and with a second run, `--compare`'s: its figures and the differences).
+    A block that does not come from these games (a solver's, `--solve`) is added beside "figures"."""
+    colours = spec.colours[:len(seats)]
+    measured = [measures(r, analysis, colours) for r in runs]
+    out = {"games": len(runs[0]), "unit": analysis.unit, "colours": list(colours), "first_player": analysis.first_rule, "figures": figures(measured[0], seed)}
+    if len(runs) > 1:
+        out["compare"] = {"against": outcomes[1], "games": len(runs[1]), "figures": figures(measured[1], seed),
+                          "differences": differences(measured[0], measured[1], seed),
+                          "note": f"{outcomes[0]} less {outcomes[1]}: the effect of the measured gadgets, same game "
+                                  f"seeds and seats, the runs taken as independent samples"}
+    return out
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4f}" if abs(value) < 10 else f"{value:.2f}"
+
+
+def _ci(ci) -> str:
+    return f"[{_fmt(ci[0])}, {_fmt(ci[1])}]"
+
+
+def print_report(console, result: dict) -> None:
+    """Every figure with its 95% interval (and, with --compare, the other run's and the difference)."""
+    from rich.table import Table
+
+    compare = result.get("compare")
+    title = (f"{result['title']}: {_units(result, result['games'])}, seats {','.join(result['seats'])}, outcomes "
+             f"{result['outcomes']['name']}, seed {result['seed']}")
+    table = Table(title=title)
+    for column in ("figure", "what", result["outcomes"]["name"], "95% interval"):
+        table.add_column(column, justify="right" if column not in ("figure", "what") else "left", overflow="fold")
+    if compare:
+        for column in (compare["against"], "95% interval ", "difference", "95% interval  "):
+            table.add_column(column, justify="right")
+    for key, f in result["figures"].items():
+        row = [key, f["what"], _fmt(f["value"]), _ci(f["ci95"])]
+        if compare:
+            g, d = compare["figures"].get(key), compare["differences"].get(key)
+            row += [_fmt(g["value"]), _ci(g["ci95"])] if g else ["", ""]
+            row += [f"{d['value']:+.4f}", _ci(d["ci95"])] if d else ["", ""]
+        table.add_row(*row)
+    console.print(table)
+    console.print(f"first player: {result['first_player']}")
+    console.print(f"intervals: {INTERVALS_DOC}", soft_wrap=True)
+    workers = f"{result['workers']} worker" + ("s" if result["workers"] != 1 else "")
+    console.print(f"{_units(result, result['games'] * result['runs'])} in {result['elapsed_s']:.1f} s "
+                  f"({result['games_per_s']:.1f} {_units(result)}/s, {workers})")
+
+
+def _units(result: dict, n: int | None = None) -> str:
+    """'200 matches', 'games', ...: the run's records in words."""
+    unit = result["unit"] + ("es" if result["unit"] == "match" else "s")
+    return unit if n is None else f"{n} {unit}"
+
+
+def plot_result(result: dict, runs: list[list[dict]], length: str, path) -> None:
+    """Win rates with their 95% intervals (both runs with --compare) and the histogram of `length`."""
+    from tabletop.sim.analysis import pyplot, save_figure
+
+    plt = pyplot()
+    names = [result["outcomes"]["name"]] + ([result["compare"]["against"]] if "compare" in result else [])
+    blocks = [result["figures"]] + ([result["compare"]["figures"]] if "compare" in result else [])
+    keys = [k for k in blocks[0] if k.startswith("win_rate.")] + ["first_player.win_rate"]
+    labels = [k.split(".", 1)[1] if k.startswith("win_rate.") else "first player" for k in keys]
+    fig, (ax, hx) = plt.subplots(1, 2, figsize=(11.0, 4.2))
+    width = 0.8 / len(blocks)
+    colours = ("#4C72B0", "#DD8452")
+    for b, (name, block) in enumerate(zip(names, blocks)):
+        x = [i + (b - (len(blocks) - 1) / 2) * width for i in range(len(keys))]
+        p = [block[k]["value"] for k in keys]
+        err = [[v - block[k]["ci95"][0] for v, k in zip(p, keys)], [block[k]["ci95"][1] - v for v, k in zip(p, keys)]]
+        ax.bar(x, p, width, yerr=err, capsize=3, color=colours[b], ecolor="#222222", label=f"{name}, 95% interval")
+    seat_keys = [f"win_rate.{c}" for c in result["colours"]]
+    fair = sum(blocks[0][k]["value"] for k in seat_keys) / len(seat_keys)
+    ax.axhline(fair, color="#555555", linestyle="--", linewidth=1,
+               label=f"fair share: the seats' mean win rate ({result['outcomes']['name']})")
+    ax.set_xticks(range(len(keys)), labels)
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, min(1.0, max(block[k]["ci95"][1] for block in blocks for k in keys) * 1.3))
+    ax.set_title(f"{result['title']}: {_units(result, result['games'])}, seats {','.join(result['seats'])}")
+    ax.legend(fontsize=8, loc="upper right")
+    values = [lengths_of(r, length) for r in runs]
+    lo, hi = min(min(v) for v in values), max(max(v) for v in values)
+    width = max(1, int(np.ceil((hi - lo + 1) / 50)))
+    bins = np.arange(lo, hi + width + 1, width) - 0.5
+    for b, (name, v) in enumerate(zip(names, values)):
+        hx.hist(v, bins=bins, histtype="step" if b else "stepfilled", alpha=1.0 if b else 0.6, color=colours[b],
+                linewidth=1.5, label=f"{name}: mean {np.mean(v):.1f}, median {np.median(v):.0f}")
+    hx.set_xlabel(result["what_lengths"][length])
+    hx.set_ylabel(_units(result))
+    hx.set_title(f"length of a {result['unit']}")
+    hx.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)

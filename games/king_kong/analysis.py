@@ -89,13 +89,13 @@ def analysis() -> GameAnalysis:
 
     return GameAnalysis(
         make_game=_game, seats=SEATS, measured=("die", "spinner", KNOCKOVER), source=_source,
-        observer=KongObserver, single_winner=False, fair_measured=(KNOCKOVER,),
+        observer=KongObserver, single_winner=False, nobody="kong", fair_measured=(KNOCKOVER,),
         first_rule="the highest roller of the start rolls (ties roll again), who takes the spinner, moves Kong "
                    "before play and plays first in round 1",
         fair_note="the die's faces 1/6 each; each spinner label its sectors' share of its circle "
                   "(assets/king_kong/spinner.toml); no fair knock-over exists, so Kong's moves use the measured "
                   "kong-knockover table",
-        what={"win_rate.none": "Kong reached the top", "turns": "player turns", "rounds": "rounds",
+        what={"win_rate.kong": "Kong reached the top (no seat won)", "turns": "player turns", "rounds": "rounds",
               "kong.climbs": "Kong's climbs (moves)", "kong.notches": "notches Kong climbed",
               "kong.knocked": "pawns knocked over by Kong", "kong.pushed": "pawns pushed out by Kong",
               "kong.at_risk": "pawns at risk of a Kong move",
