@@ -286,7 +286,7 @@ def measures(records: Sequence[dict], analysis: GameAnalysis, colours: Sequence[
             out[f"{name}.mean"] = (f"{what} {per}: mean", Avg(values))
             out[name] = (f"{what} {per}", Quantiles(values))
     for name in _names(records, "counts"):
-        out[f"{name}.per_game"] = (analysis.what.get(name, name) + f" per {analysis.unit}",
+        out[f"{name}.per_{analysis.unit}"] = (analysis.what.get(name, name) + f" per {analysis.unit}",
                                    Avg(tuple(float(r["counts"][name]) for r in records)))
     for name in _names(records, "proportions"):
         k = sum(r["proportions"][name][0] for r in records)

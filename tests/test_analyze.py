@@ -30,7 +30,7 @@ def test_the_json_has_every_figure(tmp_path):
     result = run(tmp_path, [*KNOSSOS, "--games", "60", "--seed", "5", "--plot", str(tmp_path / "k.png")])
     figures = result["figures"]
     expected = {"win_rate.red", "win_rate.blue", "moved_first.red", "moved_first.blue", "first_player.win_rate",
-                "first_player.advantage", "throws.mean", "games.mean", "sticks.threes.per_game",
+                "first_player.advantage", "throws.mean", "games.mean", "sticks.threes.per_match",
                 "game_starter.win_rate", "sticks.three_share"}
     expected |= {f"{name}.q{q:02d}" for name in ("throws", "games") for q in (5, 25, 50, 75, 95)}
     assert expected <= set(figures)
