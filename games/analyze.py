@@ -382,7 +382,8 @@ def print_report(console, result: dict) -> None:
     console.print(table)
     console.print(f"first player: {result['first_player']}")
     console.print(f"intervals: {INTERVALS_DOC}", soft_wrap=True)
-    workers = f"{result['workers']} worker" + ("s" if result["workers"] != 1 else "")
+    workers = (f"the Dask cluster at {result['scheduler']}" if result.get("scheduler") else
+               f"{result['workers']} worker" + ("s" if result["workers"] != 1 else ""))
     console.print(f"{_units(result, result['games'] * result['runs'])} in {result['elapsed_s']:.1f} s "
                   f"({result['games_per_s']:.1f} {_units(result)}/s, {workers})")
 
