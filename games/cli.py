@@ -6,6 +6,8 @@
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
                     [--sensitivity [--sensitivity-trials M]] [--uncertainty]
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
+  tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json[,FILE.json] --seed S
+                   --workers W [--compare fair] [--out FILE.json] [--plot FILE.png] [--resume]
   tabletop bench [--trials N] [--out FILE.json]
   tabletop bench --rules [--rules-games N] [--rules-seats random|ai] [--out FILE.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
@@ -135,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
     conv.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    ana = sub.add_parser("analyze", help="play many whole games by the rules with table chance (no physics) and "
+                                         "measure them: seat advantage, game length, what each gadget does")
+    _analyze_arguments(ana, GAMES)
+
     val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
                                           "(docs/validation.md)")
     val.add_argument("--quick", action="store_true", help="fewer trials per case (under 10 minutes on 2 cores)")
@@ -192,6 +198,46 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
                        help="with --rules: the seats of every game (default random)")
     return parser
+
+
+def _analyze_arguments(ana, games) -> None:
+    """`analyze`'s options; the help lists every game's seat kinds and outcome sources."""
+    from tabletop.games.analyze import OUTCOME_CHOICES, seat_kinds
+
+    seats = "; ".join(f"{name} {spec.seats[0]}-{spec.seats[1]} seats of {', '.join(seat_kinds(spec))}"
+                      if spec.seats[0] != spec.seats[1] else f"{name} {spec.seats[0]} seats of "
+                      f"{', '.join(seat_kinds(spec))}" for name, spec in games.items())
+    ana.description = ("Whole games played by the rules alone, every chance event drawn from a table: no physics is "
+                       "simulated (a physical game takes seconds to minutes; estimate the devices with `tabletop "
+                       "estimate` and give the results here). Reports every seat's win rate, the first player's "
+                       "advantage, the game's length and what each gadget did, each with its 95% interval.")
+    ana.add_argument("game", help=f"one of: {', '.join(games)}")
+    ana.add_argument("--games", type=_positive_int, default=1000,
+                     help="games to play (knossos: matches; default 1000)")
+    ana.add_argument("--seats", default="ai,ai", help=f"comma-separated seat kinds ({seats}; default ai,ai)")
+    ana.add_argument("--outcomes", default="measured",
+                     help=f"where chance comes from, one of {', '.join(OUTCOME_CHOICES)}: measured (the default: "
+                          "the published 10,000-trial estimates in assets/measured, king-of-the-hill tipper and crater, "
+                          "knossos sticks, king-kong die, spinner and kong-knockover), fair (the idealised chance: "
+                          "Tipper slots 1/7, cave seats 1/6, two fair coins for the sticks, a fair die, the spinner "
+                          "labels by their sectors' share; King Kong's knock-overs have no fair odds and stay "
+                          "measured), table:FILE.json[,FILE.json] (saved estimate results, as play takes them)")
+    ana.add_argument("--compare", choices=("fair",), default=None,
+                     help="also play every game with fair chance (same seeds, same seats) and report each "
+                          "figure's difference with its 95%% interval: the measured effect of the gadgets")
+    ana.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    ana.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    ana.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="play the games on this Dask cluster instead of local processes (pip install -e '.[dist]')")
+    ana.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
+    ana.add_argument("--games-to-win", type=_positive_int, default=None,
+                     help="knossos: games needed to win the match (default 3)")
+    ana.add_argument("--out", type=Path, metavar="FILE.json", help="write every figure as JSON to this file")
+    ana.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the win rates with their 95%% intervals and the game-length histogram")
+    ana.add_argument("--resume", action="store_true",
+                     help="continue an interrupted run from the checkpoint beside --out")
+    ana.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def cmd_play(args) -> int:
@@ -344,7 +390,8 @@ def _batch_runner(args, spec: Path, overrides, executor):
 
 
 class EstimateInterrupted(KeyboardInterrupt):
-    """Ctrl-C during an estimate, after it said on stderr what it kept (the checkpoint) and how to resume."""
+    """Ctrl-C during an estimate (or an analyze), after it said on stderr what it kept (the checkpoint)
+    and how to resume."""
 
 
 def cmd_estimate(args) -> int:
@@ -485,6 +532,124 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
         from tabletop.sim.analysis import plot_outcomes
 
         plot_outcomes(result, args.plot)
+        err.print(f"wrote {args.plot}")
+    if args.out is not None:
+        write_json_atomic(args.out, result)
+        checkpoint.remove()
+        err.print(f"wrote {args.out}")
+    return result
+
+
+def cmd_analyze(args) -> int:
+    try:
+        run_analyze(args, show=_show_analyze, argv=sys.argv[1:])
+    except EstimateInterrupted:
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _show_analyze(result: dict) -> None:
+    from rich.console import Console
+
+    from tabletop.games.analyze import print_report
+
+    print_report(Console(), result)
+
+
+def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
+    """`analyze`: play the parsed `args`' games and return the result, the dict --out writes. Bad
+    input is an InputError before any work; Ctrl-C an EstimateInterrupted once the checkpoint is kept
+    (with --out) and the command that resumes is printed."""
+    import shlex
+
+    from rich.console import Console
+
+    from tabletop.games import analyze as an
+    from tabletop.games.registry import game_spec
+    from tabletop.sim.batch import TaskRef, run_batch
+    from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
+    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.world import engine_versions
+
+    spec = game_spec(args.game)
+    if len(spec.variants) == 1 and args.variant != spec.variants[0]:
+        raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
+    if args.games_to_win is not None and args.game != "knossos":
+        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {args.game}")
+    games_to_win = args.games_to_win or 3
+    seats = tuple(s.strip() for s in args.seats.split(","))
+    kinds = an.seat_kinds(spec)
+    unknown = [s for s in seats if s not in kinds]
+    if unknown:
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r} for {args.game}; use {', '.join(kinds)}")
+    if args.compare is not None and args.outcomes == args.compare:
+        raise InputError(f"--compare {args.compare}: the outcomes are {args.outcomes} already; "
+                         f"compare another source with it")
+    for option, path in (("--out", args.out), ("--plot", args.plot)):
+        if path is not None:
+            check_output_path(path, option)
+    if args.resume and args.out is None:
+        raise InputError("--resume needs --out: the checkpoint lives beside the result file")
+    analysis = spec.analysis()
+    outcomes = (args.outcomes,) + ((args.compare,) if args.compare else ())
+    sources = tuple(an.resolve_outcomes(analysis, o) for o in outcomes)
+    task = an.GameTask(args.game, seats, sources, args.variant, games_to_win)   # bad tables or seats fail here
+    runs = len(sources)
+    ref = TaskRef("tabletop.games.analyze:make_task", (args.game, seats, sources, args.variant, games_to_win))
+    err = Console(stderr=True)
+    stack = contextlib.ExitStack()
+    executor = stack.enter_context(_executor(args))
+    checkpoint = None
+    if args.out is not None:
+        header = {"command": "analyze", "game": args.game, "seats": list(seats), "variant": args.variant,
+                  "games_to_win": games_to_win, "seed": args.seed, "outcomes": list(outcomes),
+                  "tables": [an.files_digest(files) for _, files in sources]}
+        try:
+            checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(checkpoint_path(args.out), header)
+        except InputError:
+            stack.close()
+            raise
+    records = [r for r in (checkpoint.records if checkpoint else []) if r["index"] < args.games * runs]
+    resumed = len(records)
+    if records:
+        err.print(f"resuming: {len(records)} games already in {checkpoint.path}")
+    started = time.perf_counter()
+    try:
+        with _progress(err, args, args.games * runs, f"{args.game} games") as bar:
+            bar.advance(len(records))
+            records += run_batch(ref, args.games * runs, args.seed, args.workers,
+                                 device=task if args.workers == 1 else None, progress=bar.advance,
+                                 skip={r["index"] for r in records}, on_chunk=checkpoint.append if checkpoint else None,
+                                 executor=executor)
+    except KeyboardInterrupt:
+        if checkpoint is None:
+            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]",
+                      soft_wrap=True)
+        else:
+            again = shlex.join(["tabletop", *(argv or [])] + ([] if args.resume else ["--resume"]))
+            err.print(f"[yellow]interrupted after {len(checkpoint.records)} games, kept in {checkpoint.path}; "
+                      f"resume with: {again}[/yellow]", soft_wrap=True)
+        raise EstimateInterrupted() from None
+    finally:
+        stack.close()
+    elapsed = time.perf_counter() - started
+    by_run = an.runs_of(records, runs)
+    result = {
+        "game": args.game, "title": spec.title, "seats": list(seats), "variant": args.variant,
+        **({"games_to_win": games_to_win} if args.game == "knossos" else {}),
+        "seed": args.seed, "seeds": an.SEEDS_DOC, "workers": args.workers, "scheduler": args.scheduler,
+        "outcomes": {"name": args.outcomes, "kind": sources[0][0], "files": list(sources[0][1]),
+                     **({"fair": analysis.fair_note} if sources[0][0] == "fair" else {})},
+        **an.result_of(spec, analysis, seats, outcomes, by_run, args.seed),
+        "runs": runs, "fair": analysis.fair_note, "intervals": an.INTERVALS_DOC,
+        "what_lengths": {name: analysis.what.get(name, name) for name in by_run[0][0]["lengths"]},
+        "versions": engine_versions(), "elapsed_s": round(elapsed, 3),
+        "games_per_s": round((len(records) - resumed) / elapsed, 2) if elapsed > 0 else None,
+    }
+    if show is not None:
+        show(result)
+    if args.plot is not None:
+        an.plot_result(result, by_run, next(iter(result["what_lengths"])), args.plot)
         err.print(f"wrote {args.plot}")
     if args.out is not None:
         write_json_atomic(args.out, result)
@@ -945,7 +1110,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return {"play": cmd_play, "estimate": cmd_estimate, "converge": cmd_converge, "sweep": cmd_sweep,
-                "bench": cmd_bench, "replay": cmd_replay, "validate": cmd_validate}[args.command](args)
+                "bench": cmd_bench, "replay": cmd_replay, "validate": cmd_validate,
+                "analyze": cmd_analyze}[args.command](args)
     except InputError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -25,6 +25,7 @@ class GameSpec:
     play_headless: Callable[..., object]
     # (seats, variant, games_to_win, collide) -> the window's adapter
     window_adapter: Callable[..., object]
+    analysis: Callable[[], object]         # () -> its GameAnalysis (tabletop.games.analyze): `tabletop analyze`
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")
     # the estimate devices whose measured tables answer its chance events (assets/measured)
     devices: tuple[str, ...] = ()

@@ -2,7 +2,8 @@
 
 Each game is played `games` times (seeds 0, 1, ...; a Knossos game is a whole match to three won
 games) through the one match loop (tabletop.games.match.Match) by `seats` seats ("random" or
-"ai"), every chance event drawn from the fixed tables below (TableOutcomes; King Kong's shuffles
+"ai"), every chance event drawn from fixed tables (TableOutcomes: the fair tables `tabletop analyze`
+uses for Knossos and King of the Hill, analysis.fair_tables; King Kong's shuffles
 by ShuffleSource, Kong's moves by its stand-in knock-over table). The figures are per second of
 this process's CPU time (time.process_time): games, decisions (actions of the seats) and chance
 events. Load averages (os.getloadavg) before and after say how busy the machine was.
@@ -18,9 +19,6 @@ from tabletop.games.chance import TableOutcomes
 from tabletop.games.match import Match
 
 SEAT_KINDS = ("random", "ai")
-STICKS = {"sticks": {"1": 0.25, "2": 0.5, "3": 0.25}}      # two fair coins
-TIPPER = {"tipper": {label: 1 / 7 for label in "123456J"},
-          "crater": {f"cave{c}/seat{s}": 1 / 6 for c in (1, 2, 3) for s in (1, 2)}}
 
 
 @dataclass(frozen=True)
@@ -38,15 +36,17 @@ class RulesBench:
 
 def _knossos() -> RulesBench:
     from tabletop.games.knossos.ai import SEATS
+    from tabletop.games.knossos.analysis import fair_tables
     from tabletop.games.knossos.rules import Game
-    return RulesBench("knossos", 2, Game, lambda: TableOutcomes(STICKS), lambda: SEATS, 20000,
+    return RulesBench("knossos", 2, Game, lambda: TableOutcomes(fair_tables()), lambda: SEATS, 20000,
                       "sticks 1: 1/4, 2: 1/2, 3: 1/4")
 
 
 def _king_of_the_hill() -> RulesBench:
     from tabletop.games.king_of_the_hill.ai import SEATS
+    from tabletop.games.king_of_the_hill.analysis import fair_tables
     from tabletop.games.king_of_the_hill.rules import Game
-    return RulesBench("king-of-the-hill", 4, lambda: Game(players=4), lambda: TableOutcomes(TIPPER),
+    return RulesBench("king-of-the-hill", 4, lambda: Game(players=4), lambda: TableOutcomes(fair_tables()),
                       lambda: SEATS, 5000, "tipper's 7 slots and crater's 6 seats even")
 
 

@@ -27,7 +27,7 @@ def chi_square(counts: dict[str, int], reference: dict[str, float]) -> dict:
             "p_value": float(chi2.sf(stat, dof)), "expected": expected}
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,7 +59,7 @@ def plot_outcomes(result: dict, path: str | Path) -> None:
     """Bars of each label's probability with 95% interval whiskers (and the reference, if any).
     With a model band (`estimate --sensitivity`) each label gets a wide light bar spanning the band
     and its probability as a point with the interval's error bar, so the two spreads compare."""
-    plt = _pyplot()
+    plt = pyplot()
     labels = list(result["probabilities"])
     p = [result["probabilities"][k]["p"] for k in labels]
     lo = [pk - result["probabilities"][k]["ci95"][0] for k, pk in zip(labels, p)]
@@ -89,7 +89,7 @@ def plot_outcomes(result: dict, path: str | Path) -> None:
 
 def plot_sweep(device: str, param: str, values: Sequence[float], rows: Sequence[dict], path: str | Path) -> None:
     """Each label's probability against the swept parameter, with 95% interval bands."""
-    plt = _pyplot()
+    plt = pyplot()
     labels = list(rows[0]["probabilities"])
     fig, ax = plt.subplots(figsize=(7.0, 4.2))
     for label in labels:

@@ -10,6 +10,9 @@ chunks of trial indices; devices re-create their moving bodies every trial (and 
 jointed tray a re-creation alone does not make independent, renews its Bullet world), so a trial
 does not depend on the trials run before it in the same world.
 
+The same machinery runs work that is not a device's trials (`TaskRef`: whole games, `tabletop
+analyze`): the ref builds, once per worker, a callable that gives the records of a chunk of indices.
+
 A run may perturb its trials (`PairDraws`, `estimate --uncertainty`): trial i then draws the
 world's material pair values from a second stream of its own, `SeedSequence(S, spawn_key=(i, 1))`,
 so its gesture is the unperturbed trial's and the run stays deterministic for any number of workers.
@@ -33,15 +36,34 @@ from tabletop.sim.stats import wilson_interval
 
 
 @dataclass(frozen=True)
-class DeviceRef:
-    """A picklable recipe for a device: a "module:function" factory and its arguments."""
+class Recipe:
+    """A picklable recipe: a "module:function" factory and its arguments, built in each worker."""
 
     factory: str
     args: tuple = ()
 
-    def build(self) -> Device:
+    def build(self):
         module, func = self.factory.split(":")
         return getattr(importlib.import_module(module), func)(*self.args)
+
+
+@dataclass(frozen=True)
+class DeviceRef(Recipe):
+    """A recipe for a device, whose chunks are its trials (`run_trials`)."""
+
+    def run(self, device: Device, seed: int, indices: Sequence[int], perturb: "PairDraws | None") -> list[dict]:
+        return run_trials(device, seed, indices, perturb)
+
+
+@dataclass(frozen=True)
+class TaskRef(Recipe):
+    """A recipe for other work run in chunks: the factory builds a task, called as
+    `task(seed, indices)` for one record per index (each with its "index"); it may have `close()`."""
+
+    def run(self, task, seed: int, indices: Sequence[int], perturb: "PairDraws | None") -> list[dict]:
+        if perturb is not None:
+            raise ValueError("a task's runs take no perturbation")
+        return task(seed, indices)
 
 
 def trial_rng(seed: int, index: int) -> np.random.Generator:
@@ -109,14 +131,14 @@ def run_trials(device: Device, seed: int, indices: Iterable[int], perturb: PairD
 _worker = threading.local()   # one device per worker thread (a Dask worker may run several threads)
 
 
-def _run_chunk(ref: DeviceRef, seed: int, indices: Sequence[int], perturb: PairDraws | None) -> list[dict]:
+def _run_chunk(ref: DeviceRef | TaskRef, seed: int, indices: Sequence[int], perturb: PairDraws | None) -> list[dict]:
     devices = getattr(_worker, "devices", None)
     if devices is None:
         devices = _worker.devices = {}
     device = devices.get(ref)
     if device is None:
         device = devices[ref] = ref.build()
-    return run_trials(device, seed, indices, perturb)
+    return ref.run(device, seed, indices, perturb)
 
 
 def _executor_slots(executor: cf.Executor) -> int:
@@ -159,12 +181,13 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
+def run_batch(ref: DeviceRef | TaskRef, trials: int, seed: int, workers: int = 1,
               device: Device | None = None, chunk_size: int | None = None,
               progress: Callable[[int], None] | None = None, skip: Iterable[int] = (),
               on_chunk: Callable[[list[dict]], None] | None = None,
               executor: cf.Executor | None = None, perturb: PairDraws | None = None) -> list[dict]:
     """Run trials 0..trials-1, except those in `skip`, and return their records in index order.
+    `ref` is a DeviceRef (a device's trials) or a TaskRef (any other work, e.g. whole games).
 
     With an `executor` (e.g. a Dask cluster's) the chunks run there; else with workers == 1 in
     this process (on `device` when given); otherwise in a pool of `workers` spawned processes,
@@ -199,10 +222,11 @@ def run_batch(ref: DeviceRef, trials: int, seed: int, workers: int = 1,
         device = device or ref.build()
         try:
             for chunk in chunks:
-                finished(run_trials(device, seed, chunk, perturb))
+                finished(ref.run(device, seed, chunk, perturb))
         finally:
-            if own:
-                device.close()
+            close = getattr(device, "close", None)
+            if own and close is not None:
+                close()
     else:
         ctx = multiprocessing.get_context("spawn")
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)

@@ -41,9 +41,14 @@ def _codec(game):
     return KongCodec(game)
 
 
+def _analysis():
+    from tabletop.games.king_kong.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="king-kong", title="King Kong", colours=COLOURS,
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
-    devices=("die", "spinner", "kong-knockover"), make_source=_source, codec=_codec,
+    devices=("die", "spinner", "kong-knockover"), make_source=_source, codec=_codec, analysis=_analysis,
 )

@@ -39,9 +39,14 @@ def _codec(game):
     return HillCodec(game)
 
 
+def _analysis():
+    from tabletop.games.king_of_the_hill.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="king-of-the-hill", title="King of the Hill", colours=COLOURS, seats=(2, 4),
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
     make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
-    devices=("tipper", "crater"), make_source=_source, codec=_codec,
+    devices=("tipper", "crater"), make_source=_source, codec=_codec, analysis=_analysis,
 )

@@ -8,6 +8,8 @@ from tabletop.games.king_of_the_hill.ai import SEATS
 from tabletop.games.king_of_the_hill.rules import COLOURS, Game, Variant
 from tabletop.sim.errors import InputError
 
+CHANCE_EVENTS = ("tipper", "crater")
+
 
 def make_game(players: int, variant: str) -> Game:
     try:
@@ -26,16 +28,21 @@ def make_source(spec: str) -> OutcomeSource:
         from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
         return PhysicsOutcomes()
     if spec.startswith("table:") and spec[6:]:
-        files = [f for f in spec[6:].split(",") if f]
-        tables = TableOutcomes.from_files(files)
-        unknown = set(tables.tables) - {"tipper", "crater"}
-        if unknown:
-            raise InputError(f"--outcomes: a {sorted(unknown)[0]} table does not answer King of the Hill events")
-        if {"tipper", "crater"} - set(tables.tables):
+        tables = table_outcomes([f for f in spec[6:].split(",") if f])
+        if set(CHANCE_EVENTS) - set(tables.tables):
             from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
             tables.fallback = PhysicsOutcomes()
         return tables
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
+
+
+def table_outcomes(files) -> TableOutcomes:
+    """A source sampling saved tipper and crater estimates; another device's table is an InputError."""
+    tables = TableOutcomes.from_files(files)
+    unknown = set(tables.tables) - set(CHANCE_EVENTS)
+    if unknown:
+        raise InputError(f"--outcomes: a {sorted(unknown)[0]} table does not answer King of the Hill events")
+    return tables
 
 
 def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None, emit=None):

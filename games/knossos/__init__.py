@@ -39,9 +39,14 @@ def _codec(game):
     return KnossosCodec(game)
 
 
+def _analysis():
+    from tabletop.games.knossos.analysis import analysis
+    return analysis()
+
+
 SPEC = GameSpec(
     name="knossos", title="Knossos", colours=COLOURS, seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
     window_adapter=_adapter,
-    devices=("sticks",), make_source=_source, codec=_codec,
+    devices=("sticks",), make_source=_source, codec=_codec, analysis=_analysis,
 )

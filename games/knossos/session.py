@@ -21,11 +21,16 @@ def make_source(spec: str) -> OutcomeSource:
         from tabletop.games.knossos.table import PhysicsOutcomes
         return PhysicsOutcomes()
     if spec.startswith("table:") and spec[6:]:
-        tables = TableOutcomes.from_files([f for f in spec[6:].split(",") if f])
-        if set(tables.tables) != {"sticks"}:
-            raise InputError("--outcomes: Knossos needs a sticks table (tabletop estimate sticks --out FILE.json)")
-        return tables
+        return table_outcomes([f for f in spec[6:].split(",") if f])
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
+
+
+def table_outcomes(files) -> TableOutcomes:
+    """A source sampling a saved sticks estimate; any other table is an InputError."""
+    tables = TableOutcomes.from_files(files)
+    if set(tables.tables) != {"sticks"}:
+        raise InputError("--outcomes: Knossos needs a sticks table (tabletop estimate sticks --out FILE.json)")
+    return tables
 
 
 def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None, emit=None):

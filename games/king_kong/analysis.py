@@ -1,0 +1,104 @@
+"""What `tabletop analyze king-kong` measures: who wins (Kong too), rounds, Kong's climbs and falls.
+
+The first player is the highest roller of the start rolls (ties roll again): he takes the spinner,
+moves Kong before play and plays first in round 1. Nobody wins when Kong reaches the top; several
+seats may share a victory, so the first player's fair share is the seats' mean win rate. Kong's
+climbs are his moves (each a twist, then a climb of at least one notch); a pawn at risk of a Kong
+move may be knocked over or pushed out of its space.
+
+Under `fair` the die's faces are equally likely and each spinner label has its sectors' share of
+the circle (assets/king_kong/spinner.toml); there is no fair knock-over, so a Kong move's fates
+come from the measured kong-knockover table.
+"""
+from __future__ import annotations
+
+from tabletop.games.analyze import GameAnalysis, Observer
+from tabletop.games.chance import TableOutcomes
+from tabletop.games.king_kong.labels import DIE_LABELS, FATES, INNER_LABELS, OUTER_LABELS, NO_RISK
+from tabletop.games.state import ChanceOutcome
+from tabletop.sim.errors import InputError
+
+KNOCKOVER = "kong-knockover"
+
+
+def fair_tables() -> dict[str, dict[str, float]]:
+    """The die's faces 1/6 each; each spinner label its sectors' share of its circle (the spec's)."""
+    from tabletop.games.devices import default_spec
+    from tabletop.sim.devices.spinner import load_circle
+    from tabletop.sim.spec import load_toml
+
+    spec = load_toml(default_spec("spinner"))
+    out = {"die": {label: 1 / len(DIE_LABELS) for label in DIE_LABELS}}
+    for event, name, labels in (("spin-outer", "outer", OUTER_LABELS), ("spin-inner", "inner", INNER_LABELS)):
+        out[event] = load_circle(spec.table(name), name, labels).share()
+    return out
+
+
+def _source(kind: str, files):
+    from tabletop.games.king_kong.play import KnockoverTable, ShuffleSource, table_source
+
+    if kind == "table":
+        return table_source(files)
+    (knock,) = files                  # fair_measured: the measured kong-knockover table
+    return ShuffleSource(KnockoverTable.from_file(knock, fallback=TableOutcomes(fair_tables())))
+
+
+def _game(players: int, variant: str, games_to_win: int):
+    from tabletop.games.king_kong.rules import COLOURS, Game
+
+    if not 2 <= players <= len(COLOURS):
+        raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {players}")
+    return Game(players=players)
+
+
+class KongObserver(Observer):
+    """The first player, Kong's climbs and notches, and the fates of the pawns at risk."""
+
+    def __init__(self):
+        super().__init__()
+        self.first: int | None = None
+        self.climbs = self.notches = 0
+        self.fates = {fate: 0 for fate in FATES}
+        self._climb = 0
+
+    def seen(self, state, action) -> None:
+        if self.first is None and state.round >= 1:
+            self.first = state.order[0]
+        if state.climb != self._climb:
+            self.climbs += 1
+            self.notches += state.climb - self._climb
+            self._climb = state.climb
+        if isinstance(action, ChanceOutcome) and self.event == "kong-move" and action.label != NO_RISK:
+            for token in action.label.split():
+                self.fates[token.partition(":")[2]] += 1
+
+    def record(self, final) -> dict:
+        at_risk = sum(self.fates.values())
+        return {"winners": list(final.winners), "first": self.first,
+                "lengths": {"turns": final.turn, "rounds": final.round},
+                "counts": {"kong.climbs": self.climbs, "kong.notches": self.notches,
+                           "kong.knocked": self.fates["knocked"], "kong.pushed": self.fates["pushed"],
+                           "kong.at_risk": at_risk},
+                "samples": {},
+                "proportions": {"kong.knocked_share": [self.fates["knocked"], at_risk],
+                                "kong.pushed_share": [self.fates["pushed"], at_risk]}}
+
+
+def analysis() -> GameAnalysis:
+    from tabletop.games.king_kong.ai import SEATS
+
+    return GameAnalysis(
+        make_game=_game, seats=SEATS, measured=("die", "spinner", KNOCKOVER), source=_source,
+        observer=KongObserver, single_winner=False, nobody="kong", fair_measured=(KNOCKOVER,),
+        first_rule="the highest roller of the start rolls (ties roll again), who takes the spinner, moves Kong "
+                   "before play and plays first in round 1",
+        fair_note="the die's faces 1/6 each; each spinner label its sectors' share of its circle "
+                  "(assets/king_kong/spinner.toml); no fair knock-over exists, so Kong's moves use the measured "
+                  "kong-knockover table",
+        what={"win_rate.kong": "Kong reached the top (no seat won)", "turns": "player turns", "rounds": "rounds",
+              "kong.climbs": "Kong's climbs (moves)", "kong.notches": "notches Kong climbed",
+              "kong.knocked": "pawns knocked over by Kong", "kong.pushed": "pawns pushed out by Kong",
+              "kong.at_risk": "pawns at risk of a Kong move",
+              "kong.knocked_share": "share of pawns at risk knocked over",
+              "kong.pushed_share": "share of pawns at risk pushed out"},
+        max_turns=5000)
