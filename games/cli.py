@@ -261,21 +261,30 @@ def _check_play(args):
     spec = game_spec(args.game)
     if args.pace < 0:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
-    if len(spec.variants) == 1 and args.variant != spec.variants[0]:    # a game with variants checks its own
-        raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
-    if args.games_to_win is not None and args.game != "knossos":
-        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {args.game}")
-    if args.games_to_win is None:
-        args.games_to_win = 3
-    seats = [s.strip() for s in args.seats.split(",")]
-    unknown = [s for s in seats if s not in spec.seat_kinds]
+    args.games_to_win = _check_game_options(spec, args.variant, args.games_to_win)
+    return spec, _check_seats(spec, args.seats, spec.seat_kinds)
+
+
+def _check_game_options(spec, variant: str, games_to_win: int | None) -> int:
+    """--variant and --games-to-win of a game (a game with variants checks its own); the games to win."""
+    if len(spec.variants) == 1 and variant != spec.variants[0]:
+        raise InputError(f"--variant: unknown variant {variant!r}; {spec.name} has only the standard rules")
+    if games_to_win is not None and spec.name != "knossos":
+        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {spec.name}")
+    return 3 if games_to_win is None else games_to_win
+
+
+def _check_seats(spec, text: str, kinds) -> list[str]:
+    """The --seats list: each a seat kind of `kinds`, as many as the game seats."""
+    seats = [s.strip() for s in text.split(",")]
+    unknown = [s for s in seats if s not in kinds]
     if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r}; use {', '.join(spec.seat_kinds)}")
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r} for {spec.name}; use {', '.join(kinds)}")
     lo, hi = spec.seats
     if not lo <= len(seats) <= hi:
         need = f"exactly {lo}" if lo == hi else f"{lo}-{hi}"
         raise InputError(f"--seats: {spec.title} needs {need} seats, not {len(seats)}")
-    return spec, seats
+    return seats
 
 
 def play_headless(args, emit=None):
@@ -572,16 +581,8 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.sim.world import engine_versions
 
     spec = game_spec(args.game)
-    if len(spec.variants) == 1 and args.variant != spec.variants[0]:
-        raise InputError(f"--variant: unknown variant {args.variant!r}; {args.game} has only the standard rules")
-    if args.games_to_win is not None and args.game != "knossos":
-        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {args.game}")
-    games_to_win = args.games_to_win or 3
-    seats = tuple(s.strip() for s in args.seats.split(","))
-    kinds = an.seat_kinds(spec)
-    unknown = [s for s in seats if s not in kinds]
-    if unknown:
-        raise InputError(f"--seats: unknown seat kind {unknown[0]!r} for {args.game}; use {', '.join(kinds)}")
+    games_to_win = _check_game_options(spec, args.variant, args.games_to_win)
+    seats = tuple(_check_seats(spec, args.seats, an.seat_kinds(spec)))
     if args.compare is not None and args.outcomes == args.compare:
         raise InputError(f"--compare {args.compare}: the outcomes are {args.outcomes} already; "
                          f"compare another source with it")

@@ -30,7 +30,7 @@ def _source(kind: str, files):
 def _game(players: int, variant: str, games_to_win: int):
     from tabletop.games.knossos.session import make_game
 
-    return make_game(players, games_to_win)
+    return make_game(games_to_win)
 
 
 class KnossosObserver(Observer):
