@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tabletop.games.chance import OutcomeSource, TableOutcomes
-from tabletop.games.knossos.ai import SEATS
+from tabletop.games.knossos.ai import make_seat
 from tabletop.games.knossos.rules import COLOURS, Game
 from tabletop.sim.errors import InputError
 
@@ -36,7 +36,7 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
 
     game = make_game(len(seats), games_to_win)
     source = make_source(outcomes)
-    players = [SEATS[kind]() for kind in seats]
+    players = [make_seat(kind, source) for kind in seats]
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
     return play_recorded("knossos", game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
                          record, result_lines, emit=emit)
