@@ -68,7 +68,8 @@ def state_of(game: Game, key: Key, score=(0, 0)):
     return s
 
 
-def _code(state, action) -> tuple[int, int]:
+def move_code(state, action) -> tuple[int, int]:
+    """An action as (from, to), which does not depend on which of a player's alike pieces moves."""
     return PASS if isinstance(action, Pass) else (state.pos[action.piece], action.to)
 
 
@@ -77,22 +78,29 @@ class Graph:
     """The positions of a game and their transitions, as the rules drive them.
 
     `succ[i, l, k]`: where the k-th legal action after throw l at node i leads: a node index, or
-    N + w when player w wins the game with it (slots past `count[i, l]` repeat the first action).
+    N + w when player w wins the game with it (slots past the last action repeat the first).
     `codes[i, l, k]`: that action as (from, to), PASS for a Pass. `winning[w]`: one (node, throw,
     action) with which w wins, to ask the rules what follows a game won at any score."""
 
     keys: tuple[Key, ...]
     succ: np.ndarray
     codes: np.ndarray
-    count: np.ndarray
     mover: np.ndarray
     winning: tuple[tuple[int, int, int], ...]
     index: dict[Key, int]
 
 
+def _thrown(game: Game, key: Key, label: str):
+    """A fresh State at `key` after a throw of `label`, and its legal actions."""
+    state = state_of(game, key)
+    state.apply(ChanceOutcome(label))
+    return state, state.legal_actions()
+
+
 @lru_cache(maxsize=1)
 def game_graph() -> Graph:
-    """Every position reachable from either player's start of a game, by driving the rules."""
+    """Every position reachable from either player's start of a game, by driving the rules: each
+    action is applied to a State made afresh from the position's key and the throw."""
     game = Game()
     first = game.new_initial_state()
     keys: list[Key] = [key_of(first)[:2] + (p,) for p in range(game.players)]
@@ -103,37 +111,35 @@ def game_graph() -> Graph:
     while i < len(keys):
         row = []
         for li, label in enumerate(STICK_LABELS):
-            s = state_of(game, keys[i])
-            s.apply(ChanceOutcome(label))
             out = []
-            for k, action in enumerate(s.legal_actions()):
-                t = s.clone()
-                t.apply(action)
-                if len(t.game_winners) > len(s.game_winners):
-                    w = t.game_winners[-1]
+            for k in range(len(_thrown(game, keys[i], label)[1])):
+                s, legal = _thrown(game, keys[i], label)
+                action = legal[k]
+                code = move_code(s, action)
+                s.apply(action)
+                if s.game_winners:
+                    w = s.game_winners[-1]
                     winning.setdefault(w, (i, li, k))
-                    out.append((-1 - w, _code(s, action)))
+                    out.append((-1 - w, code))
                     continue
-                nk = key_of(t)
+                nk = key_of(s)
                 if nk not in index:
                     index[nk] = len(keys)
                     keys.append(nk)
-                out.append((index[nk], _code(s, action)))
+                out.append((index[nk], code))
             row.append(out)
         rows.append(row)
         i += 1
     n, width = len(keys), max(len(out) for row in rows for out in row)
     succ = np.empty((n, len(STICK_LABELS), width), np.int64)
     codes = np.empty((n, len(STICK_LABELS), width, 2), np.int8)
-    count = np.empty((n, len(STICK_LABELS)), np.int8)
     for i, row in enumerate(rows):
         for li, out in enumerate(row):
             padded = out + [out[0]] * (width - len(out))
             succ[i, li] = [j if j >= 0 else n - 1 - j for j, _ in padded]
             codes[i, li] = [c for _, c in padded]
-            count[i, li] = len(out)
     mover = np.array([k[2] for k in keys], np.int8)
-    return Graph(tuple(keys), succ, codes, count, mover, tuple(winning[w] for w in range(game.players)), index)
+    return Graph(tuple(keys), succ, codes, mover, tuple(winning[w] for w in range(game.players)), index)
 
 
 def _after_game(graph: Graph, game: Game, score: tuple[int, int], winner: int):
@@ -187,11 +193,13 @@ def _iterate(graph: Graph, p: np.ndarray, ends, maximiser: int, values: np.ndarr
     maximises (the other minimises). Returns the values and the sweeps taken."""
     n = len(graph.keys)
     ext = np.concatenate([values, np.asarray(ends, float)])
-    top = graph.mover == maximiser
+    top = np.flatnonzero(graph.mover == maximiser)
+    low = np.flatnonzero(graph.mover != maximiser)
+    succ_top, succ_low = graph.succ[top], graph.succ[low]
+    new = np.empty(n)
     for sweep in range(1, MAX_SWEEPS + 1):
-        after = ext[graph.succ]
-        best = np.where(top[:, None], after.max(axis=2), after.min(axis=2))
-        new = best @ p
+        new[top] = ext[succ_top].max(axis=2) @ p
+        new[low] = ext[succ_low].min(axis=2) @ p
         change = float(np.abs(new - ext[:n]).max())
         ext[:n] = new
         if change <= TOLERANCE:
@@ -266,7 +274,7 @@ class Solution:
         s, i = self._where(state)
         code = tuple(int(v) for v in self.choice[s, i, STICK_LABELS.index(state.throw)])
         for action in state.legal_actions():
-            if _code(state, action) == code:
+            if move_code(state, action) == code:
                 return action
         raise RuntimeError(f"the solution's move {code} is not legal in {state}: the rules changed since it was solved")
 
@@ -392,10 +400,35 @@ def solve_report(tables: dict[str, dict], games_to_win: int = 3) -> dict:
     return out
 
 
+def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_win: int = 3, seed: int = 0) -> dict:
+    """`matches` matches (seeds seed, seed + 1, ...) of a `kind` seat against an `opponent` seat with
+    table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match. The
+    wins of `kind` and of the first player, each with its 95% Wilson interval."""
+    from tabletop.games.chance import TableOutcomes
+    from tabletop.games.knossos.ai import make_seat
+    from tabletop.games.knossos.play import play_match
+    from tabletop.sim.stats import wilson_interval
+
+    if matches < 1:
+        raise InputError(f"matches must be at least 1, got {matches}")
+    source = TableOutcomes({"sticks": check_table(table)})
+    game = Game(games_to_win=games_to_win)
+    seats = [make_seat(kind, source), make_seat(opponent, source)]
+    wins = first = 0
+    for m in range(matches):
+        order = seats if m % 2 == 0 else seats[::-1]
+        final = play_match(game, order, source, seed + m)
+        wins += final.winner == m % 2
+        first += final.winner == 0
+    return {"seat": kind, "opponent": opponent, "matches": matches, "wins": wins, "rate": wins / matches,
+            "ci95": list(wilson_interval(wins, matches)), "first_player_wins": first,
+            "first_player_rate": first / matches, "first_player_ci95": list(wilson_interval(first, matches))}
+
+
 def default_tables() -> dict[str, dict[str, float]]:
     """The tables the report names: the physical sticks' measured table and two fair coins."""
     return {"sticks": measured_table(), "fair": dict(FAIR)}
 
 
-__all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "key_of",
+__all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "head_to_head", "key_of", "move_code",
            "measured_table", "solve", "solve_report", "state_of", "sticks_table"]
