@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from tabletop.games.seats import RandomSeat, ScoringSeat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
+from tabletop.games.knossos.solve import check_table, measured_table, solve, table_of
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
 ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}
@@ -68,7 +69,7 @@ class SolvedSeat:
     name = "solved"
 
     def __init__(self, table: dict | None = None):
-        self.table = table
+        self.table = None if table is None else check_table(table)
         self._solved: dict = {}
 
     def choose(self, state: State, rng):
@@ -77,7 +78,6 @@ class SolvedSeat:
             return legal[0]
         games_to_win = state.game.games_to_win
         if games_to_win not in self._solved:
-            from tabletop.games.knossos.solve import measured_table, solve
             if self.table is None:
                 self.table = measured_table()
             self._solved[games_to_win] = solve(self.table, games_to_win)
@@ -90,8 +90,6 @@ SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "solved": SolvedSeat}
 def make_seat(kind: str, source=None):
     """A seat of `kind`; a solved seat solves for `source`'s sticks table when chance comes from a
     measured table (TableOutcomes), else for the physical sticks' measured table."""
-    tables = getattr(source, "tables", {})
-    if kind == "solved" and "sticks" in tables:
-        labels, p = tables["sticks"]
-        return SolvedSeat(dict(zip(labels, p.tolist())))
+    if kind == "solved":
+        return SolvedSeat(table_of(source))
     return SEATS[kind]()

@@ -6,6 +6,7 @@ from pathlib import Path
 from tabletop.games.chance import OutcomeSource, TableOutcomes
 from tabletop.games.knossos.ai import make_seat
 from tabletop.games.knossos.rules import COLOURS, Game
+from tabletop.games.knossos.solve import check_table, table_of
 from tabletop.sim.errors import InputError
 
 
@@ -26,6 +27,7 @@ def make_source(spec: str) -> OutcomeSource:
         tables = TableOutcomes.from_files([f for f in spec[6:].split(",") if f])
         if set(tables.tables) != {"sticks"}:
             raise InputError("--outcomes: Knossos needs a sticks table (tabletop estimate sticks --out FILE.json)")
+        check_table(table_of(tables))
         return tables
     raise InputError(f"--outcomes: expected physics or table:FILE.json, got {spec!r}")
 

@@ -179,6 +179,15 @@ def sticks_table(path: str | Path) -> dict[str, float]:
     return tables["sticks"]
 
 
+def table_of(source) -> dict[str, float] | None:
+    """The sticks table an outcome source draws from (a TableOutcomes with one), else None."""
+    tables = getattr(source, "tables", {})
+    if "sticks" not in tables:
+        return None
+    labels, p = tables["sticks"]
+    return dict(zip(labels, p.tolist()))
+
+
 def measured_table() -> dict[str, float]:
     """The physical sticks' measured table (docs/results/sticks-10k-seed1.json of the checkout)."""
     if not MEASURED_TABLE.exists():
@@ -431,4 +440,4 @@ def default_tables() -> dict[str, dict[str, float]]:
 
 
 __all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "head_to_head", "key_of", "move_code",
-           "measured_table", "solve", "solve_report", "state_of", "sticks_table"]
+           "measured_table", "solve", "solve_report", "state_of", "sticks_table", "table_of"]
