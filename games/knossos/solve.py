@@ -3,7 +3,7 @@ any throw table {"1": p1, "2": p2, "3": p3}.
 
 Positions come from the readable rules (games/knossos/rules.py), never from a second copy of them:
 `game_graph` drives State objects from both starting positions over every throw and every legal
-action (clone, apply) and keys what it reaches by a canonical position, (red's two positions,
+action (a State made afresh from a position's key, then apply) and keys what it reaches by a canonical position, (red's two positions,
 blue's two, the player to throw), each pair sorted since a player's two pieces are alike. A node is
 a position at a throw; its edges are, per throw, the legal actions (a Pass where no move is legal;
 after a 3 the same player throws again), each leading to a node or to the end of the game with its
@@ -16,10 +16,12 @@ maximises the mover's match-win probability (red maximises red's value, blue min
 
 Cycles (pieces taken re-enter) rule out plain backward induction, so each score's game is solved by
 value iteration: sweeps of the Bellman update over all nodes at once until no value changes by more
-than TOLERANCE (1e-12) in a sweep. It is simple and needs no assumption about the graph; a game
-lasts tens of throws, so a few hundred sweeps of a few thousand nodes suffice (about 0.3 s). Each
-score starts from the single game's solution mapped onto its two win values, so most need a sweep
-or two. The single game is solved twice, once for each player maximising its own win probability:
+than TOLERANCE (1e-12) in a sweep. It is simple and needs no assumption about the graph (a linear
+solve per strongly connected component would need the moves fixed first); a game lasts tens of
+throws, so a few hundred sweeps of the 7,352 nodes suffice (about 0.3 s), and as a sweep shrinks the
+change by about 0.87 with the measured table, the values left are within about 1e-11. Sweeps grow
+as 1/p3 (about 5,800 for p3 = 0.01). Each score starts from the single game's solution mapped onto
+its two win values, so most need a sweep or two. The single game is solved twice, once for each player maximising its own win probability:
 the two sum to 1 everywhere only if a game ends with probability 1, which `solve` checks.
 """
 from __future__ import annotations
@@ -213,7 +215,8 @@ def _iterate(graph: Graph, p: np.ndarray, ends, maximiser: int, values: np.ndarr
         ext[:n] = new
         if change <= TOLERANCE:
             return ext[:n].copy(), sweep
-    raise RuntimeError(f"value iteration did not settle within {MAX_SWEEPS} sweeps")
+    raise InputError(f"the values did not settle within {MAX_SWEEPS} sweeps: with this table's chance of a 3 "
+                     f"({p[STICK_LABELS.index('3')]:.2g}) games last too long to solve this way")
 
 
 def _choices(graph: Graph, values: np.ndarray, ends, maximiser: int) -> tuple[np.ndarray, np.ndarray]:
