@@ -360,8 +360,11 @@ def solve(table: dict, games_to_win: int = 3, cache: bool = True) -> Solution:
     if solution is None:
         solution = _solve(table, games_to_win)
         if cache:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            solution.save(path)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                solution.save(path)
+            except OSError:
+                pass                  # an unwritable cache: solved again next time
     if cache:
         _SOLVED[memo] = solution
     return solution
