@@ -52,6 +52,8 @@ class GameAnalysis:
 
     make_game(players, variant, games_to_win) -> the rules' Game (InputError when it cannot be)
     seats        seat kind -> a factory of that seat (the seats analyze may use)
+    make_seat    (kind, source) -> a seat for games whose chance comes from `source` (a planner plans
+                 with its tables, a solved seat solves for them)
     measured     the devices whose published estimates (assets/measured) are the measured source
     source       (kind, files) -> an OutcomeSource: kind "table" (files: the estimate results to
                  sample) or "fair" (files: the measured results of `fair_measured`)
@@ -68,6 +70,7 @@ class GameAnalysis:
 
     make_game: Callable[[int, str, int], object]
     seats: dict
+    make_seat: Callable[[str, object], object]
     measured: tuple[str, ...]
     source: Callable[[str, tuple[str, ...]], object]
     observer: Callable[[], "Observer"]
@@ -157,15 +160,16 @@ class GameTask:
                  variant: str, games_to_win: int):
         self.analysis = analysis_of(game)
         self.game = self.analysis.make_game(len(seats), variant, games_to_win)
-        self.seats = [self.analysis.seats[k] for k in seats]
         self.sources = [self.analysis.source(kind, files) for kind, files in sources]
+        # each run's seats, made once (they keep nothing of a game; a solved seat keeps its solution)
+        self.seats = {id(src): [self.analysis.make_seat(k, src) for k in seats] for src in self.sources}
 
     def play(self, seed: int, index: int, source) -> dict:
         """Game `index` of the run with `seed`, from `source`: its observer's record."""
         state = self.game.new_initial_state()
         observer = self.analysis.observer()
         observer.start(state)
-        Match(state, [make() for make in self.seats], source, game_seed(seed, index),
+        Match(state, self.seats[id(source)], source, game_seed(seed, index),
               max_turns=self.analysis.max_turns, after_action=observer).play()
         return observer.record(state)
 

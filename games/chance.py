@@ -82,6 +82,18 @@ class TableOutcomes:
         return table.draw(rng)
 
 
+def table_dicts(source) -> dict[str, dict[str, float]]:
+    """{event: {label: p}} of every measured table `source` draws from, through the sources it wraps
+    (`inner`, `fallback`); {} for physics or a script."""
+    out: dict[str, dict[str, float]] = {}
+    while source is not None:
+        if isinstance(source, TableOutcomes):
+            for event, (labels, p) in source.tables.items():
+                out.setdefault(event, {label: float(v) for label, v in zip(labels, p / p.sum())})
+        source = getattr(source, "inner", None) or getattr(source, "fallback", None)
+    return out
+
+
 def measured_paths(devices: Iterable[str]) -> list[Path]:
     """The published measured odds of `devices`: their 10,000-trial estimates (assets/measured, package data)."""
     from tabletop.sim.paths import assets_dir

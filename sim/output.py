@@ -51,11 +51,16 @@ def ordinary_mode(path: str | Path) -> None:
 
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write text to a temp file beside `path`, then rename it into place (nothing half-written)."""
+    write_bytes_atomic(path, text.encode())
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write bytes to a temp file beside `path`, then rename it into place (nothing half-written)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         ordinary_mode(tmp)
         os.replace(tmp, path)
     except BaseException:

@@ -72,7 +72,7 @@ def test_figures_match_the_games_replayed():
     assert sum(r["counts"]["crater.knocks"] for r in records) > 0
     for r in records:
         state = task.game.new_initial_state()
-        Match(state, [make() for make in task.seats], task.sources[0], game_seed(7, r["index"])).play()
+        Match(state, task.seats[id(task.sources[0])], task.sources[0], game_seed(7, r["index"])).play()
         assert r["lengths"]["turns"] == state.turn and r["winners"] == [state.winner]
         assert r["counts"]["crater.knocks"] == sum("into the crater" in e for e in state.events)
         assert r["counts"]["tipper.j"] == sum(e.startswith("turn ") and e.endswith(" tilts J") for e in state.events)

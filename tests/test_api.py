@@ -44,7 +44,7 @@ def test_the_readme_example_runs(tmp_path):
     assert lines[0].startswith("<EstimateResult crater: 12 trials, seed 1")
     assert lines[-1] == "argument --trials: must be at least 1, got 0"
     assert (tmp_path / "knossos.ttr").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "knossos.ttr"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["assets", "knossos.ttr"]
 
 
 @pytest.mark.parametrize("device", ["spinner", "die"])

@@ -48,6 +48,22 @@ def test_bad_knossos_input(capsys, args, message):
     assert message in err and err.count("\n") == 1
 
 
+def test_the_solved_seat_plays_for_the_outcomes_table(sticks_table, tmp_path, monkeypatch, capsys):
+    """`--seats solved,...` with `--outcomes table:F` solves the match for F's throw table (the cached
+    solution is F's); `--help` lists the seat kind."""
+    from tabletop.games.knossos.solve import Solution
+
+    monkeypatch.setenv("TABLETOP_CACHE", str(tmp_path / "cache"))
+    assert main(["play", "knossos", "--headless", "--no-record", "--seats", "solved,random", "--seed", "2",
+                 "--games-to-win", "1", "--outcomes", sticks_table]) == 0
+    assert "wins the match" in capsys.readouterr().out
+    [cached] = (tmp_path / "cache" / "knossos-solve").glob("*.npz")
+    assert Solution.load(cached).table == pytest.approx({"1": 0.3, "2": 0.5, "3": 0.2})
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    assert "solved" in capsys.readouterr().out
+
+
 def test_a_table_of_another_device_is_refused(tmp_path, capsys):
     other = tmp_path / "tipper.json"
     other.write_text(json.dumps({"device": "tipper", "probabilities": {"1": {"p": 1.0}}}))

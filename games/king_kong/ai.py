@@ -182,3 +182,14 @@ class PlannerSeat(HeuristicSeat):
 
 
 SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "plan": PlannerSeat}
+
+
+def make_seat(kind: str, source=None):
+    """A seat of `kind`; a planner plans with the tables `source` draws from where it has them
+    (tabletop.games.chance.table_dicts), else with the published measured odds."""
+    if kind == "plan":
+        from tabletop.games.chance import table_dicts
+
+        tables = table_dicts(source)
+        return PlannerSeat(tables if all(e in tables for e in ('die',)) else None)
+    return SEATS[kind]()

@@ -85,10 +85,10 @@ class KongObserver(Observer):
 
 
 def analysis() -> GameAnalysis:
-    from tabletop.games.king_kong.ai import SEATS
+    from tabletop.games.king_kong.ai import SEATS, make_seat
 
     return GameAnalysis(
-        make_game=_game, seats=SEATS, measured=("die", "spinner", KNOCKOVER), source=_source,
+        make_game=_game, seats=SEATS, make_seat=make_seat, measured=("die", "spinner", KNOCKOVER), source=_source,
         observer=KongObserver, single_winner=False, nobody="kong", fair_measured=(KNOCKOVER,),
         first_rule="the highest roller of the start rolls (ties roll again), who takes the spinner, moves Kong "
                    "before play and plays first in round 1",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabletop.games.king_kong.ai import SEATS
+from tabletop.games.king_kong.ai import make_seat
 from tabletop.games.king_kong.play import UNIFORM_DESCRIPTION, table_source, uniform_source
 from tabletop.games.king_kong.rules import COLOURS, Game
 from tabletop.sim.errors import InputError
@@ -33,7 +33,7 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
 
     source = make_source(outcomes)
     game = Game(players=len(seats))
-    players = [SEATS[kind]() for kind in seats]
+    players = [make_seat(kind, source) for kind in seats]
     config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
     return play_recorded("king-kong", game, players, source, seed, banner(seats, seed, outcomes), config, record,
                          result_lines, max_turns=5000, emit=emit)

@@ -74,10 +74,10 @@ class HillObserver(Observer):
 
 
 def analysis() -> GameAnalysis:
-    from tabletop.games.king_of_the_hill.ai import SEATS
+    from tabletop.games.king_of_the_hill.ai import SEATS, make_seat
 
     return GameAnalysis(
-        make_game=_game, seats=SEATS, measured=("tipper", "crater"), source=_source, observer=HillObserver,
+        make_game=_game, seats=SEATS, make_seat=make_seat, measured=("tipper", "crater"), source=_source, observer=HillObserver,
         first_rule="the seat the turn-order tilts put first (every player tilts, the highest goes first, J beats 6, "
                    "ties tilt again); play then passes to the left",
         fair_note="each Tipper slot 1, 2, 3, 4, 5, 6, J 1/7; each cave seat 1/6",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tabletop.games.chance import OutcomeSource, TableOutcomes
-from tabletop.games.king_of_the_hill.ai import SEATS
+from tabletop.games.king_of_the_hill.ai import make_seat
 from tabletop.games.king_of_the_hill.rules import COLOURS, Game, Variant
 from tabletop.sim.errors import InputError
 
@@ -52,7 +52,7 @@ def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, reco
 
     game = make_game(len(seats), variant)
     source = make_source(outcomes)
-    players = [SEATS[kind]() for kind in seats]
+    players = [make_seat(kind, source) for kind in seats]
     config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
     return play_recorded("king-of-the-hill", game, players, source, seed, banner(seats, seed, variant, outcomes), config,
                          record, result_lines, max_turns=5000, emit=emit)

@@ -1,4 +1,4 @@
-"""The Knossos Game (Hillbom ruleset): the board, its rules as a match, and AI seats."""
+"""The Knossos Game (Hillbom ruleset): the board, its rules as a match, AI seats and the solved match."""
 from tabletop.games.gamespec import GameSpec
 from tabletop.games.knossos.rules import COLOURS
 
@@ -47,6 +47,6 @@ def _analysis():
 SPEC = GameSpec(
     name="knossos", title="Knossos", colours=COLOURS, seats=(2, 2), variants=("standard",),
     chance_events=("sticks",), actions=_actions, make_game=_game, physics=_physics, play_headless=_play,
-    window_adapter=_adapter,
+    window_adapter=_adapter, seat_kinds=("ai", "random", "solved", "human"),
     devices=("sticks",), make_source=_source, codec=_codec, analysis=_analysis,
 )

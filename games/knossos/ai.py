@@ -1,8 +1,9 @@
-"""Baseline AI seats for the Knossos Game: random, and a one-ply heuristic."""
+"""AI seats for the Knossos Game: random, a one-ply heuristic, and perfect play (the solved match)."""
 from __future__ import annotations
 
 from tabletop.games.seats import RandomSeat, ScoringSeat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
+from tabletop.games.knossos.solve import check_table, measured_table, solve, table_of
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
 ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}
@@ -60,5 +61,35 @@ class HeuristicSeat(ScoringSeat):
         return score
 
 
+class SolvedSeat:
+    """Perfect play: the solved match's best move (tabletop.games.knossos.solve) for a throw table,
+    `table` (the one the game's chance comes from), by default the physical sticks' measured table.
+    Solved (or read from the cache) at its first decision, then one look-up per move."""
 
-SEATS = {"ai": HeuristicSeat, "random": RandomSeat}
+    name = "solved"
+
+    def __init__(self, table: dict | None = None):
+        self.table = None if table is None else check_table(table)
+        self._solved: dict = {}
+
+    def choose(self, state: State, rng):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        games_to_win = state.game.games_to_win
+        if games_to_win not in self._solved:
+            if self.table is None:
+                self.table = measured_table()
+            self._solved[games_to_win] = solve(self.table, games_to_win)
+        return self._solved[games_to_win].best_action(state)
+
+
+SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "solved": SolvedSeat}
+
+
+def make_seat(kind: str, source=None):
+    """A seat of `kind`; a solved seat solves for `source`'s sticks table when chance comes from a
+    measured table (TableOutcomes), else for the physical sticks' measured table."""
+    if kind == "solved":
+        return SolvedSeat(table_of(source))
+    return SEATS[kind]()

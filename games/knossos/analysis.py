@@ -62,10 +62,10 @@ class KnossosObserver(Observer):
 
 
 def analysis() -> GameAnalysis:
-    from tabletop.games.knossos.ai import SEATS
+    from tabletop.games.knossos.ai import SEATS, make_seat
 
     return GameAnalysis(
-        make_game=_game, seats=SEATS, measured=("sticks",), source=_source, observer=KnossosObserver, unit="match",
+        make_game=_game, seats=SEATS, make_seat=make_seat, measured=("sticks",), source=_source, observer=KnossosObserver, unit="match",
         first_rule="red, who starts the first game of the match (the loser of each game starts the next)",
         fair_note="two fair sticks: 1 (two round sides) 1/4, 2 (one of each) 1/2, 3 (two flat sides) 1/4",
         what={"throws": "throws of the sticks", "games": "games", "sticks.threes": "throws of 3 (each an extra "

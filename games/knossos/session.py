@@ -4,8 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tabletop.games.chance import OutcomeSource, TableOutcomes
-from tabletop.games.knossos.ai import SEATS
+from tabletop.games.knossos.ai import make_seat
 from tabletop.games.knossos.rules import COLOURS, Game
+from tabletop.games.knossos.solve import check_table, table_of
 from tabletop.sim.errors import InputError
 
 
@@ -30,6 +31,7 @@ def table_outcomes(files) -> TableOutcomes:
     tables = TableOutcomes.from_files(files)
     if set(tables.tables) != {"sticks"}:
         raise InputError("--outcomes: Knossos needs a sticks table (tabletop estimate sticks --out FILE.json)")
+    check_table(table_of(tables))
     return tables
 
 
@@ -39,7 +41,7 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
 
     game = make_game(games_to_win)
     source = make_source(outcomes)
-    players = [SEATS[kind]() for kind in seats]
+    players = [make_seat(kind, source) for kind in seats]
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
     return play_recorded("knossos", game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
                          record, result_lines, emit=emit)
