@@ -157,7 +157,13 @@ def small_replays(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("game", list(MEASURED))
+@pytest.mark.parametrize("game", [
+    "knossos", "king-of-the-hill",
+    pytest.param("king-kong", marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14 item 5, not yet done for King Kong: its playback adapter draws the board, Kong and the "
+        "pawns from the recorded scene, but the spinner card (not in the scene) and the die's pips still "
+        "come from the Spinner and Die devices, which import PyBullet"))),
+])
 def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     """A game's playback adapter, made from a recorded replay's scene (every body it holds), its
     timeline re-driven to the end and two PNG frames rendered from it (`replay --frames`), loads
