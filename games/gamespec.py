@@ -23,7 +23,7 @@ class GameSpec:
     physics: Callable[[], object]          # a fresh physics outcome source (with table_for)
     # (seats, seed, outcomes, record, variant, games_to_win, emit) -> the final state: `play --headless`
     play_headless: Callable[..., object]
-    # (seats, variant, games_to_win, collide) -> the window's adapter
+    # (seats, variant, games_to_win, scene) -> the window's adapter (a replay's RecordedScene: for playback)
     window_adapter: Callable[..., object]
     analysis: Callable[[], object]         # () -> its GameAnalysis (tabletop.games.analyze): `tabletop analyze`
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")

@@ -136,3 +136,32 @@ def revolved_surface(radii: np.ndarray, heights: np.ndarray, segments: int,
     if (np.dot(f0, to_axis) > 0) != inward:
         mesh.faces = mesh.faces[:, ::-1]
     return mesh
+
+
+def top_heights(mesh: trimesh.Trimesh, xs, ys, ground: float = 0.0) -> np.ndarray:
+    """Heights z[j, i] of `mesh`'s top surface over the grid (xs[i], ys[j], both increasing): the
+    highest triangle over each point (the first hit of a vertical ray from above), `ground` where
+    none is. Draws a mesh that has only the surfaces things touch as one skin seen from above."""
+    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+    tri = np.asarray(mesh.triangles, float)
+    z = np.full(len(ys) * len(xs), -np.inf)
+    lo, hi = tri[:, :, :2].min(axis=1), tri[:, :, :2].max(axis=1)
+    i0, i1 = np.searchsorted(xs, lo[:, 0], "left"), np.searchsorted(xs, hi[:, 0], "right")
+    j0, j1 = np.searchsorted(ys, lo[:, 1], "left"), np.searchsorted(ys, hi[:, 1], "right")
+    ni, nj = np.maximum(i1 - i0, 0), np.maximum(j1 - j0, 0)
+    count = ni * nj
+    t = np.repeat(np.arange(len(tri)), count)                # one (triangle, grid point) pair per candidate
+    k = np.arange(len(t)) - np.repeat(np.cumsum(count) - count, count)
+    i, j = i0[t] + k % ni[t], j0[t] + k // ni[t]
+    px, py = xs[i], ys[j]
+    a, b, c = tri[t, 0], tri[t, 1], tri[t, 2]
+    d = (b[:, 1] - c[:, 1]) * (a[:, 0] - c[:, 0]) + (c[:, 0] - b[:, 0]) * (a[:, 1] - c[:, 1])
+    ok = np.abs(d) > 1e-18                                   # triangles seen edge-on from above have no top
+    d = np.where(ok, d, 1.0)
+    u = ((b[:, 1] - c[:, 1]) * (px - c[:, 0]) + (c[:, 0] - b[:, 0]) * (py - c[:, 1])) / d
+    v = ((c[:, 1] - a[:, 1]) * (px - c[:, 0]) + (a[:, 0] - c[:, 0]) * (py - c[:, 1])) / d
+    w = 1.0 - u - v
+    eps = 1e-9
+    ok &= (u >= -eps) & (v >= -eps) & (w >= -eps)
+    np.maximum.at(z, (j * len(xs) + i)[ok], (u * a[:, 2] + v * b[:, 2] + w * c[:, 2])[ok])
+    return np.maximum(z, ground).reshape(len(ys), len(xs))

@@ -9,11 +9,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from tabletop.sim.world import World
+if TYPE_CHECKING:
+    from tabletop.sim.world import World
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,9 @@ description drives the live window and a replay file, and playback needs no PyBu
 
 Poses are (x, y, z, qx, qy, qz, qw) of a *track*: a body's base ("name") or one of its links
 ("name:3"), in the frame the look's part frames are relative to (the inertial frame).
+
+A RecordedScene (a replay header's scene: every table body's look and pose) answers `look` and
+`poses` as a World does, so views draw a replay from it with no World and no PyBullet.
 """
 from __future__ import annotations
 
@@ -64,8 +67,26 @@ def _welded(c, body: int) -> dict[int, int]:
     return rep
 
 
+class RecordedScene:
+    """The bodies of a recorded scene ({"looks": {name: look}, "poses": {track: pose}}), read
+    like a World's by `look` and `poses`: what replay playback draws the table from."""
+
+    def __init__(self, scene: dict):
+        self.looks: dict = dict(scene.get("looks", {}))
+        self.poses: dict = {track: tuple(float(v) for v in p) for track, p in scene.get("poses", {}).items()}
+        self.bodies = {name: name for name in self.looks}
+
+    def look(self, name: str) -> dict:
+        return self.looks[name]
+
+    def body_poses(self, name: str) -> dict[str, tuple[float, ...]]:
+        return {track: p for track, p in self.poses.items() if split_track(track)[0] == name}
+
+
 def look(world, name: str) -> dict:
     """{"material": name, "tracks": {track: [part, ...]}} for the body `name` of `world`."""
+    if isinstance(world, RecordedScene):
+        return world.look(name)
     c = world.client
     body = world.bodies[name]
     source = world.mesh_sources.get(name)
@@ -103,6 +124,8 @@ def moving_links(world, name: str) -> tuple[bool, list[int]]:
 def poses(world, name: str, tracks: tuple[bool, list[int]] | None = None) -> dict[str, tuple[float, ...]]:
     """{track: (x, y, z, qx, qy, qz, qw)} of every part-carrying track of the body `name`
     (`tracks`: its `moving_links`, when the caller has them already)."""
+    if isinstance(world, RecordedScene):
+        return world.body_poses(name)
     c = world.client
     body = world.bodies[name]
     base, links = tracks or moving_links(world, name)
@@ -114,25 +137,3 @@ def poses(world, name: str, tracks: tuple[bool, list[int]] | None = None) -> dic
         for link, state in zip(links, c.getLinkStates(body, links)):
             out[track_name(name, link)] = (*state[0], *state[1])
     return out
-
-
-def top_heights(world, name: str, xs, ys, ground: float = 0.0):
-    """Heights z[j, i] of body `name`'s top surface over the grid (xs[i], ys[j]): the first hit
-    of a vertical ray from above, `ground` where the ray misses the body. Draws a body whose
-    collision mesh has only the surfaces things touch as one skin seen from above."""
-    import numpy as np
-
-    c = world.client
-    body = world.bodies[name]
-    X, Y = np.meshgrid(xs, ys)
-    starts = np.column_stack([X.ravel(), Y.ravel(), np.full(X.size, 10.0)])
-    ends = starts.copy()
-    ends[:, 2] = ground - 1.0
-    z = np.full(X.size, ground)
-    batch = 8000
-    for i in range(0, len(starts), batch):
-        hits = c.rayTestBatch(starts[i:i + batch].tolist(), ends[i:i + batch].tolist())
-        for k, hit in enumerate(hits):
-            if hit[0] == body:
-                z[i + k] = max(ground, hit[3][2])
-    return z.reshape(X.shape)

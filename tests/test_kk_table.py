@@ -222,3 +222,28 @@ def test_a_pawn_on_a_space_kong_lies_over_is_put_down_beside_him(rig):
                     assert out.status in (Status.OK, Status.LODGED), out.reading
                     return
     pytest.fail("Kong never lies over a whole window space")
+
+
+def test_kongs_pose_from_the_geometry_is_the_rigs():
+    """The layout's Kong poses (views draw a replay with them, no World) are the rig's, joint for
+    joint, at every climb and twist (a quaternion and its negative are one rotation); the board's
+    top, which views paint on, is where a vertical ray meets the rig's board."""
+    from tabletop.games.king_kong.layout import BOARD_TOP, KONG
+    from tabletop.sim.scene import poses
+
+    table = KongTable(2)
+    try:
+        for climb in range(0, table.kong.top + 1, 2):
+            for twist in range(-12, 13, 3):
+                table.rig.set_pose(climb, twist)
+                physical, drawn = poses(table.world, KONG), table.kong_poses(climb, twist)
+                assert physical.keys() == drawn.keys()
+                for track, pose in physical.items():
+                    p, q = np.array(pose), np.array(drawn[track])
+                    assert np.allclose(p[:3], q[:3], atol=1e-12)
+                    assert np.allclose(p[3:], q[3:], atol=1e-12) or np.allclose(p[3:], -q[3:], atol=1e-12)
+        x, y = table.board.space("start").centre
+        hit = table.world.client.rayTest([x, y, 1.0], [x, y, -1.0])[0]
+        assert hit[0] == table.world.bodies["kk_board"] and abs(hit[3][2] - BOARD_TOP) < 1e-9
+    finally:
+        table.close()

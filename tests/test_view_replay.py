@@ -181,3 +181,22 @@ def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     for bad in ("3:2", "0:4", "x", "9999:"):
         assert main(["replay", str(koth_replay), "--frames", str(tmp_path / "bad"), "--turns", bad]) == 2
     assert main(["replay", str(koth_replay), "--summary", "--turns", "1:2"]) == 2
+
+
+def test_a_playback_frame_renders_the_recorded_scene(opened, tmp_path):
+    """A Knossos replay (sticks from the measured table) opened for playback draws every body of its
+    header's recorded scene, and a frame of it is a picture, not a blank."""
+    import numpy as np
+    from PIL import Image
+
+    path = tmp_path / "knossos.ttr"
+    assert main(["play", "knossos", "--headless", "--seed", "3", "--outcomes",
+                 "table:docs/results/sticks-10k-seed1.json", "--record", str(path)]) == 0
+    app, window, _ = opened(path)
+    assert window.adapter.scene is not None
+    for name, look in window.replay.header["scene"]["looks"].items():
+        assert set(app.body_tracks[name]) == set(look["tracks"])
+    window.seek(window.timeline.duration / 2)
+    app.render_frame()
+    shot = np.asarray(Image.open(app.screenshot(tmp_path / "frame.png")).convert("RGB"), int)
+    assert shot.std() > 10 and len(np.unique(shot.reshape(-1, 3), axis=0)) > 100

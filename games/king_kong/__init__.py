@@ -26,9 +26,9 @@ def _play(seats, seed, outcomes, record, variant, games_to_win, emit=None):
     return session.play_headless(seats, seed, outcomes, record, emit)
 
 
-def _adapter(seats, variant, games_to_win, collide=True):
+def _adapter(seats, variant, games_to_win, scene=None):
     from tabletop.games.king_kong.view import KongAdapter
-    return KongAdapter(len(seats))
+    return KongAdapter(len(seats), scene)
 
 
 def _source(outcomes: str):

@@ -16,6 +16,8 @@ from tabletop.games.devices import default_spec
 from tabletop.games.king_kong.board import Board
 from tabletop.games.king_kong.geometry import KONG_FILE, Kong, load_kong
 from tabletop.games.king_kong.labels import COLOURS
+from tabletop.games.king_kong.layout import (BOARD, BOARD_TOP, FIGURE, KONG, LIFT, SLIDE, TABLE,
+                                             PawnShape, load_pawn, pawn_name, start_spot)
 from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.errors import SpecError
@@ -25,78 +27,11 @@ from tabletop.sim.readouts import SettleRule, is_upright, run_until_settled, up_
 from tabletop.sim.spec import load_toml
 from tabletop.sim.world import World
 
-BOARD = "kk_board"
-TABLE = "kk_table"                # the table the board lies on (a pawn pushed off the board's edge lands on it)
-KONG = "kk_kong"                  # base: the track's foot; links: the slide, the ring's play, the figure
-SLIDE, LIFT, FIGURE = 0, 1, 2
-DIE_ORIGIN = (0.55, 0.0, 0.0)     # the box lid lies on the table beside the board's right edge
 LEAD = 0.25                       # of a notch: the hand's stroke waits while Kong lags his target by more
 ARRIVED = 0.01                    # of a notch: a stroke ends with Kong this close to his notch
 JAM_SECONDS = 3.0                 # a notch not reached in this time (a stroke takes under half a second) is a jam
 SPEED_MARGIN = 1.5                # the motors' speed cap, over the fastest stroke's peak speed
 _SPOT_STEP = 0.002                # m: grid of spots searched for a pawn that cannot stand at its own spot
-
-
-def pawn_name(i: int) -> str:
-    return f"kk_pawn_{i}"
-
-
-# -- the pawn ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PawnShape:
-    """An Attack Team pawn (pawn.toml; base radius and height from kong.toml's [pawn])."""
-
-    base_radius: float
-    base_thickness: float
-    body_radius: float
-    head_radius: float
-    height: float
-    material: Material
-    mass: float
-    com_z: float                        # centre of mass above the underside (m)
-    inertia: tuple[float, float, float]  # principal, about the centre of mass
-
-    @property
-    def parts(self) -> list[tuple[str, tuple, float]]:
-        """(kind, dims, centre height above the underside): base cylinder, body cylinder, head sphere."""
-        t, top = self.base_thickness, self.height - self.head_radius
-        return [("cylinder", (self.base_radius, t), t / 2),
-                ("cylinder", (self.body_radius, top - t), (t + top) / 2),
-                ("sphere", (self.head_radius,), top)]
-
-
-def load_pawn(path: str | Path, kong: Kong, overrides=()) -> PawnShape:
-    """The pawn from pawn.toml; `overrides` are those of assets/materials.toml (`materials.NAME.FIELD`)."""
-    spec = load_toml(path)
-    materials = load_materials(assets_dir() / "materials.toml", overrides)
-    t = spec.table("pawn")
-    r, h = kong.pawn_radius, kong.pawn_height
-    base_t = t.number("base_thickness", 5e-4, h / 4)
-    body_r = t.number("body_radius", 5e-4, r)
-    head_r = t.number("head_radius", body_r, r)
-    if h - 2 * head_r <= base_t:
-        raise SpecError(f"{spec.source}: pawn.head_radius: a {2 * head_r} m head on a {base_t} m base does not "
-                        f"fit the pawn's height ({h} m, kong.toml pawn.height)")
-    mat = pick_material(t, "material", materials)
-    if kong.clearance + kong.thickness > h - 2 * head_r or kong.clearance < base_t:
-        raise SpecError(f"{spec.source}: pawn: the figure ({kong.clearance}..{kong.clearance + kong.thickness} m "
-                        f"above the board, kong.toml) must pass between the pawn's base and its head")
-    top = h - head_r
-    vols = [(math.pi * r * r * base_t, base_t / 2), (math.pi * body_r ** 2 * (top - base_t), (base_t + top) / 2),
-            (4 / 3 * math.pi * head_r ** 3, top)]
-    vol = sum(v for v, _ in vols)
-    mass = mat.density * vol
-    com = sum(v * z for v, z in vols) / vol
-    # principal inertia about the centre of mass: solid cylinders and a sphere, parallel axes
-    ixx = izz = 0.0
-    for (v, z), (rad, length) in zip(vols[:2], ((r, base_t), (body_r, top - base_t))):
-        m = mat.density * v
-        ixx += m * (3 * rad * rad + length * length) / 12 + m * (z - com) ** 2
-        izz += m * rad * rad / 2
-    m = mat.density * vols[2][0]
-    ixx += 2 / 5 * m * head_r ** 2 + m * (top - com) ** 2
-    izz += 2 / 5 * m * head_r ** 2
-    return PawnShape(r, base_t, body_r, head_r, h, mat, mass, com, (ixx, ixx, izz))
 
 
 # -- the physics spec (knockover.toml) -------------------------------------------------------------
@@ -135,9 +70,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
     path = Path(path) if path is not None else default_spec("kong-knockover")
     kong = kong or load_kong()
     spec = load_toml(path, overrides)
-    pawn_path = path.parent / spec.string("pawn")
     materials = load_materials(assets_dir() / "materials.toml", overrides)
-    pawn = load_pawn(pawn_path, kong, overrides)
+    pawn = load_pawn(path.parent / spec.string("pawn"), kong, overrides)
     b, k, g, rd, sm, ph, tb = (spec.table(n) for n in ("board", "kong", "gesture", "reading", "sample", "physics",
                                                        "table"))
     spinner = path.parent / sm.string("spinner")
@@ -316,11 +250,11 @@ class KongRig:
             if xb - xa > 1e-9 and yb - ya > 1e-9 and zb - za > 1e-9:
                 boxes.append((((xb - xa) / 2, (yb - ya) / 2, (zb - za) / 2), ((xa + xb) / 2, (ya + yb) / 2, (za + zb) / 2)))
 
-        box(-sx / 2, x0, -sy / 2, sy / 2, -t, 0.0)                  # left of the track
-        box(x1, sx / 2, -sy / 2, sy / 2, -t, 0.0)                   # right of it
-        box(x0, x1, -sy / 2, y0, -t, 0.0)                           # below the track (Start)
-        box(x0, x1, y1, sy / 2, -t, 0.0)                            # above it
-        box(x0, x1, y0, y1, -t - depth, -depth)                     # the channel's floor
+        box(-sx / 2, x0, -sy / 2, sy / 2, BOARD_TOP - t, BOARD_TOP)                # left of the track
+        box(x1, sx / 2, -sy / 2, sy / 2, BOARD_TOP - t, BOARD_TOP)                 # right of it
+        box(x0, x1, -sy / 2, y0, BOARD_TOP - t, BOARD_TOP)                         # below the track (Start)
+        box(x0, x1, y1, sy / 2, BOARD_TOP - t, BOARD_TOP)                          # above it
+        box(x0, x1, y0, y1, BOARD_TOP - t - depth, BOARD_TOP - depth)      # the channel's floor
         shape = c.createCollisionShapeArray([pybullet.GEOM_BOX] * len(boxes), halfExtents=[list(h) for h, _ in boxes],
                                             collisionFramePositions=[list(p) for _, p in boxes])
         body = c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape)
@@ -432,8 +366,7 @@ class KongRig:
             self.put(i, self.start_spot(i), ())
 
     def start_spot(self, i: int) -> tuple[float, float]:
-        x0, x1, y0, y1 = self.board.space("start").rect
-        return (x0 + 0.04 + 0.03 * i, (y0 + y1) / 2)
+        return start_spot(self.board, i)
 
     def put(self, i: int, xy, rects, in_groove: bool = False) -> None:
         """A fresh pawn `i` standing at xy (at rest)."""

@@ -42,23 +42,23 @@ import numpy as np
 from tabletop.games.devices import default_spec
 from tabletop.games.king_kong.board import Board, load_board
 from tabletop.games.king_kong.geometry import Kong, load_kong
-from tabletop.games.king_kong.rig import (BOARD, DIE_ORIGIN, KONG, Hand, KongPhysics, KongRig, PawnShape,
-                                          load_pawn, load_physics, pawn_name, run_move, sample_hand, spread)
+from tabletop.games.king_kong.layout import BOARD, DIE_ORIGIN, KONG, KongLayout, PawnShape, load_pawn, pawn_name
+from tabletop.games.king_kong.rig import Hand, KongPhysics, KongRig, load_physics, run_move, sample_hand, spread
 from tabletop.games.king_kong.rules import NO_RISK, State
 from tabletop.games.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.world import PhysicsSettings, World
 
 
-class KongTable:
+class KongTable(KongLayout):
     """One World with the board, Kong, `players` pawns and the die's box lid beside the board."""
 
     def __init__(self, players: int, board: Board | None = None, kong: Kong | None = None):
         from tabletop.sim.devices.die import Die
 
-        self.board = board or load_board()
-        self.kong = kong or load_kong()
-        self.physics = load_physics(kong=self.kong)
+        kong = kong or load_kong()
+        self.physics = load_physics(kong=kong)
+        super().__init__(players, board or load_board(), kong, self.physics.pawn)
         self.world = World(PhysicsSettings(timestep=self.physics.timestep,
                                            solver_iterations=self.physics.solver_iterations))
         try:
@@ -118,13 +118,6 @@ class KongTable:
                         < rig.reach + self.kong.climb_step * (move.climb + 1) + 0.05:
                     near.append(p)
         return sorted(near)
-
-    def safe_spot(self, space, p: int) -> tuple[float, float]:
-        """Start and the elevators are long spaces, far from Kong: pawns stand along them by seat."""
-        x0, x1, y0, y1 = space.rect
-        if space.kind == "start":
-            return self.rig.start_spot(p)
-        return ((x0 + x1) / 2, y0 + 0.04 + 0.03 * p)
 
     def kong_move(self, state: State, rng: np.random.Generator) -> str:
         """Simulate the pending Kong move among the pawns; the rules' label, each pawn at risk's fate."""

@@ -1,13 +1,14 @@
 """King Kong in the window: the board with its twin towers, Kong on his slide, the Attack Team's
-pawns, the die's box lid and the spinner card, from a KongTable; cards and missions in the HUD."""
+pawns, the die's box lid and the spinner card, from a KongTable (a replay's: of its recorded scene,
+laid out by a KongLayout); cards and missions in the HUD. Kong is posed from the figure's geometry."""
 from __future__ import annotations
 
 import math
 
 from tabletop.games.king_kong.ai import SEATS
 from tabletop.games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
+from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, DIE_ORIGIN, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
-from tabletop.games.king_kong.table import BOARD, KONG, KongTable, pawn_name
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from tabletop.sim.scene import look, poses
@@ -44,20 +45,34 @@ class KongAdapter(TableAdapter):
         "  the outer circle twists Kong, the inner one climbs him; choices appear as buttons.",
     ]
 
-    def __init__(self, players: int):
+    def __init__(self, players: int, scene=None):
         if not 2 <= players <= len(COLOURS):
             from tabletop.sim.errors import InputError
             raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {players}")
         self.game = Game(players=players)
-        self.table = KongTable(players, self.game.board, self.game.kong)
+        self.scene = scene
+        self._source: KongSource | None = None
+        if scene is None:
+            from tabletop.games.king_kong.table import KongTable
+
+            self.table = KongTable(players, self.game.board, self.game.kong)
+            self.die = self.table.die
+            self.spinner = self.physics_source().physics.spinner
+            self.worlds = self.table.worlds
+        else:
+            from tabletop.games.devices import default_spec
+            from tabletop.sim.devices.die import Die
+            from tabletop.sim.devices.spinner import Spinner
+
+            self.table = KongLayout(players, self.game.board, self.game.kong)
+            self.die = Die(default_spec("die"), origin=DIE_ORIGIN)
+            self.spinner = Spinner(default_spec("spinner"), origin=SPINNER_ORIGIN)
+            self.worlds = (scene,)
         self.board, self.kong = self.table.board, self.table.kong
-        self.piece_bodies = [pawn_name(i) for i in range(players)]
-        pawn = self.table.physics.pawn
+        self.piece_bodies = list(self.table.pawns)
+        pawn = self.table.pawn
         self.marker_radius = pawn.base_radius * 1.3
         self.marker_drop = pawn.com_z
-        self._source: KongSource | None = None
-        self._kong_cache: dict[tuple[int, int], dict] = {}
-        self._pose_table: KongTable | None = None
 
     def physics_source(self):
         if self._source is None:
@@ -65,9 +80,10 @@ class KongAdapter(TableAdapter):
         return self._source
 
     def close(self) -> None:
-        if self._pose_table is not None:
-            self._pose_table.close()
-        if self._source is not None:
+        if self.scene is not None:
+            self.die.close()
+            self.spinner.close()
+        elif self._source is not None:
             self._source.close()         # closes the table too
         else:
             self.table.close()
@@ -79,8 +95,7 @@ class KongAdapter(TableAdapter):
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PAWN_RGB[COLOURS[i]]
         self.add_world_bodies(app, colors)
-        self.add_world_bodies(app, colors, world=self.table.die.world)
-        spinner = self.physics_source().physics.spinner
+        spinner = self.spinner
         for name in spinner.world.bodies:
             app.add_body(name, look(spinner.world, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
             app.set_poses(poses(spinner.world, name))
@@ -88,12 +103,12 @@ class KongAdapter(TableAdapter):
             app.casts_no_shadow(app.nodes[name])
             app.draw_late(app.nodes[name])
         self._paint(app)
-        self.pickable_pieces(app, self.table.physics.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
+        self.pickable_pieces(app, self.table.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
         app.camera.set_home((0.22, -0.02, 0.0), 1.75, 0.0, 62.0)
 
     def _paint(self, app) -> None:
         """The towers' art: window spaces, the elevators and Start painted on the board's top."""
-        top = self._board_top()
+        top = BOARD_TOP
         groups = {"window": [], "elevator": [], "start": []}
         for sp in self.board.spaces:
             x0, x1, y0, y1 = sp.rect
@@ -116,19 +131,13 @@ class KongAdapter(TableAdapter):
             sp = self.board.space(f"{tower}-elevator")
             app.label("elevator", ((sp.rect[0] + sp.rect[1]) / 2, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
                       scale=0.014, color=(0.15, 0.2, 0.1, 1), heading=90)
-        spinner = self.physics_source().physics.spinner
+        spinner = self.spinner
         ox, oy, oz = SPINNER_ORIGIN
         for circle, radius in ((spinner.outer, 0.062), (spinner.inner, 0.036)):
             for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
                 a = math.radians(circle.start_deg + edge + width / 2)
                 app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
                           scale=0.009, color=(0.1, 0.1, 0.1, 1), heading=math.degrees(a) - 90)
-
-    def _board_top(self) -> float:
-        x, y = self.board.space("start").centre
-        c = self.table.world.client
-        hit = c.rayTest([x, y, 1.0], [x, y, -1.0])[0]
-        return hit[3][2] if hit[0] >= 0 else 0.0
 
     # -- pieces ----------------------------------------------------------------------------
     def pawn_xy(self, state: State) -> dict[int, tuple[float, float]]:
@@ -139,12 +148,12 @@ class KongAdapter(TableAdapter):
                 out[p] = self.kong.groove_point(state.groove[p], state.climb, state.twist)
             else:
                 sharing.setdefault(state.pos[p], []).append(p)
-        pawn = self.table.physics.pawn
+        pawn = self.table.pawn
         for space, who in sharing.items():
             sp = self.board.space(space)
             for k, p in enumerate(who):
                 if sp.kind == "start":
-                    out[p] = self.table.rig.start_spot(p)
+                    out[p] = self.table.start_spot(p)
                 elif sp.kind == "elevator":
                     out[p] = self.table.safe_spot(sp, p)
                 else:
@@ -154,7 +163,7 @@ class KongAdapter(TableAdapter):
         return out
 
     def piece_positions(self, state: State) -> dict[int, tuple]:
-        z = self.table.physics.pawn.com_z
+        z = self.table.pawn.com_z
         return {p: (x, y, z) for p, (x, y) in self.pawn_xy(state).items()}
 
     def place_pieces(self, app, state: State) -> None:
@@ -162,20 +171,13 @@ class KongAdapter(TableAdapter):
         app.set_poses(self.kong_poses(state.climb, state.twist))
 
     def kong_poses(self, climb: int, twist: int) -> dict:
-        """The poses of Kong's slide and figure at (climb, twist) notches, read off a second rig
-        kept for drawing: the table the physics runs on is never touched by the view."""
-        key = (climb, twist)
-        if key not in self._kong_cache:
-            if self._pose_table is None:
-                self._pose_table = KongTable(self.game.players, self.board, self.kong)
-            self._pose_table.rig.set_pose(climb, twist)
-            self._kong_cache[key] = poses(self._pose_table.world, KONG)
-        return self._kong_cache[key]
+        """The poses of Kong's slide and figure at (climb, twist) notches, from the figure's geometry."""
+        return self.table.kong_poses(climb, twist)
 
     def destinations(self, state: State, piece: int) -> list[Destination]:
         if state.is_terminal() or state.is_chance_node() or piece != state.current:
             return []
-        z = self.table.physics.pawn.com_z
+        z = self.table.pawn.com_z
         out, seen = [], set()
         for action in state.legal_actions():
             if isinstance(action, (Move, Fly, Escape)):
@@ -201,7 +203,7 @@ class KongAdapter(TableAdapter):
         """The die's pips, on the faces its spec labels (+X, -X, +Y, -Y, +Z, -Z)."""
         if name != "die":
             return
-        die = self.table.die
+        die = self.die
         half, step, r = die.size / 2 + 0.0001, 0.27 * die.size, 0.075 * die.size
         c = math.sqrt(0.5)
         turn = {"+x": (0, c, 0, c), "-x": (0, -c, 0, c), "+y": (-c, 0, 0, c), "-y": (c, 0, 0, c),

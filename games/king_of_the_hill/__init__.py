@@ -24,9 +24,9 @@ def _play(seats, seed, outcomes, record, variant, games_to_win, emit=None):
     return session.play_headless(seats, seed, variant, outcomes, record, emit)
 
 
-def _adapter(seats, variant, games_to_win, collide=True):
+def _adapter(seats, variant, games_to_win, scene=None):
     from tabletop.games.king_of_the_hill.view import HillAdapter
-    return HillAdapter(len(seats), variant, collide=collide)
+    return HillAdapter(len(seats), variant, scene)
 
 
 def _source(outcomes: str):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import trimesh
@@ -40,7 +41,9 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import Region, SettleRule, region_of, run_until_settled
 from tabletop.sim.sdf import cached_field
 from tabletop.sim.spec import Table, load_toml
-from tabletop.sim.world import World
+
+if TYPE_CHECKING:
+    from tabletop.sim.world import World
 
 MESH_VERSION = 8
 FIELD_VERSION = 1
@@ -130,86 +133,17 @@ def _unit(angle_deg: float) -> np.ndarray:
 
 # -- the device ------------------------------------------------------------------------------
 
-class Crater(Device):
-    """The crater, its tunnels and caves, with one fresh marble per trial (see module docstring).
+class HillShape:
+    """The hill's geometry from its spec: every dimension, the plan and the triangle mesh (`mesh_path`,
+    generated and cached); no World. What a view draws the hill from; the Crater simulates on it."""
 
-    Gesture distribution (`sample_gesture`, spec table [knock]): edge seat uniform over
-    `edge_seats`; impact speed uniform over knock.speed (0.25-0.60 m/s); direction uniform over
-    knock.angle (30-75 degrees from the inward radial, towards the direction of play). All draws
-    come from the Generator passed in.
-    """
-
-    name = "crater"
-    # the bare loop of `tabletop bench` replays a knock per trial: a marble at rest on the field
-    # steps faster than one swirling round the funnel, so one long loop would flatter the bare side
-    bench_restart_each_trial = True
-
-    def settle_spec(self):
-        return self.settle_rule
-
-    def gesture_ranges(self) -> tuple[str, ...]:
-        return ("knock.speed", "knock.angle")
-
-    def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
-        """Twice the resolution of the generated hill: segments round the axis, rings along the
-        funnel and the tube, the tunnel floor's height-field cell."""
-        return (("crater.angular_segments", str(2 * self.angular_segments)),
-                ("crater.ring_spacing", repr(self.ring_spacing / 2)),
-                ("tube.ring_spacing", repr(self.tube_ring_spacing / 2)),
-                ("tunnels.grid_step", repr(self.grid_step / 2)),
-                ("collision.sdf_cell", repr(self.sdf_cell / 2)))
-
-    def _field_region(self, p: np.ndarray) -> np.ndarray:
-        """Where the knocked marble can be: over the ledge, the funnel and in the tube, and under the
-        tunnel ceiling inside the base (the distance field is stored only there)."""
-        from scipy.ndimage import minimum_filter
-
-        if self._floor_grid is None:
-            # the floor's lowest height within 2 mm of each point of a 2 mm grid (the floor's walls are steep)
-            half = self.base_size / 2
-            xs = np.arange(-half, half + 0.002, 0.002)
-            z = minimum_filter(self.floor_height(*np.meshgrid(xs, xs, indexing="ij")), size=3, mode="nearest")
-            self._floor_grid = (xs, z)
-        xs, zf = self._floor_grid
-        ij = np.clip(np.rint((p[:, :2] - xs[0]) / 0.002).astype(int), 0, len(xs) - 1)
-        floor = zf[ij[:, 0], ij[:, 1]]
-        rho = np.hypot(p[:, 0], p[:, 1])
-        margin = 0.003
-        top = ((rho <= self.path_outer_radius + 0.004) & (p[:, 2] >= self.tube_bottom_z - margin)
-               & (p[:, 2] >= self._top_profile(rho) - self.dimple_depth - margin))
-        tube = (rho <= self.hole_radius + margin) & (p[:, 2] >= self.ceiling_z - margin)
-        under = ((p[:, 2] <= self.ceiling_z + margin) & (p[:, 2] >= floor - margin)
-                 & (np.max(np.abs(p[:, :2]), axis=1) <= self.base_size / 2 - 0.002))
-        return top | tube | under
-
-    def __init__(self, spec_path: Path, world: World | None = None, overrides=(), collide: bool = True):
-        """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0.
-        With collide=False the hill's triangle mesh is not loaded into the world (`mesh_path` names
-        it): a replay's view needs the geometry, not the 0.2 s collision structure."""
+    def __init__(self, spec_path: Path, overrides=()):
         self.spec_path = Path(spec_path)
         self.overrides = tuple(overrides)
         spec = load_toml(self.spec_path, self.overrides)
         self._read_spec(spec)
         self._plan_geometry()
-        self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp)
-        try:
-            self.mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
-            rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
-                                lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})
-            self.start_positions = {name: tuple(rests[name]) for name in self.edge_seats}
-            self.field_path = None
-            if collide:
-                # the marble meets the hill as a distance field made from the mesh (tabletop.sim.sdf): one
-                # smooth contact a step instead of the edges of the triangles round it
-                self.field_path = cached_field(
-                    "koth-crater-field", FIELD_VERSION,
-                    {**self.geometry_params(), "sdf_cell": self.sdf_cell, "mesh_version": MESH_VERSION},
-                    lambda: load_mesh(self.mesh_path), self.marble_radius, self.sdf_cell,
-                    list(self.start_positions.values()), self._field_region)
-                self.world.add_sdf(HILL, self.field_path, self.hill_material, mesh=self.mesh_path)
-        except BaseException:
-            self.close()
-            raise
+        self.mesh_path = cached_mesh("koth-crater", MESH_VERSION, self.geometry_params(), self._build_mesh)
 
     # -- spec -------------------------------------------------------------------------------
     def _read_spec(self, spec: Table) -> None:
@@ -538,6 +472,79 @@ class Crater(Device):
             raise SpecError(f"{self.spec_path}: edge_seats.dimple_depth: a marble does not rest in edge seat "
                             f"{name} (make the dimple deeper or crater.path_slope smaller)")
         return float(cx), float(cy), z + 1e-4
+
+class Crater(HillShape, Device):
+    """The crater, its tunnels and caves, with one fresh marble per trial (see module docstring).
+
+    Gesture distribution (`sample_gesture`, spec table [knock]): edge seat uniform over
+    `edge_seats`; impact speed uniform over knock.speed (0.25-0.60 m/s); direction uniform over
+    knock.angle (30-75 degrees from the inward radial, towards the direction of play). All draws
+    come from the Generator passed in.
+    """
+
+    name = "crater"
+    # the bare loop of `tabletop bench` replays a knock per trial: a marble at rest on the field
+    # steps faster than one swirling round the funnel, so one long loop would flatter the bare side
+    bench_restart_each_trial = True
+
+    def settle_spec(self):
+        return self.settle_rule
+
+    def gesture_ranges(self) -> tuple[str, ...]:
+        return ("knock.speed", "knock.angle")
+
+    def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
+        """Twice the resolution of the generated hill: segments round the axis, rings along the
+        funnel and the tube, the tunnel floor's height-field cell."""
+        return (("crater.angular_segments", str(2 * self.angular_segments)),
+                ("crater.ring_spacing", repr(self.ring_spacing / 2)),
+                ("tube.ring_spacing", repr(self.tube_ring_spacing / 2)),
+                ("tunnels.grid_step", repr(self.grid_step / 2)),
+                ("collision.sdf_cell", repr(self.sdf_cell / 2)))
+
+    def _field_region(self, p: np.ndarray) -> np.ndarray:
+        """Where the knocked marble can be: over the ledge, the funnel and in the tube, and under the
+        tunnel ceiling inside the base (the distance field is stored only there)."""
+        from scipy.ndimage import minimum_filter
+
+        if self._floor_grid is None:
+            # the floor's lowest height within 2 mm of each point of a 2 mm grid (the floor's walls are steep)
+            half = self.base_size / 2
+            xs = np.arange(-half, half + 0.002, 0.002)
+            z = minimum_filter(self.floor_height(*np.meshgrid(xs, xs, indexing="ij")), size=3, mode="nearest")
+            self._floor_grid = (xs, z)
+        xs, zf = self._floor_grid
+        ij = np.clip(np.rint((p[:, :2] - xs[0]) / 0.002).astype(int), 0, len(xs) - 1)
+        floor = zf[ij[:, 0], ij[:, 1]]
+        rho = np.hypot(p[:, 0], p[:, 1])
+        margin = 0.003
+        top = ((rho <= self.path_outer_radius + 0.004) & (p[:, 2] >= self.tube_bottom_z - margin)
+               & (p[:, 2] >= self._top_profile(rho) - self.dimple_depth - margin))
+        tube = (rho <= self.hole_radius + margin) & (p[:, 2] >= self.ceiling_z - margin)
+        under = ((p[:, 2] <= self.ceiling_z + margin) & (p[:, 2] >= floor - margin)
+                 & (np.max(np.abs(p[:, :2]), axis=1) <= self.base_size / 2 - 0.002))
+        return top | tube | under
+
+    def __init__(self, spec_path: Path, world: World | None = None, overrides=()):
+        """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0."""
+        super().__init__(spec_path, overrides)
+        self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp)
+        try:
+            rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
+                                lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})
+            self.start_positions = {name: tuple(rests[name]) for name in self.edge_seats}
+            # the marble meets the hill as a distance field made from the mesh (tabletop.sim.sdf): one
+            # smooth contact a step instead of the edges of the triangles round it
+            self.field_path = cached_field(
+                "koth-crater-field", FIELD_VERSION,
+                {**self.geometry_params(), "sdf_cell": self.sdf_cell, "mesh_version": MESH_VERSION},
+                lambda: load_mesh(self.mesh_path), self.marble_radius, self.sdf_cell,
+                list(self.start_positions.values()), self._field_region)
+            self.world.add_sdf(HILL, self.field_path, self.hill_material, mesh=self.mesh_path)
+        except BaseException:
+            self.close()
+            raise
+
 
     def sample_gesture(self, rng: np.random.Generator) -> Knock:
         seat = self.edge_seats[int(rng.integers(len(self.edge_seats)))]

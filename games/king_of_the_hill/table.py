@@ -1,9 +1,8 @@
 """King of the Hill's physical table: the hill (crater, tunnels, caves), every marble, and the
 Tipper beside the hill; it answers the rules' chance events by simulating them.
 
-Three Worlds: the table's (the table top, the game marbles and the hill's mesh, which views draw
-and cast rays at), the Tipper's own, renewed for every tilt (tabletop.sim.world.World.renew), and
-the crater's own, where a knock is simulated: the crater's marble and hill are rigid bodies whose
+Three Worlds: the table's (the table top, the game marbles and the hill's mesh, which views draw),
+the Tipper's own, renewed for every tilt (tabletop.sim.world.World.renew), and the crater's own, where a knock is simulated: the crater's marble and hill are rigid bodies whose
 contacts need a contact ERP the Tipper's jointed tray cannot have (tabletop.sim.world), and the
 hill is a distance field there. The game marbles on the hill are copied into the crater's world
 as static spheres before each knock, so a knocked marble meets them as it would on the table.
@@ -27,19 +26,16 @@ import numpy as np
 from tabletop.sim.bullet import pybullet
 
 from tabletop.games.devices import default_spec
-from tabletop.games.king_of_the_hill.board import Board, load_board
+from tabletop.games.king_of_the_hill.board import Board
 from tabletop.games.king_of_the_hill.crater import Crater, Knock
-from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, Move, State
+from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
+from tabletop.games.king_of_the_hill.rules import Move, State
 from tabletop.games.king_of_the_hill.tipper import Tipper
 from tabletop.games.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.materials import load_materials
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
-
-TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
-DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
-
 
 def _table_timestep() -> float:
     """The table world's step: the Tipper's (the crater steps in a world of its own)."""
@@ -48,11 +44,10 @@ def _table_timestep() -> float:
     return load_toml(default_spec("tipper")).table("physics").number("timestep")
 
 
-class HillTable:
+class HillTable(HillLayout):
     """The table World with the hill, the Tipper and `marbles` game marbles, and the crater's World."""
 
-    def __init__(self, marbles: int, board: Board | None = None, collide: bool = True):
-        self.board = board or load_board()
+    def __init__(self, marbles: int, board: Board | None = None):
         self.world = World(PhysicsSettings(timestep=_table_timestep(), solver_iterations=50))
         self.crater = self.tipper = None
         try:
@@ -60,16 +55,15 @@ class HillTable:
             c = self.world.client
             table = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.6, 0.6, 0.01])
             self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
-            self.crater = Crater(default_spec("crater"), collide=collide)
-            if collide:        # the hill the views draw and cast rays at (no dynamic body here touches it)
-                self.world.add_static_mesh("hill", self.crater.mesh_path, self.crater.hill_material)
+            self.crater = Crater(default_spec("crater"))
+            # the hill the views draw (no dynamic body here touches it)
+            self.world.add_static_mesh("hill", self.crater.mesh_path, self.crater.hill_material)
             self.tipper = Tipper(default_spec("tipper"), origin=TIPPER_ORIGIN)
+            super().__init__(marbles, board, self.crater, self.tipper)
             self.place_ball("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
-            r = self.crater.marble_radius
-            self.drawer = [(-0.12 + 0.024 * i, DRAWER_Y, r) for i in range(marbles)]
-            self.marbles = [f"koth-marble-{i}" for i in range(marbles)]
             for i, name in enumerate(self.marbles):
-                self.world.add_sphere(name, r, self.crater.marble_material, self.drawer[i], mass=0.0)
+                self.world.add_sphere(name, self.crater.marble_radius, self.crater.marble_material, self.drawer[i],
+                                      mass=0.0)
             self.retries = {"tipper": 0, "crater": 0}
         except BaseException:
             self.close()
@@ -87,13 +81,6 @@ class HillTable:
         self.world.close()
 
     # -- kinematic placement ---------------------------------------------------------------------
-    def seat_position(self, marble: int, track: int) -> tuple[float, float, float]:
-        if track == DRAWER or track == IN_CRATER:
-            return self.drawer[marble]
-        if track < self.board.path_length:
-            return self.board.path_positions[track]
-        return self.board.zone_positions[track - self.board.path_length]
-
     def sync(self, state: State, skip: int | None = None) -> None:
         """Put every marble on the seat the state says (the `skip` marble in the drawer)."""
         reset = self.world.client.resetBasePositionAndOrientation

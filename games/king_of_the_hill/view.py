@@ -1,5 +1,6 @@
-"""King of the Hill in the window: the hill, the Tipper and the marbles of a HillTable, with
-seat numbers, edge arrows, Tipper slot numbers and the players' drawers labelled."""
+"""King of the Hill in the window: the hill, the Tipper and the marbles of a HillTable (a replay's:
+of its recorded scene, laid out by a HillLayout), with seat numbers, edge arrows, Tipper slot
+numbers and the players' drawers labelled."""
 from __future__ import annotations
 
 import math
@@ -9,14 +10,14 @@ import numpy as np
 from tabletop.games.king_of_the_hill.ai import SEATS
 from tabletop.games.king_of_the_hill.board import hill_height
 from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
+from tabletop.games.king_of_the_hill.layout import HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
-from tabletop.games.king_of_the_hill.table import HillTable, PhysicsOutcomes
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from panda3d.core import TransparencyAttrib
 
-from tabletop.sim.meshes import cached_mesh, grid_surface
-from tabletop.sim.scene import look, top_heights
+from tabletop.sim.meshes import cached_mesh, grid_surface, load_mesh, top_heights
+from tabletop.sim.scene import look
 from tabletop.sim.view.geometry import arrow, flat_disc, track_node
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
@@ -52,11 +53,20 @@ class HillAdapter(TableAdapter):
     ]
 
     seat_kinds = SEATS
-    source_class = PhysicsOutcomes
 
-    def __init__(self, players: int, variant: str, collide: bool = True):
+    def __init__(self, players: int, variant: str, scene=None):
         self.game = make_game(players, variant)
-        self.table = HillTable(players * self.game.marbles_per_player, self.game.board, collide=collide)
+        marbles = players * self.game.marbles_per_player
+        if scene is None:
+            from tabletop.games.king_of_the_hill.table import HillTable, PhysicsOutcomes
+
+            self.source_class = PhysicsOutcomes
+            self.table = HillTable(marbles, self.game.board)
+            self.worlds = self.table.worlds
+        else:
+            self.table = HillLayout.from_specs(marbles, self.game.board)
+            self.worlds = (scene,)
+        self.scene = scene
         self.board = self.game.board
         self.radius = self.table.crater.marble_radius
         self.marker_drop = self.radius
@@ -70,9 +80,7 @@ class HillAdapter(TableAdapter):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
         app.add_body("hill", self._hill_look(), color=HILL_RGB)
         app.casts_no_shadow(app.nodes["hill"])
-        tipper = self.table.tipper.world
-        self._add_tray(app, look(tipper, "tray"))
-        self.add_world_bodies(app, colors, world=tipper)
+        self._add_tray(app, look(self.world_of("tray"), "tray"))
         self.add_world_bodies(app, colors, skip=("hill",))
         app.casts_no_shadow(app.nodes["table"])
         app.draw_early(app.nodes["hill"], 0)
@@ -101,20 +109,17 @@ class HillAdapter(TableAdapter):
     def _hill_look(self) -> dict:
         """The hill drawn as one solid skin: the physical crater, rim and ledge inside the crater's
         outer radius, and outside it the hill surface the path seats were laid on (board.hill_height)."""
-        world = self.table.world
         crater = self.table.crater
         half = crater.base_size / 2 + 0.002
         params = {"hill": str(crater.mesh_path), "half": half, "step": SKIN_STEP, "grid": "crater-fine-3"}
 
         def build():
-            if "hill" not in world.bodies:           # a view-only table: load the hill to cast rays at it
-                world.add_static_mesh("hill", crater.mesh_path, crater.hill_material)
             # fine over the crater, coarse over the mesa's plain slopes (the seats are drawn on top)
             inner = crater.outer_radius + 2 * SKIN_STEP
             edge = np.array([0.166, 0.170, 0.1735, 0.175, half])     # the skirt, sampled finely
             outer = np.concatenate([np.linspace(inner, 0.160, 5), edge])
             xs = ys = np.unique(np.round(np.concatenate([-outer, np.arange(-inner, inner, SKIN_STEP), outer]), 6))
-            z = top_heights(world, "hill", xs, ys, ground=-0.001)
+            z = top_heights(load_mesh(crater.mesh_path), xs, ys, ground=-0.001)
             X, Y = np.meshgrid(xs, ys)
             outside = np.hypot(X, Y) > crater.outer_radius
             z[outside] = np.vectorize(hill_height)(X[outside], Y[outside]) - 0.0005

@@ -24,9 +24,9 @@ def _play(seats, seed, outcomes, record, variant, games_to_win, emit=None):
     return session.play_headless(seats, seed, games_to_win, outcomes, record, emit)
 
 
-def _adapter(seats, variant, games_to_win, collide=True):
+def _adapter(seats, variant, games_to_win, scene=None):
     from tabletop.games.knossos.view import KnossosAdapter
-    return KnossosAdapter(len(seats), games_to_win)
+    return KnossosAdapter(len(seats), games_to_win, scene)
 
 
 def _source(outcomes: str):

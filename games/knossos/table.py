@@ -11,7 +11,8 @@ import numpy as np
 import trimesh
 
 from tabletop.games.devices import default_spec
-from tabletop.games.knossos.rules import OFF, START, State
+from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
+from tabletop.games.knossos.rules import START, State
 from tabletop.games.tables import until_labelled
 from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.sticks import ThrowSticks
@@ -19,21 +20,15 @@ from tabletop.sim.materials import load_materials
 from tabletop.sim.meshes import cached_mesh
 from tabletop.sim.paths import assets_dir
 
-BOARD_CENTRE = (0.80, 0.0)      # the board lies beside the sticks' tray (tray centre at the origin)
-BOARD_THICKNESS = 0.02          # a 2 cm wooden board
-PIECE_RADIUS = 0.022            # conical pieces: 4.4 cm across the base, 5 cm tall
-PIECE_HEIGHT = 0.05
-
-
 def _cone() -> trimesh.Trimesh:
     return trimesh.creation.cone(radius=PIECE_RADIUS, height=PIECE_HEIGHT, sections=24)
 
 
-class KnossosTable:
+class KnossosTable(KnossosLayout):
     """One World with the sticks' tray, the board and the pieces."""
 
     def __init__(self, pieces: int, board):
-        self.board = board
+        super().__init__(pieces, board)
         self.sticks = ThrowSticks(default_spec("sticks"))
         self.world = self.sticks.world
         try:
@@ -45,7 +40,6 @@ class KnossosTable:
             self.world.add_body("board", body, mats["wood"])
             cone = cached_mesh("knossos-piece", 1, {"r": PIECE_RADIUS, "h": PIECE_HEIGHT}, _cone)
             shape = c.createCollisionShape(pybullet.GEOM_MESH, fileName=str(cone))
-            self.pieces = [f"knossos-piece-{i}" for i in range(pieces)]
             for i, name in enumerate(self.pieces):
                 body = c.createMultiBody(0, shape, basePosition=list(self.piece_position(i, START)))
                 self.world.add_body(name, body, mats["hardwood"], mesh=cone)
@@ -58,19 +52,6 @@ class KnossosTable:
 
     def close(self) -> None:
         self.sticks.close()
-
-    def piece_position(self, piece: int, site: int) -> tuple[float, float, float]:
-        """Where a piece stands: on its site, beside its wing before entering, beside the apex once off."""
-        player, k = divmod(piece, 2)
-        if site == START:
-            x, y = self.board.tracks[player].start
-            x += (k - 0.5) * 2.2 * PIECE_RADIUS
-        elif site == OFF:
-            x, y = self.board.exit_at
-            x += (piece - 1.5) * 2.2 * PIECE_RADIUS
-        else:
-            x, y = self.board.positions[site]
-        return (BOARD_CENTRE[0] + x, BOARD_CENTRE[1] + y, BOARD_THICKNESS + PIECE_HEIGHT / 2)
 
     def sync(self, state: State) -> None:
         reset = self.world.client.resetBasePositionAndOrientation

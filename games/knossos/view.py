@@ -1,10 +1,11 @@
 """The Knossos Game in the window: the board with its fourteen sites, the bridge and the pieces,
-and the throw sticks' tray beside it, from a KnossosTable."""
+and the throw sticks' tray beside it, from a KnossosTable (a replay's: of its recorded scene, laid
+out by a KnossosLayout)."""
 from __future__ import annotations
 
 from tabletop.games.knossos.ai import SEATS
 from tabletop.games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
-from tabletop.games.knossos.table import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosTable, PhysicsOutcomes
+from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
@@ -26,7 +27,6 @@ class KnossosAdapter(TableAdapter):
     marker_drop = PIECE_HEIGHT / 2
     follow_distance = 0.7
     seat_kinds = SEATS
-    source_class = PhysicsOutcomes
     help_lines = [
         "",
         "Knossos (Hillbom)",
@@ -35,11 +35,21 @@ class KnossosAdapter(TableAdapter):
         "  exit from the apex (11) with an exact throw. First to win three games wins the match.",
     ]
 
-    def __init__(self, players: int, games_to_win: int):
+    def __init__(self, players: int, games_to_win: int, scene=None):
         from tabletop.games.knossos.session import make_game
 
         self.game = make_game(games_to_win)
-        self.table = KnossosTable(len(self.game.new_initial_state().pos), load_board())
+        pieces = len(self.game.new_initial_state().pos)
+        if scene is None:
+            from tabletop.games.knossos.table import KnossosTable, PhysicsOutcomes
+
+            self.source_class = PhysicsOutcomes
+            self.table = KnossosTable(pieces, load_board())
+            self.worlds = (self.table.world,)
+        else:
+            self.table = KnossosLayout(pieces, load_board())
+            self.worlds = (scene,)
+        self.scene = scene
         self.board = self.table.board
         self.piece_bodies = self.table.pieces
 

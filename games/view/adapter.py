@@ -1,8 +1,13 @@
 """What the window's game loop asks of a game, with the parts every game shares.
 
-A game's adapter holds its rules Game and its physical table; it draws the table's bodies
-from their looks, says where each piece stands for a rules state, which destinations a piece
-has, and what the HUD shows. Subclasses: games/<game>/view.py.
+A game's adapter holds its rules Game and its table; it draws the table's bodies from their
+looks, says where each piece stands for a rules state, which destinations a piece has, and what
+the HUD shows. Subclasses: games/<game>/view.py.
+
+Made for live play (`scene` None) the table is the physical one, and the bodies are drawn from its
+Worlds; made for a replay's playback it is the game's layout (geometry from the data files alone)
+and the bodies are drawn from the replay's recorded scene (tabletop.sim.scene.RecordedScene): no
+World, no PyBullet.
 """
 from __future__ import annotations
 
@@ -19,6 +24,8 @@ class TableAdapter:
     help_lines: list[str] = []
     seat_kinds: dict = {}          # seat kind -> AI class
     piece_bodies: list[str] = []   # body name of each piece, by piece index
+    scene = None                   # a replay's RecordedScene (playback), or None (live play)
+    worlds: tuple = ()             # what the bodies are drawn from: the table's Worlds, or (scene,)
 
     # -- set-up ----------------------------------------------------------------------------
     def new_state(self):
@@ -34,15 +41,20 @@ class TableAdapter:
         return source
 
     def close(self) -> None:
-        self.table.close()
+        if self.scene is None:
+            self.table.close()
 
-    def add_world_bodies(self, app, colors: dict, skip=(), world=None) -> None:
-        """Draw every body of `world` (the table's World when None) at its current pose."""
-        world = world or self.table.world
-        for name in list(world.bodies):
-            if name not in skip:
-                app.add_body(name, look(world, name), color=colors.get(name))
-                app.set_poses(poses(world, name))
+    def world_of(self, name: str):
+        """The one of `worlds` that holds the body `name`."""
+        return next(w for w in self.worlds if name in w.bodies)
+
+    def add_world_bodies(self, app, colors: dict, skip=()) -> None:
+        """Draw every body of `worlds` at its current (or recorded) pose."""
+        for world in self.worlds:
+            for name in list(world.bodies):
+                if name not in skip:
+                    app.add_body(name, look(world, name), color=colors.get(name))
+                    app.set_poses(poses(world, name))
 
     def pickable_pieces(self, app, radius: float, center=(0.0, 0.0, 0.0)) -> None:
         for i, name in enumerate(self.piece_bodies):

@@ -1,8 +1,9 @@
 """Playing a replay file back in the window, or writing it out as PNG frames.
 
-Nothing is simulated: the game's table is built for its geometry only (no step is taken), the
-rules state is re-driven from the recorded actions, and the bodies that moved are put at their
-recorded poses. The timeline is the replay's playback time: each chance event lasts its motion
+Nothing is simulated and no PyBullet is loaded: the table is drawn from the replay header's
+recorded scene (every body's look and pose) and laid out by the game's layout (the data files'
+geometry), the rules state is re-driven from the recorded actions, and the bodies that moved are
+put at their recorded poses. The timeline is the replay's playback time: each chance event lasts its motion
 (or 0.3 s without one), each move MOVE_ANIMATION_S (the piece hops for HOP_SECONDS of it).
 """
 from __future__ import annotations
@@ -320,6 +321,7 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
     itself already open)."""
     from tabletop.games.view.window import make_adapter
+    from tabletop.sim.scene import RecordedScene
     from tabletop.sim.view.app import TableApp
 
     app = TableApp(size=size, offscreen=offscreen, title=f"tabletop replay - {path.name}")
@@ -327,7 +329,7 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
         started = time.perf_counter()
         replay = ReplayFile.open(path)
         game, seats, variant, games_to_win = replay_config(replay)
-        adapter = make_adapter(game, seats, variant, games_to_win, collide=False)
+        adapter = make_adapter(game, seats, variant, games_to_win, RecordedScene(replay.header.get("scene", {})))
         window = ReplayWindow(app, adapter, replay)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()

@@ -18,13 +18,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, collide: bool = True):
-    """The game's window adapter (its GameSpec's); collide=False (replays) builds its table for drawing only."""
+def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, scene=None):
+    """The game's window adapter (its GameSpec's): on its physical table for live play, or, given a
+    replay's RecordedScene, on its layout for drawing that replay (no PyBullet)."""
     from tabletop.games.registry import GAMES
 
     if game not in GAMES:
         raise InputError(f"{game} has no window yet")
-    return GAMES[game].window_adapter(seats, variant, games_to_win, collide)
+    return GAMES[game].window_adapter(seats, variant, games_to_win, scene)
 
 
 def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,
