@@ -240,6 +240,12 @@ def _analyze_arguments(ana, games) -> None:
     ana.add_argument("--resume", action="store_true",
                      help="continue an interrupted run from the checkpoint beside --out")
     ana.add_argument("--quiet", action="store_true", help="no progress bar")
+    ana.add_argument("--solve", action="store_true",
+                     help="knossos: solve the match for perfect play (value iteration over every position, "
+                          "throw and score) with the --outcomes sticks and with two fair coins; print the first "
+                          "player's match-win probability for each, --out writes them; no games are played")
+    ana.add_argument("--policy", type=Path, metavar="FILE.npz",
+                     help="with --solve: save the perfect-play policy for the --outcomes sticks here")
 
 
 def cmd_play(args) -> int:
@@ -567,6 +573,41 @@ def _show_analyze(result: dict) -> None:
     print_report(Console(), result)
 
 
+def _solve_knossos(args, spec, games_to_win: int, show) -> dict:
+    """`analyze knossos --solve`: perfect play for the --outcomes sticks and for two fair coins."""
+    from tabletop.games import analyze as an
+    from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table
+    from tabletop.sim.output import check_output_path, write_json_atomic
+
+    if spec.name != "knossos":
+        raise InputError(f"--solve: only knossos is solved (perfect play), not {spec.name}")
+    if not args.solve:
+        raise InputError("--policy: only with --solve")
+    if args.compare is not None:
+        raise InputError("--solve: the fair coins are always solved beside --outcomes; drop --compare")
+    for option, path in (("--out", args.out), ("--policy", args.policy)):
+        if path is not None:
+            check_output_path(path, option)
+    kind, files = an.resolve_outcomes(spec.analysis(), args.outcomes)
+    table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
+    name = "fair" if kind == "fair" else ("sticks" if args.outcomes == "measured" else args.outcomes)
+    tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
+    report = solve_report(tables, games_to_win)
+    if args.policy is not None:
+        solve(table, games_to_win).save(args.policy)
+    result = {"game": "knossos", "solve": report, "outcomes": args.outcomes, "games_to_win": games_to_win,
+              "policy": str(args.policy) if args.policy is not None else None}
+    for label, r in report.items():
+        print(f"{label} {r['table']}: under perfect play {r['first_player']} (who starts the match) wins it "
+              f"with probability {r['first_player_match']:.6f} (a single game: {r['first_player_game']:.6f}); "
+              f"{r['positions']} positions, {r['sweeps']} sweeps")
+    if args.policy is not None:
+        print(f"the policy for {name}: {args.policy}")
+    if args.out is not None:
+        write_json_atomic(args.out, result)
+    return result
+
+
 def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     """`analyze`: play the parsed `args`' games and return the result, the dict --out writes. Bad
     input is an InputError before any work; Ctrl-C an EstimateInterrupted once the checkpoint is kept
@@ -584,6 +625,8 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
 
     spec = game_spec(args.game)
     games_to_win = _check_game_options(spec, args.variant, args.games_to_win)
+    if args.solve or args.policy is not None:
+        return _solve_knossos(args, spec, games_to_win, show)
     seats = tuple(_check_seats(spec, args.seats, an.seat_kinds(spec)))
     if args.compare is not None and args.outcomes == args.compare:
         raise InputError(f"--compare {args.compare}: the outcomes are {args.outcomes} already; "

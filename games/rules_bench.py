@@ -6,7 +6,9 @@ games) through the one match loop (tabletop.games.match.Match) by `seats` seats 
 uses for Knossos and King of the Hill, analysis.fair_tables; King Kong's shuffles
 by ShuffleSource, Kong's moves by its stand-in knock-over table). The figures are per second of
 this process's CPU time (time.process_time): games, decisions (actions of the seats) and chance
-events. Load averages (os.getloadavg) before and after say how busy the machine was.
+events. Load averages (os.getloadavg) before and after say how busy the machine was. With random
+seats Knossos is also played on its position graph (knossos/playout.py: the same matches as the
+rules give for the same uniforms, at many times the speed).
 """
 from __future__ import annotations
 
@@ -85,6 +87,28 @@ def bench_game(bench: RulesBench, games: int, seats: str = "random") -> dict:
             "decisions_per_game": round(decisions / games, 2), "chance_events_per_game": round(chances / games, 2)}
 
 
+def bench_knossos_graph(matches: int) -> dict:
+    """Random Knossos matches on the position graph (tabletop.games.knossos.playout), the sticks
+    two fair coins; the graph's one-off build timed apart."""
+    import numpy as np
+
+    from tabletop.games.knossos.analysis import fair_tables
+    from tabletop.games.knossos.playout import Playouts, Uniforms
+
+    started = time.process_time()
+    playouts = Playouts(fair_tables()["sticks"])
+    built = time.process_time()
+    u, throws = Uniforms(np.random.default_rng(0)), 0
+    for _ in range(matches):
+        throws += playouts.match(u)[1]
+    cpu = max(time.process_time() - built, 1e-9)
+    return {"games": matches, "players": 2, "seats": "random", "tables": "sticks 1: 1/4, 2: 1/2, 3: 1/4",
+            "engine": "the rules' position graph (knossos/playout.py)", "build_cpu_s": round(built - started, 3),
+            "cpu_s": round(cpu, 4), "games_per_s": round(matches / cpu, 2),
+            "decisions_per_s": round(throws / cpu, 1), "chance_events_per_s": round(throws / cpu, 1),
+            "decisions_per_game": round(throws / matches, 2), "chance_events_per_game": round(throws / matches, 2)}
+
+
 def bench_rules(games: int, seats: str = "random", emit: Callable[[str], None] | None = None) -> dict:
     """Every game's figures, with the load averages before and after."""
     if seats not in SEAT_KINDS:
@@ -99,6 +123,12 @@ def bench_rules(games: int, seats: str = "random", emit: Callable[[str], None] |
             emit(f"{bench.name}: {fig['games_per_s']:.1f} {unit}/s ({games} {unit}, {seats} seats, "
                  f"{fig['cpu_s']:.2f} s CPU), {fig['decisions_per_s']:.0f} decisions/s, "
                  f"{fig['chance_events_per_s']:.0f} chance events/s")
+    if seats == "random":
+        out["games"]["knossos-graph"] = fig = bench_knossos_graph(10 * games)
+        if emit is not None:
+            emit(f"knossos on the position graph: {fig['games_per_s']:.0f} matches/s ({10 * games} matches, random "
+                 f"seats, {fig['cpu_s']:.2f} s CPU after a {fig['build_cpu_s']:.2f} s build), "
+                 f"{fig['chance_events_per_s']:.0f} throws/s")
     out["load_average_after"] = os.getloadavg()
     if emit is not None:
         before, after = out["load_average_before"], out["load_average_after"]

@@ -172,3 +172,29 @@ def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path, extra, 
     assert main([*extra, "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("tabletop: error:") and message in err, err
+
+
+def test_solve_prints_perfect_play_for_the_sticks_and_fair_coins_and_saves_the_policy(tmp_path, capsys):
+    from tabletop.games.knossos.solve import FAIR, Solution, solve
+
+    out, policy = tmp_path / "solve.json", tmp_path / "policy.npz"
+    assert main(["analyze", "knossos", "--solve", "--out", str(out), "--policy", str(policy)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    result = json.loads(out.read_text())["solve"]
+    assert list(result) == ["sticks", "fair"] and len(printed) == 3
+    fair = solve(dict(FAIR))
+    assert result["fair"]["first_player_match"] == pytest.approx(fair.first_player_match, abs=1e-12)
+    assert 0.5 < result["sticks"]["first_player_match"] < 0.52 and f"{fair.first_player_match:.6f}" in printed[1]
+    assert Solution.load(policy).first_player_match == pytest.approx(result["sticks"]["first_player_match"])
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["analyze", "king-kong", "--solve"], "only knossos"),
+    (["analyze", "knossos", "--policy", "p.npz"], "--policy: only with --solve"),
+    (["analyze", "knossos", "--solve", "--compare", "fair"], "drop --compare"),
+    (["analyze", "knossos", "--solve", "--out", "/proc/x.json"], "--out"),
+])
+def test_bad_solve_options_are_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -79,7 +79,8 @@ class Graph:
     """The positions of a game and their transitions, as the rules drive them.
 
     `succ[i, l, k]`: where the k-th legal action after throw l at node i leads: a node index, or
-    N + w when player w wins the game with it (slots past the last action repeat the first).
+    N + w when player w wins the game with it (slots past the last action repeat the first; `legal[i,
+    l]` says how many there are).
     `codes[i, l, k]`: that action as (from, to), PASS for a Pass. `winning[w]`: one (node, throw,
     action) with which w wins, to ask the rules what follows a game won at any score."""
 
@@ -89,6 +90,7 @@ class Graph:
     mover: np.ndarray
     winning: tuple[tuple[int, int, int], ...]
     index: dict[Key, int]
+    legal: np.ndarray
 
 
 def _thrown(game: Game, key: Key, label: str):
@@ -140,7 +142,8 @@ def game_graph() -> Graph:
             succ[i, li] = [j if j >= 0 else n - 1 - j for j, _ in padded]
             codes[i, li] = [c for _, c in padded]
     mover = np.array([k[2] for k in keys], np.int8)
-    return Graph(tuple(keys), succ, codes, mover, tuple(winning[w] for w in range(game.players)), index)
+    legal = np.array([[len(out) for out in row] for row in rows], np.int64)
+    return Graph(tuple(keys), succ, codes, mover, tuple(winning[w] for w in range(game.players)), index, legal)
 
 
 def _after_game(graph: Graph, game: Game, score: tuple[int, int], winner: int):
