@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
     play.add_argument("--seats", default="ai,ai", help="comma-separated seats, each ai, random or human, "
                       "and for knossos also solved (perfect play for the sticks' table: --outcomes "
-                      "table:FILE's, else the measured docs/results/sticks-10k-seed1.json) "
+                      "table:FILE's, else the measured assets/measured/sticks-10k-seed1.json) "
                       "(king-of-the-hill 2-4 seats, knossos 2, king-kong 2-6; default ai,ai)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")

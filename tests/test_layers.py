@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tabletop.games.chance import measured_paths
+
 ROOT = Path(__file__).resolve().parents[1]
 STICKS_TABLE = ROOT / "assets" / "measured" / "sticks-10k-seed1.json"
 
@@ -136,7 +138,6 @@ def test_the_playback_modules_load_no_pybullet(tmp_path):
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet") == []
 
 
-RESULTS = ROOT / "docs" / "results"
 MEASURED = {"knossos": ["sticks"], "king-of-the-hill": ["tipper", "crater"],
             "king-kong": ["die", "spinner", "kong-knockover"]}
 
@@ -147,7 +148,7 @@ def small_replays(tmp_path_factory):
     folder = tmp_path_factory.mktemp("replays")
     out = {}
     for game, devices in MEASURED.items():
-        tables = ",".join(str(RESULTS / f"{d}-10k-seed1.json") for d in devices)
+        tables = ",".join(str(p) for p in measured_paths(devices))
         path = folder / f"{game}.ttr"
         play = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", game, "--headless", "--seed", "3",
                                "--outcomes", f"table:{tables}", "--record", str(path)],
