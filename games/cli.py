@@ -70,10 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--after-turns", type=int, default=0, help="turns to play before --screenshot (default 0)")
     play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
     play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
-    play.add_argument("--seats", default="ai,ai", help="comma-separated seats, each ai, random or human, "
-                      "and for knossos also solved (perfect play for the sticks' table: --outcomes "
-                      "table:FILE's, else the measured assets/measured/sticks-10k-seed1.json) "
-                      "(king-of-the-hill 2-4 seats, knossos 2, king-kong 2-6; default ai,ai)")
+    play.add_argument("--seats", default="ai,ai", help=f"comma-separated seats ({_seat_help(GAMES, lambda s: s.seat_kinds)}; "
+                      "default ai,ai): plan plans with the chance tables, solved plays perfectly for the sticks' "
+                      "table (--outcomes table:FILE's, else the measured assets/measured/sticks-10k-seed1.json)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
     play.add_argument("--games-to-win", type=_positive_int, default=None,
@@ -202,13 +201,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seat_help(games, kinds) -> str:
+    """Every game's seat count and seat kinds (`kinds(spec)`), for --help."""
+    def count(spec) -> str:
+        lo, hi = spec.seats
+        return f"{lo}" if lo == hi else f"{lo}-{hi}"
+    return "; ".join(f"{name} {count(spec)} seats of {', '.join(kinds(spec))}" for name, spec in games.items())
+
+
 def _analyze_arguments(ana, games) -> None:
     """`analyze`'s options; the help lists every game's seat kinds and outcome sources."""
     from tabletop.games.analyze import OUTCOME_CHOICES, seat_kinds
 
-    seats = "; ".join(f"{name} {spec.seats[0]}-{spec.seats[1]} seats of {', '.join(seat_kinds(spec))}"
-                      if spec.seats[0] != spec.seats[1] else f"{name} {spec.seats[0]} seats of "
-                      f"{', '.join(seat_kinds(spec))}" for name, spec in games.items())
+    seats = _seat_help(games, seat_kinds)
     ana.description = ("Whole games played by the rules alone, every chance event drawn from a table: no physics is "
                        "simulated (a physical game takes seconds to minutes; estimate the devices with `tabletop "
                        "estimate` and give the results here). Reports every seat's win rate, the first player's "
@@ -425,8 +430,6 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
     the resume hint repeats. Bad input is an InputError before any work; Ctrl-C an
     EstimateInterrupted once the checkpoint is kept. The command and tabletop.estimate
     (tabletop/api.py) both run this."""
-    import shlex
-
     from rich.console import Console
 
     from tabletop.games.devices import DEVICES, device_ref, entry
@@ -508,14 +511,7 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
             err.print(f"recorded {min(args.record_trials, target)} trials in {record}")
         model = _model_runs(args, spec, overrides, device, records, summary["probabilities"], executor, err)
     except KeyboardInterrupt:
-        if checkpoint is None:
-            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]",
-                      soft_wrap=True)
-        else:
-            again = shlex.join(["tabletop", *(argv or [])] + ([] if args.resume else ["--resume"]))
-            err.print(f"[yellow]interrupted after {len(checkpoint.records)} trials, kept in {checkpoint.path}; "
-                      f"resume with: {again}[/yellow]", soft_wrap=True)
-        raise EstimateInterrupted() from None
+        _interrupted(err, checkpoint, "trials", argv, args.resume)
     finally:
         device.close()
         stack.close()
@@ -608,12 +604,24 @@ def _solve_knossos(args, spec, games_to_win: int, show) -> dict:
     return result
 
 
+def _interrupted(err, checkpoint, unit: str, argv: list[str] | None, resumed: bool):
+    """Ctrl-C in a long run: one line (where the checkpoint is and the command that resumes it),
+    then EstimateInterrupted."""
+    import shlex
+
+    if checkpoint is None:
+        err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]", soft_wrap=True)
+    else:
+        again = shlex.join(["tabletop", *(argv or [])] + ([] if resumed else ["--resume"]))
+        err.print(f"[yellow]interrupted after {len(checkpoint.records)} {unit}, kept in {checkpoint.path}; "
+                  f"resume with: {again}[/yellow]", soft_wrap=True)
+    raise EstimateInterrupted() from None
+
+
 def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     """`analyze`: play the parsed `args`' games and return the result, the dict --out writes. Bad
     input is an InputError before any work; Ctrl-C an EstimateInterrupted once the checkpoint is kept
     (with --out) and the command that resumes is printed."""
-    import shlex
-
     from rich.console import Console
 
     from tabletop.games import analyze as an
@@ -668,14 +676,7 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
                                  skip={r["index"] for r in records}, on_chunk=checkpoint.append if checkpoint else None,
                                  executor=executor)
     except KeyboardInterrupt:
-        if checkpoint is None:
-            err.print("[yellow]interrupted: no result written (give --out to keep a checkpoint)[/yellow]",
-                      soft_wrap=True)
-        else:
-            again = shlex.join(["tabletop", *(argv or [])] + ([] if args.resume else ["--resume"]))
-            err.print(f"[yellow]interrupted after {len(checkpoint.records)} games, kept in {checkpoint.path}; "
-                      f"resume with: {again}[/yellow]", soft_wrap=True)
-        raise EstimateInterrupted() from None
+        _interrupted(err, checkpoint, "games", argv, args.resume)
     finally:
         stack.close()
     elapsed = time.perf_counter() - started

@@ -51,4 +51,5 @@ SPEC = GameSpec(
     seats=(2, 6), variants=("standard",), chance_events=("shuffle", "die", "spin-outer", "spin-inner", "kong-move"),
     actions=_actions, make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
     devices=("die", "spinner", "kong-knockover"), make_source=_source, codec=_codec, analysis=_analysis,
+    seat_kinds=("ai", "plan", "random", "human"),
 )

@@ -49,4 +49,5 @@ SPEC = GameSpec(
     variants=("standard", "special-two-player"), chance_events=("tipper", "crater"), actions=_actions,
     make_game=_game, physics=_physics, play_headless=_play, window_adapter=_adapter,
     devices=("tipper", "crater"), make_source=_source, codec=_codec, analysis=_analysis,
+    seat_kinds=("ai", "plan", "random", "human"),
 )
