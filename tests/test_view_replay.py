@@ -191,7 +191,7 @@ def test_a_playback_frame_renders_the_recorded_scene(opened, tmp_path):
 
     path = tmp_path / "knossos.ttr"
     assert main(["play", "knossos", "--headless", "--seed", "3", "--outcomes",
-                 "table:docs/results/sticks-10k-seed1.json", "--record", str(path)]) == 0
+                 "table:assets/measured/sticks-10k-seed1.json", "--record", str(path)]) == 0
     app, window, _ = opened(path)
     assert window.adapter.scene is not None
     for name, look in window.replay.header["scene"]["looks"].items():
