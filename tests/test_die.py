@@ -19,6 +19,7 @@ from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
                              top_face)
+from tabletop.sim.devices.die_shape import DieShape
 from tabletop.sim.errors import SpecError
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.throwable import rotate
@@ -409,6 +410,28 @@ def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
         Die(bad)
     message = str(err.value)
     assert "\n" not in message and needle in message and str(bad) in message
+
+
+@pytest.mark.parametrize("table, key, value, needle", [
+    ("die", "size", -0.016, "die.size"),
+    ("die", "faces", ["1", "2", "3", "4", "5", "6"], "must sum to 7"),
+    ("lid", "half_y", 0.01, "lid.half_y"),
+])
+def test_the_shape_refuses_a_bad_die_or_lid(tmp_path, table, key, value, needle):
+    """DieShape (what a view reads: no World) checks the die and the lid as the device does."""
+    bad = _write_spec(tmp_path, table, key, value)
+    with pytest.raises(SpecError, match=needle):
+        DieShape(bad)
+
+
+def test_the_shape_is_the_devices_die_and_lid(die):
+    """DieShape reads from the spec the size, faces and lid the device builds and reads with."""
+    shape = DieShape(SPEC)
+    assert (shape.size, shape.edge_radius, shape.faces, shape.labels) == (die.size, die.edge_radius, die.faces,
+                                                                          die.labels)
+    assert shape.die_material == die.die_material and shape.lid_material == die.lid_material
+    assert (shape.half_x, shape.half_y, shape.wall_height) == (die.half_x, die.half_y, die.wall_height)
+    assert die.params()["die"]["faces"] == dict(zip(AXES, shape.faces))
 
 
 def test_spec_timestep_must_match_a_shared_world():

@@ -113,6 +113,18 @@ def test_scene_loads_no_pybullet_and_its_constants_are_pybullets(tmp_path):
         assert getattr(scene, name) == getattr(pybullet, name), name
 
 
+def test_the_devices_shapes_load_no_pybullet(tmp_path):
+    """What views read of the Tipper, the spinner and the die (their shapes, from the specs) comes
+    without PyBullet; the devices built on them load it."""
+    shapes = ("tabletop.games.king_of_the_hill.tipper_shape", "tabletop.sim.devices.spinner_shape",
+              "tabletop.sim.devices.die_shape")
+    loaded = _loaded_after("\n".join(f"import {m}" for m in shapes), tmp_path)
+    assert set(shapes) <= loaded
+    assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet") == []
+    loaded = _loaded_after("import tabletop.sim.devices.spinner, tabletop.sim.devices.die", tmp_path)
+    assert _matching(loaded, "pybullet", "tabletop.sim.bullet")
+
+
 def test_replay_summary_loads_no_pybullet(tmp_path):
     """A game recorded (its header holds the table's scene) and read back with `replay --summary` in a
     fresh interpreter: the log comes back, and neither PyBullet nor a device or table module loaded."""
@@ -159,11 +171,7 @@ def small_replays(tmp_path_factory):
 
 
 @pytest.mark.parametrize("game", [
-    "knossos", "king-of-the-hill",
-    pytest.param("king-kong", marks=pytest.mark.xfail(strict=True, reason=(
-        "issue 14 item 5, not yet done for King Kong: its playback adapter draws the board, Kong and the "
-        "pawns from the recorded scene, but the spinner card (not in the scene) and the die's pips still "
-        "come from the Spinner and Die devices, which import PyBullet"))),
+    "knossos", "king-of-the-hill", "king-kong",
 ])
 def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     """A game's playback adapter, made from a recorded replay's scene (every body it holds), its

@@ -16,9 +16,11 @@ import pytest
 
 from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
 from tabletop.sim.devices.base import Outcome, Status
-from tabletop.sim.devices.spinner import INNER_LABELS, OUTER_LABELS, Circle, Flick, Spinner
+from tabletop.sim.devices.spinner import Flick, Spinner
+from tabletop.sim.devices.spinner_shape import INNER_LABELS, OUTER_LABELS, Circle, SpinnerShape
 from tabletop.sim.errors import SpecError
 from tabletop.sim.paths import assets_dir
+from tabletop.sim.scene import look, poses
 from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "spinner.toml"   # the registry's default spec for "spinner"
@@ -222,6 +224,34 @@ def test_spinner_built_into_a_shared_world_at_an_origin():
         w.close()
 
 
+def _close(a, b) -> bool:
+    """Whether two looks or poses are equal, their floats to 1e-12 (Bullet's own round trips)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return isinstance(b, (int, float)) and abs(a - b) <= 1e-12
+    return a == b
+
+
+def test_the_shapes_scene_is_what_the_world_holds():
+    """SpinnerShape.scene, built from the spec alone, gives the card's and the pointer's looks and
+    poses exactly as `look` and `poses` read them from a fresh Spinner's World (what replay
+    playback draws in place of that World)."""
+    origin = (0.55, 0.32, 0.01)
+    d = Spinner(SPEC, origin=origin)
+    try:
+        scene = SpinnerShape(SPEC, origin=origin).scene()
+        assert list(scene.bodies) == list(d.world.bodies)
+        for name in d.world.bodies:
+            assert _close(look(scene, name), look(d.world, name)), name
+            assert _close(poses(scene, name), poses(d.world, name)), name
+        assert not _close(look(scene, "spinner_pointer"), look(d.world, "spinner_card"))
+    finally:
+        d.close()
+
+
 def test_summarize_extra():
     """The "circles" block: for each circle, counts, probabilities with 95% Wilson intervals, the
     sectors' shares and the chi-square against them, among OK trials only."""
@@ -278,11 +308,13 @@ def _replace(tmp_path, old, new):
     ("physics", "timestep", 0.1, "physics.timestep"),
     ("settle", "cap", 0.0, "settle.cap"),
 ])
-def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
-    """A bad spec value is refused with a one-line SpecError naming the file and the key."""
+@pytest.mark.parametrize("make", [Spinner, SpinnerShape])
+def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle, make):
+    """A bad spec value is refused with a one-line SpecError naming the file and the key, by the
+    device and by its shape alike."""
     bad = _write_spec(tmp_path, table, key, value)
     with pytest.raises(SpecError) as err:
-        Spinner(bad)
+        make(bad)
     message = str(err.value)
     assert "\n" not in message and needle in message and str(bad) in message
 

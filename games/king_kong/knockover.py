@@ -41,7 +41,7 @@ from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong
 from tabletop.games.king_kong.labels import FATES, INNER_LABELS, LEFT, OUTER_LABELS, RIGHT
 from tabletop.games.king_kong.rig import Hand, KongRig, load_physics, run_move
 from tabletop.sim.devices.base import Device, Outcome, Status
-from tabletop.sim.devices.spinner import load_circle
+from tabletop.sim.devices.spinner_shape import load_circle
 from tabletop.sim.spec import load_toml
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.world import World

@@ -1,18 +1,19 @@
 """King Kong in the window: the board with its twin towers, Kong on his slide, the Attack Team's
 pawns, the die's box lid and the spinner card, from a KongTable (a replay's: of its recorded scene,
-laid out by a KongLayout); cards and missions in the HUD. Kong is posed from the figure's geometry."""
+laid out by a KongLayout, the spinner and the die's pips from their specs' shapes); cards and missions
+in the HUD. Kong is posed from the figure's geometry."""
 from __future__ import annotations
 
 import math
 
 from tabletop.games.king_kong.ai import SEATS
 from tabletop.games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
-from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, DIE_ORIGIN, KONG, KongLayout
+from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from tabletop.sim.scene import look, poses
-from tabletop.sim.devices.spinner import CARD
+from tabletop.sim.devices.spinner_shape import CARD
 from tabletop.sim.view.geometry import track_node
 
 PAWN_RGB = {"red": (0.85, 0.12, 0.1), "blue": (0.12, 0.3, 0.85), "green": (0.1, 0.62, 0.2),
@@ -58,15 +59,17 @@ class KongAdapter(TableAdapter):
             self.table = KongTable(players, self.game.board, self.game.kong)
             self.die = self.table.die
             self.spinner = self.physics_source().physics.spinner
+            self.spinner_world = self.spinner.world
             self.worlds = self.table.worlds
         else:
             from tabletop.games.devices import default_spec
-            from tabletop.sim.devices.die import Die
-            from tabletop.sim.devices.spinner import Spinner
+            from tabletop.sim.devices.die_shape import DieShape
+            from tabletop.sim.devices.spinner_shape import SpinnerShape
 
             self.table = KongLayout(players, self.game.board, self.game.kong)
-            self.die = Die(default_spec("die"), origin=DIE_ORIGIN)
-            self.spinner = Spinner(default_spec("spinner"), origin=SPINNER_ORIGIN)
+            self.die = DieShape(default_spec("die"))
+            self.spinner = SpinnerShape(default_spec("spinner"), origin=SPINNER_ORIGIN)
+            self.spinner_world = self.spinner.scene()
             self.worlds = (scene,)
         self.board, self.kong = self.table.board, self.table.kong
         self.piece_bodies = list(self.table.pawns)
@@ -80,12 +83,9 @@ class KongAdapter(TableAdapter):
         return self._source
 
     def close(self) -> None:
-        if self.scene is not None:
-            self.die.close()
-            self.spinner.close()
-        elif self._source is not None:
+        if self._source is not None:
             self._source.close()         # closes the table too
-        else:
+        elif self.scene is None:
             self.table.close()
 
     # -- the scene -------------------------------------------------------------------------
@@ -95,10 +95,10 @@ class KongAdapter(TableAdapter):
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PAWN_RGB[COLOURS[i]]
         self.add_world_bodies(app, colors)
-        spinner = self.spinner
-        for name in spinner.world.bodies:
-            app.add_body(name, look(spinner.world, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
-            app.set_poses(poses(spinner.world, name))
+        spinner = self.spinner_world
+        for name in spinner.bodies:
+            app.add_body(name, look(spinner, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
+            app.set_poses(poses(spinner, name))
         for name in (BOARD, "die_lid"):
             app.casts_no_shadow(app.nodes[name])
             app.draw_late(app.nodes[name])

@@ -31,6 +31,8 @@ the nearest face: a player would throw again, and so does a table that needs a n
 
 Statuses: OK with the label "1".."6"; LODGED cocked; UNSETTLED when the die does not settle
 within `settle.cap`; ESCAPED when it leaves the lid (a defect).
+
+The die's size, faces and the lid's dimensions are DieShape's (die_shape.py: no PyBullet, for views).
 """
 from __future__ import annotations
 
@@ -42,12 +44,11 @@ import numpy as np
 import trimesh
 
 from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.devices.die_shape import AXES, LABELS, DieShape
 from tabletop.sim.errors import SpecError
 from tabletop.sim.throwable import RestState, cuboid, load_start, qaxis as _qaxis, qmul as _qmul
-from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.meshes import cached_mesh
-from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, run_until_settled
 from tabletop.sim.spec import Table
 from tabletop.sim.stats import wilson_interval
@@ -55,8 +56,6 @@ from tabletop.sim.world import World
 
 DIE = "die"
 LID = "die_lid"
-LABELS = ("1", "2", "3", "4", "5", "6")
-AXES = ("+x", "-x", "+y", "-y", "+z", "-z")       # the order of `die.faces`
 _MESH_SUBDIVISIONS = 3                              # icosphere subdivisions of the rounded corners (view, inertia)
 
 
@@ -109,7 +108,7 @@ def top_face(orientation, faces) -> tuple[str, float]:
 
 
 
-class Die(Device):
+class Die(DieShape, Device):
     """A six-sided die: labels "1".."6", the face on top once it rests on the lid floor."""
 
     name = "die"
@@ -126,38 +125,14 @@ class Die(Device):
 
     # -- spec -------------------------------------------------------------------------------
     def _load(self, spec: Table) -> None:
+        super()._load(spec)
         src = spec.source
-        materials = load_materials(assets_dir() / "materials.toml", self.overrides)
-
-        d = spec.table("die")
-        self.size = d.number("size", 0.005, 0.05)
-        self.edge_radius = d.number("edge_radius", 0.0002, self.size / 4)
-        self.die_material = pick_material(d, "material", materials)
-        faces = d.data.get("faces")
-        if (not isinstance(faces, list) or len(faces) != 6 or sorted(map(str, faces)) != list(LABELS)
-                or not all(isinstance(f, str) for f in faces)):
-            raise SpecError(f"{src}: die.faces: expected the six labels \"1\"..\"6\" once each, for "
-                            f"+X, -X, +Y, -Y, +Z, -Z, got {faces!r}")
-        for axis in range(3):
-            a, b = faces[2 * axis], faces[2 * axis + 1]
-            if int(a) + int(b) != 7:
-                raise SpecError(f"{src}: die.faces: opposite faces {AXES[2 * axis]} ({a}) and "
-                                f"{AXES[2 * axis + 1]} ({b}) must sum to 7")
-        self.faces = tuple(faces)
         self.mesh_path = cached_mesh("die-rounded-cube", 1, {"size": self.size, "edge_radius": self.edge_radius,
                                                              "subdivisions": _MESH_SUBDIVISIONS},
                                      lambda: rounded_cube_mesh(self.size, self.edge_radius))
         self.shape = cuboid((self.size,) * 3, self.die_material.density)
         self.mass = self.shape.mass
         self.inertia = self.shape.inertia[0]          # a cube's inertia is isotropic
-
-        t = spec.table("lid")
-        self.lid_material = pick_material(t, "material", materials)
-        self.half_x = t.number("half_x", 0.05, 2.0)
-        self.half_y = t.number("half_y", 0.05, 2.0)
-        self.wall_height = t.number("wall_height", 0.0, 0.5)
-        self.wall_thickness = t.number("wall_thickness", 0.005, 0.2)
-        self.floor_thickness = t.number("floor_thickness", 0.005, 0.2)
 
         g = spec.table("gesture")
         self.height_range = g.range("height", self.size, 1.0)
@@ -192,10 +167,6 @@ class Die(Device):
         """The lid: one static compound of boxes (floor, four walls), floor top at the origin."""
         self._bounds = add_open_box(self.world, LID, self.origin, self.half_x, self.half_y, self.wall_thickness,
                                     self.wall_height, self.floor_thickness, self.lid_material)
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return LABELS
 
     # -- gesture ----------------------------------------------------------------------------
     def sample_gesture(self, rng: np.random.Generator) -> Throw:
