@@ -101,13 +101,15 @@ def test_bench_rules_writes_the_three_figures(tmp_path, capsys):
     out = tmp_path / "rules.json"
     assert main(["bench", "--rules", "--rules-games", "2", "--out", str(out)]) == 0
     figures = json.loads(out.read_text())
-    assert set(figures["games"]) == {"knossos", "king-of-the-hill", "king-kong"}
-    for fig in figures["games"].values():
-        assert fig["games"] == 2 and fig["games_per_s"] > 0 and fig["decisions_per_s"] > 0
-        assert fig["chance_events_per_s"] > 0 and fig["chance_events_per_game"] > 1
+    assert set(figures["games"]) == {"knossos", "king-of-the-hill", "king-kong", "knossos-graph"}
+    for name, fig in figures["games"].items():
+        assert fig["games"] == (20 if name == "knossos-graph" else 2) and fig["games_per_s"] > 0
+        assert fig["decisions_per_s"] > 0 and fig["chance_events_per_s"] > 0 and fig["chance_events_per_game"] > 1
+    assert figures["games"]["knossos-graph"]["build_cpu_s"] > 0
     assert len(figures["load_average_before"]) == len(figures["load_average_after"]) == 3
     printed = capsys.readouterr().out
     assert "knossos:" in printed and "matches/s" in printed and "load average" in printed
+    assert "knossos on the position graph:" in printed
 
 
 @pytest.mark.parametrize("argv, words", [
