@@ -19,7 +19,14 @@ from tabletop.sim.view.geometry import track_node
 PAWN_RGB = {"red": (0.85, 0.12, 0.1), "blue": (0.12, 0.3, 0.85), "green": (0.1, 0.62, 0.2),
             "yellow": (0.95, 0.8, 0.1), "orange": (0.95, 0.5, 0.1), "purple": (0.55, 0.2, 0.7)}
 BOARD_RGB = (0.32, 0.36, 0.42)          # the towers' steel-grey walls
-WINDOW_RGB = (0.78, 0.84, 0.9)          # window spaces
+WINDOW_RGB = (0.78, 0.84, 0.9)          # window spaces: the frame
+GLASS_RGB = (0.55, 0.7, 0.86)           # ... and its four panes
+SECTOR_RGB = ((0.93, 0.42, 0.3), (0.98, 0.78, 0.3), (0.45, 0.72, 0.95), (0.55, 0.82, 0.5),
+              (0.8, 0.55, 0.9), (0.98, 0.6, 0.7))   # the spinner's sectors, by label
+FUR_RGB = (0.2, 0.13, 0.08)
+GIRL_RGB = (0.95, 0.85, 0.75)
+DRESS_RGB = (0.95, 0.95, 0.98)
+SECTOR_STEP_DEG = 5.0                   # a sector drawn as convex pieces this wide
 ELEVATOR_RGB = (0.55, 0.62, 0.4)
 START_RGB = (0.72, 0.6, 0.4)
 KONG_RGB = (0.28, 0.18, 0.1)
@@ -115,16 +122,28 @@ class KongAdapter(TableAdapter):
             inset = 0.003
             groups[sp.kind].append({"kind": "box", "half": [(x1 - x0) / 2 - inset, (y1 - y0) / 2 - inset, 0.0004],
                                     "pos": [(x0 + x1) / 2, (y0 + y1) / 2, top + 0.0004], "orn": [0.0, 0.0, 0.0, 1.0]})
-        for kind, rgb in (("window", WINDOW_RGB), ("elevator", ELEVATOR_RGB), ("start", START_RGB)):
+        glass = []
+        for sp in self.board.spaces:      # each window four panes in its frame
+            if sp.kind == "window":
+                x0, x1, y0, y1 = sp.rect
+                hx, hy = (x1 - x0) / 4 - 0.003, (y1 - y0) / 4 - 0.003
+                for cx in ((3 * x0 + x1) / 4 + 0.0015, (x0 + 3 * x1) / 4 - 0.0015):
+                    for cy in ((3 * y0 + y1) / 4 + 0.0015, (y0 + 3 * y1) / 4 - 0.0015):
+                        glass.append({"kind": "box", "half": [hx, hy, 0.0004], "pos": [cx, cy, top + 0.0009],
+                                      "orn": [0.0, 0.0, 0.0, 1.0]})
+        groups["glass"] = glass
+        for kind, rgb in (("window", WINDOW_RGB), ("glass", GLASS_RGB), ("elevator", ELEVATOR_RGB),
+                          ("start", START_RGB)):
             if groups[kind]:
                 node = track_node(f"paint-{kind}", groups[kind])
                 node.reparent_to(app.render)
                 node.set_color(*rgb, 1)
                 app.casts_no_shadow(node)
-        for sp in self.board.spaces:
+        tx0, tx1, _, _ = self.board.track
+        for sp in self.board.spaces:      # the floors numbered up the track between the towers
             if sp.kind == "window" and sp.column == 1 and sp.tower == "L":
-                app.label(str(sp.row), ((sp.rect[0] + sp.rect[1]) / 2 - 0.0, sp.rect[2] + 0.006, top + 0.001),
-                          scale=0.011, color=(0.2, 0.25, 0.3, 1))
+                app.label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001),
+                          scale=0.02, color=(0.96, 0.93, 0.85, 1))
         x0, x1, y0, y1 = self.board.space("start").rect
         app.label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), scale=0.03, color=(0.3, 0.2, 0.1, 1))
         for tower in ("L", "R"):
@@ -133,11 +152,68 @@ class KongAdapter(TableAdapter):
                       scale=0.014, color=(0.15, 0.2, 0.1, 1), heading=90)
         spinner = self.spinner
         ox, oy, oz = SPINNER_ORIGIN
-        for circle, radius in ((spinner.outer, 0.062), (spinner.inner, 0.036)):
+        rings = ((spinner.outer, 0.062, 0.050, spinner.card_radius - 0.004),
+                 (spinner.inner, 0.036, 0.022, 0.048))
+        for circle, radius, inner, outer in rings:
+            self._sectors(app, circle, inner, outer, oz + 0.0016)
             for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
                 a = math.radians(circle.start_deg + edge + width / 2)
                 app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
-                          scale=0.009, color=(0.1, 0.1, 0.1, 1), heading=math.degrees(a) - 90)
+                          scale=0.011, color=(0.05, 0.05, 0.05, 1), heading=math.degrees(a) - 90)
+        self._dress_kong(app)
+
+    def _sectors(self, app, circle, inner: float, outer: float, z: float) -> None:
+        """The circle's sectors printed on the card, coloured by label (the same label the same
+        colour), a white line between neighbours; convex pieces SECTOR_STEP_DEG wide."""
+        ox, oy, _ = SPINNER_ORIGIN
+        colour = {label: SECTOR_RGB[i % len(SECTOR_RGB)] for i, label in enumerate(dict.fromkeys(circle.labels))}
+        by_colour: dict[tuple, list] = {}
+        gap = math.degrees(0.0012 / outer)                      # the printed line, 1.2 mm at the rim
+        for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
+            a0, a1 = circle.start_deg + edge + gap / 2, circle.start_deg + edge + width - gap / 2
+            n = max(1, math.ceil((a1 - a0) / SECTOR_STEP_DEG))
+            for k in range(n):
+                b0, b1 = (math.radians(a0 + (a1 - a0) * j / n) for j in (k, k + 1))
+                hull = [[ox + r * math.cos(b), oy + r * math.sin(b), z + dz]
+                        for r in (inner, outer) for b in (b0, b1) for dz in (0.0, 0.0004)]
+                by_colour.setdefault(colour[label], []).append(
+                    {"kind": "mesh", "hull": hull, "pos": [0.0, 0.0, 0.0], "orn": [0.0, 0.0, 0.0, 1.0]})
+        for i, (rgb, parts) in enumerate(by_colour.items()):
+            node = track_node(f"sectors-{circle.name}-{i}", parts)
+            node.reparent_to(app.render)
+            node.set_color(*rgb, 1)
+            app.casts_no_shadow(node)
+
+    def _dress_kong(self, app) -> None:
+        """Kong as a gorilla: a head with a brow and a muzzle above his body, shoulders over the arms,
+        and the girl in his right hand (at its groove); parented to the figure, so they move with him."""
+        from tabletop.games.king_kong.layout import FIGURE
+
+        figure = app.nodes.get(f"{KONG}:{FIGURE}")
+        if figure is None:
+            return
+        k = self.kong
+        (bx, by), (w, h) = k.body_centre, k.body_size
+        z = k.clearance + k.thickness
+        head_y = by + h / 2 + 0.018
+        fur = [{"kind": "cylinder", "radius": 0.024, "length": 0.004, "pos": [bx, head_y, z + 0.002],
+                "orn": [0.0, 0.0, 0.0, 1.0]},
+               {"kind": "box", "half": [w / 2 + 0.012, 0.016, 0.002], "pos": [bx, by + h / 2 - 0.014, z + 0.002],
+                "orn": [0.0, 0.0, 0.0, 1.0]},
+               {"kind": "box", "half": [0.02, 0.004, 0.0025], "pos": [bx, head_y + 0.008, z + 0.0045],
+                "orn": [0.0, 0.0, 0.0, 1.0]}]
+        face = [{"kind": "cylinder", "radius": 0.013, "length": 0.002, "pos": [bx, head_y - 0.007, z + 0.0045],
+                 "orn": [0.0, 0.0, 0.0, 1.0]}]
+        gx, gy = k.grooves["right_hand"]
+        girl = [{"kind": "sphere", "radius": 0.006, "pos": [gx - 0.012, gy + 0.018, z + 0.014],
+                 "orn": [0.0, 0.0, 0.0, 1.0]}]
+        dress = [{"kind": "cylinder", "radius": 0.007, "length": 0.016, "pos": [gx - 0.012, gy + 0.018, z + 0.004],
+                  "orn": [0.0, 0.0, 0.0, 1.0]}]
+        for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-face", face, (0.42, 0.3, 0.22)),
+                                 ("kong-girl", girl, GIRL_RGB), ("kong-dress", dress, DRESS_RGB)):
+            node = track_node(name, parts)
+            node.reparent_to(figure)
+            node.set_color(*rgb, 1)
 
     # -- pieces ----------------------------------------------------------------------------
     def pawn_xy(self, state: State) -> dict[int, tuple[float, float]]:
