@@ -101,3 +101,27 @@ def paint_hill(board: Board, crater: HillShape, half: float) -> Canvas:
     for p in zone:
         cv.disc(p, 1.05 * r, (0.80, 0.55, 0.10))
     return cv
+
+
+def surface_height(crater: HillShape, x: float, y: float) -> float:
+    """Height of the drawn hill at (x, y): the crater shell inside its outer radius, the mesa outside."""
+    if np.hypot(x, y) <= crater.outer_radius:
+        return float(crater.shell_height(np.array(x), np.array(y)))
+    return hill_height(x, y)
+
+
+def sign_spots(points, crater: HillShape, height: float) -> list[tuple[float, float, float]]:
+    """Where the number of each seat of a route stands: beside the seat, across the route on the
+    side nearer the player in front (-y), lifted clear of the surface, so neither a marble on the
+    seat nor a lit destination hides it."""
+    pts = np.asarray(points, float)
+    r = crater.marble_radius
+    out = []
+    for i, p in enumerate(pts):
+        t = pts[min(i + 1, len(pts) - 1)][:2] - pts[max(i - 1, 0)][:2]
+        side = np.array([t[1], -t[0]]) / np.linalg.norm(t)
+        if side[1] > 0 or (abs(side[1]) < 1e-9 and side @ p[:2] < 0):
+            side = -side
+        x, y = p[:2] + 1.45 * r * side
+        out.append((float(x), float(y), surface_height(crater, x, y) + 0.6 * height + 0.002))
+    return out

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from tabletop.games.king_of_the_hill.ai import SEATS
-from tabletop.games.king_of_the_hill.art import cave_seats, paint_hill, skin, zone_centre
+from tabletop.games.king_of_the_hill.art import (cave_seats, paint_hill, sign_spots, skin, surface_height,
+                                                 zone_centre)
 from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
@@ -107,8 +108,8 @@ class HillAdapter(TableAdapter):
 
     def _add_tray(self, app, tray: dict) -> None:
         """The Tipper's tray: orange walls round a pale floor, white round pegs (drawn as the
-        cylinders the spec describes, in place of the octagonal posts the physics is built of),
-        under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
+        cylinders the spec describes, in place of the octagonal posts the physics is built of, and
+        without their millimetre-high ridges, which read as spikes from above), under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
         tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
         top = max(p["pos"][2] + p["half"][2] for p in parts if p["kind"] == "box")
@@ -119,9 +120,13 @@ class HillAdapter(TableAdapter):
                 return "wall"
             if p["pos"][2] + p["half"][2] > top - 1e-4 and min(p["half"][:2]) > 0.004:
                 return "lid"
-            if any(math.hypot(p["pos"][0] - q[0], p["pos"][1] - q[1]) < 1e-4 for q in posts):
+            near = min(math.hypot(p["pos"][0] - q[0], p["pos"][1] - q[1]) for q in posts)
+            if near < 1e-4:
                 return "peg"
-            return "floor" if p["pos"][2] < 0.0 else "wall"
+            if p["pos"][2] < 0.0:          # under the floor's top: floor, or a peg's low ridge
+                tilted = abs(p["orn"][3]) < 0.9999
+                return "ridge" if tilted and near < tipper.peg_radius + tipper.ridge_length else "floor"
+            return "wall"
         kinds = [kind(p) for p in parts]
         body = {"material": tray["material"], "tracks": {track: [p for p, k in zip(parts, kinds) if k == "wall"]}}
         app.add_body("tray", body, color=TIPPER_RGB)
@@ -170,10 +175,14 @@ class HillAdapter(TableAdapter):
         self.signs = app.render.attach_new_node("koth-signs")
         app.casts_no_shadow(self.signs)
         h = LABEL_HEIGHT
-        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h * (0.8 if i == 0 else 1.0),
-                                 SPACE_TEXT, f"space-{i}") for i, p in enumerate(b.path_positions)]
+        spots = sign_spots(b.path_positions, crater, h)
+        (x0, y0, _), (x1, y1, _) = b.path_positions[0], spots[0]
+        x1, y1 = x0 + 2.2 * (x1 - x0), y0 + 2.2 * (y1 - y0)          # START is wider than a number
+        spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.002)
+        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, SPACE_TEXT, f"space-{i}")
+                            for i, p in enumerate(spots)]
         self.zone_signs = [sign(self.signs, str(i + 1), p, h, ZONE_TEXT, f"zone-{i + 1}")
-                           for i, p in enumerate(b.zone_positions)]
+                           for i, p in enumerate(sign_spots(b.zone_positions, crater, h))]
         c = zone_centre(b)
         inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
         sign(self.signs, "FINISH ZONE", (inner[0], inner[1], crater.lip_z + 0.004), h, ZONE_TEXT, "finish-zone")
