@@ -34,6 +34,7 @@ BALL_RGB = (0.85, 0.85, 0.88)
 LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
+START_TEXT = (1.0, 0.25, 0.2, 1.0)        # red: START partly overlies its white seat
 
 
 class HillAdapter(TableAdapter):
@@ -177,10 +178,10 @@ class HillAdapter(TableAdapter):
         h = LABEL_HEIGHT
         spots = sign_spots(b.path_positions, crater, h)
         (x0, y0, _), (x1, y1, _) = b.path_positions[0], spots[0]
-        x1, y1 = x0 + 2.2 * (x1 - x0), y0 + 2.2 * (y1 - y0)          # START is wider than a number
-        spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.002)
-        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, SPACE_TEXT, f"space-{i}")
-                            for i, p in enumerate(spots)]
+        x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
+        spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)
+        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, START_TEXT if i == 0 else SPACE_TEXT,
+                                 f"space-{i}") for i, p in enumerate(spots)]
         self.zone_signs = [sign(self.signs, str(i + 1), p, h, ZONE_TEXT, f"zone-{i + 1}")
                            for i, p in enumerate(sign_spots(b.zone_positions, crater, h))]
         c = zone_centre(b)
