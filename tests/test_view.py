@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("panda3d")
@@ -319,3 +320,57 @@ def test_the_header_names_the_turn_the_log_is_in(open_window):
     ctrl.finish_animation()
     assert [line for line in ctrl.hud.lines if line.startswith("turn ")][-1].startswith(f"turn {n}: ")
     assert ctrl.adapter.status(ctrl.state).startswith(f"King of the Hill - turn {n}: ")
+
+
+def test_koth_paints_the_board_from_its_data(open_window):
+    """King of the Hill: one camera-facing number for every path space (START on space 0) and
+    one for every Finish Zone seat, each beside the seat the board data puts there, and the hill's
+    texture painted from the same data (the path's colour under every space, an edge seat's red
+    under every edge space)."""
+    from tabletop.games.king_of_the_hill.art import EDGE_RGB, PATH_RGB, SEAT_RGB, START_RGB, paint_hill
+
+    app, ctrl = open_window("king-of-the-hill", ["ai", "ai"])
+    adapter = ctrl.adapter
+    board = adapter.board
+    signs = adapter.space_signs
+    assert len(signs) == board.path_length and len(adapter.zone_signs) == board.zone_seats
+    assert [s.get_name() for s in signs] == [f"space-{i}" for i in range(board.path_length)]
+    for s, p in zip(signs[1:] + adapter.zone_signs, board.path_positions[1:] + board.zone_positions):
+        gap = (s.get_pos(app.render).xy - p[:2]).length()
+        assert 0.5 * adapter.radius < gap < 2.5 * adapter.radius, f"{s.get_name()} stands {gap:.3f} m from its seat"
+    assert not app.render.find("**/finish-zone").is_empty()
+    assert all(not app.render.find(f"**/cave{c}").is_empty() for c in (1, 2, 3))
+    crater = adapter.table.crater
+    canvas = paint_hill(board, crater, crater.base_size / 2 + 0.002)
+
+    def texel(p):
+        i = int((p[0] + canvas.half) / canvas.px)
+        j = int((canvas.half - p[1]) / canvas.px)
+        return canvas.rgb[j, i]
+    for i, p in enumerate(board.path_positions[1:], 1):
+        wants = (EDGE_RGB, START_RGB) if i in board.edge_spaces else (SEAT_RGB,)      # red seat, white arrow
+        assert any(max(abs(a - b) for a, b in zip(texel(p), want)) < 0.02 for want in wants), f"space {i} is not painted"
+        mid = (np.asarray(p) + np.asarray(board.path_positions[i - 1])) / 2
+        assert max(abs(a - b) for a, b in zip(texel(mid), PATH_RGB)) < 0.02 or i - 1 in board.edge_spaces, \
+            f"no path painted between spaces {i - 1} and {i}"
+
+
+def test_koth_space_numbers_are_readable_at_the_home_camera(open_window):
+    """Every path space's number and every Finish Zone seat's stands at least 12 px tall on a
+    1280x720 picture from the home camera (the labels' height projected through the lens)."""
+    from panda3d.core import Point3
+
+    app, ctrl = open_window("king-of-the-hill", ["ai", "ai"])
+    app.camera.reset()
+    cam = app.base.camera
+    up = app.render.get_relative_vector(cam, (0, 0, 1))
+    adapter = ctrl.adapter
+    for s in adapter.space_signs + adapter.zone_signs:
+        glyphs = s.get_child(0)
+        lo, hi = glyphs.get_tight_bounds(s)
+        height = (hi.z - lo.z) * s.get_sz(app.render)
+        centre = s.get_pos(app.render)
+        top, bottom = app.project(Point3(centre + up * height / 2)), app.project(Point3(centre - up * height / 2))
+        assert top is not None and bottom is not None, f"{s.get_name()} is off screen"
+        pixels = (top[1] - bottom[1]) / 2 * 720
+        assert pixels >= 12, f"{s.get_name()} is {pixels:.1f} px tall"

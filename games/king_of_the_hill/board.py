@@ -9,6 +9,7 @@ from tabletop.sim.spec import load_toml
 
 BOARD_FILE = Path(__file__).with_name("board.toml")
 CRATER_LABELS = tuple(f"cave{c}/seat{s}" for c in (1, 2, 3) for s in (1, 2))
+HILL_BREAKS = (0.095, 0.168, 0.175)    # hill_height's creases in the 4-norm: mesa edge, foot of the slope, base
 
 
 def hill_height(x: float, y: float) -> float:
@@ -17,11 +18,12 @@ def hill_height(x: float, y: float) -> float:
     tunnel ceiling at 5 cm), then a steep skirt to the table. n is the 4-norm of (x, y), square-ish
     like the base. scripts/layout_board.py seats the path on it and the window draws it."""
     n = (x ** 4 + y ** 4) ** 0.25
-    if n <= 0.095:
+    top, foot, base = HILL_BREAKS
+    if n <= top:
         return 0.12
-    if n <= 0.168:
-        return 0.12 - 0.065 * (n - 0.095) / 0.073
-    return max(0.0, 0.055 * (0.175 - n) / 0.007)
+    if n <= foot:
+        return 0.12 - 0.065 * (n - top) / (foot - top)
+    return max(0.0, 0.055 * (base - n) / (base - foot))
 
 
 @dataclass(frozen=True)

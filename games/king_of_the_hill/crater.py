@@ -353,7 +353,7 @@ class HillShape:
         theta = np.linspace(0.0, 2 * np.pi, m, endpoint=False)
         x = rings[:, None] * np.cos(theta)[None, :]
         y = rings[:, None] * np.sin(theta)[None, :]
-        z = self._shell_height(x, y)
+        z = self.shell_height(x, y)
         verts = np.column_stack([x.ravel(), y.ravel(), z.ravel()])
         idx = np.arange(len(rings) * m).reshape(len(rings), m)
         nxt = np.roll(idx, -1, axis=1)
@@ -433,7 +433,7 @@ class HillShape:
         return np.array([-h, -h, 0.0]), np.array([h, h, self.height])
 
     # -- trials -----------------------------------------------------------------------------
-    def _shell_height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def shell_height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The crater shell's height at (x, y), seat dimples included."""
         z = self._top_profile(np.hypot(x, y))
         for i in range(len(self.seat_angles)):
@@ -456,7 +456,7 @@ class HillShape:
         cap = np.sqrt(r ** 2 - px ** 2 - py ** 2)
 
         def centre_z(cx: float, cy: float) -> float:
-            return float(np.max(self._shell_height(cx + px, cy + py) + cap))
+            return float(np.max(self.shell_height(cx + px, cy + py) + cap))
 
         # descend from the dimple's centre to the nearest local minimum, then refine the step
         cx, cy, z = sx, sy, centre_z(sx, sy)

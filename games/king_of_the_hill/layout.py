@@ -10,7 +10,7 @@ from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER
 from tabletop.games.king_of_the_hill.tipper_shape import TipperShape
 
 TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
-DRAWER_Y = 0.215                    # the open drawer: marbles not yet entered lie in a row behind the hill
+DRAWER_Y = -0.205                   # the open drawer: marbles not yet entered lie in a row in front of the hill
 
 
 class HillLayout:

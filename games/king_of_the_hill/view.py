@@ -8,32 +8,33 @@ import math
 import numpy as np
 
 from tabletop.games.king_of_the_hill.ai import SEATS
-from tabletop.games.king_of_the_hill.board import hill_height
+from tabletop.games.king_of_the_hill.art import (cave_seats, paint_hill, sign_spots, skin, surface_height,
+                                                 zone_centre)
 from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
-from tabletop.games.king_of_the_hill.layout import HillLayout
+from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
+from tabletop.games.king_of_the_hill.tipper_shape import rot_y
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from panda3d.core import TransparencyAttrib
 
-from tabletop.sim.meshes import cached_mesh, grid_surface, load_mesh, top_heights
 from tabletop.sim.scene import look
-from tabletop.sim.view.geometry import arrow, flat_disc, track_node
+from tabletop.sim.view.art import glassy, sign
+from tabletop.sim.view.geometry import textured_node, track_node, vertex_normals
+from tabletop.sim.view.shaders import scene_shader
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
               "yellow": (0.96, 0.82, 0.10)}
-HILL_RGB = (0.52, 0.62, 0.36)
-TIPPER_RGB = (0.92, 0.62, 0.12)
+TIPPER_RGB = (0.92, 0.52, 0.10)
+TRAY_FLOOR_RGB = (0.98, 0.86, 0.55)
+PEG_RGB = (0.96, 0.95, 0.90)
+STAND_RGB = (0.30, 0.24, 0.20)
+DRAWER_RGB = (0.42, 0.27, 0.14)
 BALL_RGB = (0.85, 0.85, 0.88)
-SKIN_STEP = 0.0065      # grid of the hill's drawn skin over the crater (m): 6k triangles in all, cheap to draw
-
-
-def _normal(x: float, y: float, h: float = 1e-3) -> tuple[float, float, float]:
-    """The hill surface's unit normal at (x, y)."""
-    gx = (hill_height(x + h, y) - hill_height(x - h, y)) / (2 * h)
-    gy = (hill_height(x, y + h) - hill_height(x, y - h)) / (2 * h)
-    n = math.sqrt(gx * gx + gy * gy + 1.0)
-    return (-gx / n, -gy / n, 1.0 / n)
+LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
+SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
+ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
+START_TEXT = (1.0, 0.25, 0.2, 1.0)        # red: START partly overlies its white seat
 
 
 class HillAdapter(TableAdapter):
@@ -75,106 +76,143 @@ class HillAdapter(TableAdapter):
     # -- set-up ----------------------------------------------------------------------------
     def build(self, app) -> None:
         app.floor()
+        self._add_hill(app)
+        self._add_tray(app, look(self.world_of("tray"), "tray"))
         colors = {"ball": BALL_RGB}
         for m, name in enumerate(self.table.marbles):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
-        app.add_body("hill", self._hill_look(), color=HILL_RGB)
-        app.casts_no_shadow(app.nodes["hill"])
-        self._add_tray(app, look(self.world_of("tray"), "tray"))
         self.add_world_bodies(app, colors, skip=("hill",))
+        for name in self.table.marbles + ["marble", "ball"]:
+            for track in app.body_tracks.get(name, ()):
+                radius = self.table.tipper.ball_radius if name == "ball" else self.radius
+                glassy(app.nodes[track], radius, colors.get(name, BALL_RGB))
         app.casts_no_shadow(app.nodes["table"])
         app.draw_early(app.nodes["hill"], 0)
         app.draw_early(app.nodes["tray:0"], 1)
         app.draw_late(app.nodes["table"], 0)
         self.pickable_pieces(app, self.radius * 1.4)
-        self._decorate(app)
-        app.camera.set_home((0.0, -0.14, 0.0), 1.2, 0.0, 55.0)
+        self._add_labels(app)
+        app.camera.set_home((0.0, -0.11, 0.0), 1.1, 0.0, 68.0)
+
+    def _add_hill(self, app) -> None:
+        """The hill's skin, painted (art.paint_hill) and lit like the rest of the table."""
+        crater = self.table.crater
+        canvas = paint_hill(self.board, crater, crater.base_size / 2 + 0.002)
+        verts, faces = skin(crater)
+        uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
+        node = textured_node("hill", verts, vertex_normals(verts, faces), faces, uvs)
+        node.reparent_to(app.render)
+        node.set_texture(app.texture(canvas.rgb, "hill-paint"))
+        node.set_shader(scene_shader(app.shadows, textured=True))
+        app.casts_no_shadow(node)
+        app.nodes["hill"] = node
 
     def _add_tray(self, app, tray: dict) -> None:
-        """The Tipper's tray in orange plastic under a clear lid (the lid's parts are the boxes
-        that reach the tray's top), so the ball is seen rolling."""
+        """The Tipper's tray: orange walls round a pale floor, white round pegs (drawn as the
+        cylinders the spec describes, in place of the octagonal posts the physics is built of, and
+        without their millimetre-high ridges, which read as spikes from above), under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
+        tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
         top = max(p["pos"][2] + p["half"][2] for p in parts if p["kind"] == "box")
-        is_lid = [p["kind"] == "box" and p["pos"][2] + p["half"][2] > top - 1e-4 and min(p["half"][:2]) > 0.004
-                  for p in parts]
-        body = {"material": tray["material"], "tracks": {track: [p for p, lid in zip(parts, is_lid) if not lid]}}
+        posts = [rot_y((sx * x, y, 0.0), sx * tipper.slope) for x, y in tipper.pegs + tipper.bumps for sx in (1, -1)]
+
+        def kind(p) -> str:
+            if p["kind"] != "box":
+                return "wall"
+            if p["pos"][2] + p["half"][2] > top - 1e-4 and min(p["half"][:2]) > 0.004:
+                return "lid"
+            near = min(math.hypot(p["pos"][0] - q[0], p["pos"][1] - q[1]) for q in posts)
+            if near < 1e-4:
+                return "peg"
+            if p["pos"][2] < 0.0:          # under the floor's top: floor, or a peg's low ridge
+                tilted = abs(p["orn"][3]) < 0.9999
+                return "ridge" if tilted and near < tipper.peg_radius + tipper.ridge_length else "floor"
+            return "wall"
+        kinds = [kind(p) for p in parts]
+        body = {"material": tray["material"], "tracks": {track: [p for p, k in zip(parts, kinds) if k == "wall"]}}
         app.add_body("tray", body, color=TIPPER_RGB)
-        lid = track_node("tray-lid", [p for p, lid in zip(parts, is_lid) if lid])
-        lid.reparent_to(app.nodes[track])
-        lid.set_color(0.85, 0.92, 1.0, 0.18)
+        tray_node = app.nodes[track]
+        pegs = [{"kind": "cylinder", "radius": tipper.peg_radius, "length": tipper.height,
+                 "pos": [q[0], q[1], tipper.height / 2], "orn": [0.0, 0.0, 0.0, 1.0]} for q in posts]
+        for name, chosen, rgb in (("tray-floor", [p for p, k in zip(parts, kinds) if k == "floor"], TRAY_FLOOR_RGB),
+                                  ("tray-pegs", pegs, PEG_RGB)):
+            node = track_node(name, chosen)
+            node.reparent_to(tray_node)
+            node.set_color(*rgb, 1)
+            app.casts_no_shadow(node)
+        lid = track_node("tray-lid", [p for p, k in zip(parts, kinds) if k == "lid"])
+        lid.reparent_to(tray_node)
+        lid.set_color(0.80, 0.90, 1.0, 0.22)
         lid.set_transparency(TransparencyAttrib.M_alpha)
         lid.set_depth_write(False)
         lid.set_bin("transparent", 10)
+        self.lid_top = top
+        self._add_stand(app)
 
-    def _hill_look(self) -> dict:
-        """The hill drawn as one solid skin: the physical crater, rim and ledge inside the crater's
-        outer radius, and outside it the hill surface the path seats were laid on (board.hill_height)."""
-        crater = self.table.crater
-        half = crater.base_size / 2 + 0.002
-        params = {"hill": str(crater.mesh_path), "half": half, "step": SKIN_STEP, "grid": "crater-fine-3"}
-
-        def build():
-            # fine over the crater, coarse over the mesa's plain slopes (the seats are drawn on top)
-            inner = crater.outer_radius + 2 * SKIN_STEP
-            edge = np.array([0.166, 0.170, 0.1735, 0.175, half])     # the skirt, sampled finely
-            outer = np.concatenate([np.linspace(inner, 0.160, 5), edge])
-            xs = ys = np.unique(np.round(np.concatenate([-outer, np.arange(-inner, inner, SKIN_STEP), outer]), 6))
-            z = top_heights(load_mesh(crater.mesh_path), xs, ys, ground=-0.001)
-            X, Y = np.meshgrid(xs, ys)
-            outside = np.hypot(X, Y) > crater.outer_radius
-            z[outside] = np.vectorize(hill_height)(X[outside], Y[outside]) - 0.0005
-            return grid_surface(xs, ys, np.maximum(z, -0.001))
-
-        path = cached_mesh("koth-hill-skin", 1, params, build)
-        part = {"kind": "mesh", "obj": str(path), "scale": [1.0, 1.0, 1.0], "pos": [0.0, 0.0, 0.0],
-                "orn": [0.0, 0.0, 0.0, 1.0]}
-        return {"material": crater.hill_material.name, "tracks": {"hill": [part]}}
-
-    def _decorate(self, app) -> None:
-        decor = app.render.attach_new_node("decor")     # seats and arrows, merged into one draw below
-        self._decorate_hill(app, decor)
-        decor.flatten_strong()
-        app.casts_no_shadow(decor)
-
-    def _decorate_hill(self, app, decor) -> None:
-        b = self.board
-        r = self.radius
-        for i, (x, y, z) in enumerate(b.path_positions):
-            if i in b.edge_spaces:
-                continue
-            seat = flat_disc(r * 0.95, f"seat-{i}")
-            seat.reparent_to(decor)
-            seat.set_pos(x, y, z - r + 0.0008)
-            seat.look_at(seat.get_pos() + _normal(x, y), (0, 0, 1))
-            seat.set_p(seat.get_p() - 90)
-            seat.set_color(0.36, 0.45, 0.24, 1)
-            if i % 5 == 0 and i:
-                app.label(str(i), (x, y, z - r + 0.004), scale=0.008, color=(1, 1, 1, 1))
-        for i, (x, y, z) in enumerate(b.zone_positions):
-            app.label(f"#{i + 1}", (x, y, z - r + 0.0015), scale=0.009, color=(1, 0.95, 0.6, 1),
-                      heading=math.degrees(math.atan2(y, x)) - 90)
-        for name, space in b.edges.items():
-            x, y, z = b.path_positions[space]
-            node = arrow(0.014, 0.010, f"arrow-{name}")
-            node.reparent_to(decor)
-            node.set_pos(x, y, z - r + 0.0012)
-            node.set_h(math.degrees(math.atan2(y, x)) + 180)      # pointing into the crater
-            node.set_color(0.95, 0.92, 0.85, 1)
-        x0, y0, _ = b.path_positions[0]
-        app.label("START", (x0, y0 - 2.2 * r, b.path_positions[0][2] - r + 0.002), scale=0.008)
-        # the Tipper's slot numbers ride on its tray (labels parented to the tray's node)
+    def _add_stand(self, app) -> None:
+        """The see-saw's fixed stand: an A-frame on each side of the tray up to the pivot, and
+        the axle through it."""
         tipper = self.table.tipper
-        tray = app.nodes.get("tray:0")
-        if tray is not None:
-            for end in ("A", "B"):
-                for label in tipper.slot_order:
-                    p = tipper.slot_rest_point(end, label)
-                    app.label(label, (p[0] + (0.014 if end == "B" else -0.014), p[1], p[2] - tipper.pivot_height + 0.004),
-                              scale=0.008, color=(0.1, 0.1, 0.1, 1), parent=tray, heading=90)
-        for p in range(self.game.players):
-            xs = [self.table.drawer[m][0] for m in range(len(self.table.marbles)) if self.game.owner(m) == p]
-            app.label(COLOURS[p], (sum(xs) / len(xs), self.table.drawer[0][1] + 0.022, 0.001), scale=0.011,
-                      color=(*MARBLE_RGB[COLOURS[p]], 1))
+        h = tipper.base_height + tipper.pivot_height
+        spread = 0.6 * h
+        lean = math.atan2(spread, h)
+        leg = math.hypot(spread, h) / 2
+        side = tipper.width / 2 + tipper.wall + 0.004
+        parts = [{"kind": "cylinder", "radius": 0.004, "length": 2 * side + 0.01, "pos": [0.0, 0.0, h - 0.008],
+                  "orn": [math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)]}]
+        for y in (-side, side):
+            for sx in (-1, 1):
+                parts.append({"kind": "box", "half": [0.003, 0.003, leg], "pos": [sx * spread / 2, y, h / 2],
+                              "orn": [0.0, math.sin(sx * lean / 2), 0.0, math.cos(sx * lean / 2)]})
+        stand = track_node("tipper-stand", parts)
+        stand.reparent_to(app.render)
+        stand.set_pos(*TIPPER_ORIGIN)
+        stand.set_color(*STAND_RGB, 1)
+
+    def _add_labels(self, app) -> None:
+        """Every path space's number (START on space 0), the Finish Zone and its numbered seats,
+        the caves, facing the camera; the Tipper's slot labels flat on its lid."""
+        b, crater = self.board, self.table.crater
+        self.signs = app.render.attach_new_node("koth-signs")
+        app.casts_no_shadow(self.signs)
+        h = LABEL_HEIGHT
+        spots = sign_spots(b.path_positions, crater, h)
+        (x0, y0, _), (x1, y1, _) = b.path_positions[0], spots[0]
+        x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
+        spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)
+        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, START_TEXT if i == 0 else SPACE_TEXT,
+                                 f"space-{i}") for i, p in enumerate(spots)]
+        self.zone_signs = [sign(self.signs, str(i + 1), p, h, ZONE_TEXT, f"zone-{i + 1}")
+                           for i, p in enumerate(sign_spots(b.zone_positions, crater, h))]
+        c = zone_centre(b)
+        inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
+        sign(self.signs, "FINISH ZONE", (inner[0], inner[1], crater.lip_z + 0.004), h, ZONE_TEXT, "finish-zone")
+        seats = cave_seats(crater)
+        for cave in ("cave1", "cave2", "cave3"):
+            p = np.asarray(seats[f"{cave}/seat2"][:2])
+            q = p / np.linalg.norm(p) * (np.linalg.norm(p) + 0.022)
+            sign(self.signs, f"cave {cave[-1]}", (q[0], q[1], 0.045), h * 0.8, (0.85, 0.95, 0.8, 1), cave)
+        tipper = self.table.tipper
+        for end in ("A", "B"):
+            for label in tipper.slot_order:
+                p = tipper.slot_rest_point(end, label)
+                app.label(label, (p[0], p[1] - 0.0045, self.lid_top + 0.0004), scale=0.016, color=(0.1, 0.1, 0.1, 1),
+                          parent=app.nodes["tray:0"])
+        self._add_drawer(app)
+
+    def _add_drawer(self, app) -> None:
+        """The open drawer under the marbles not yet entered: a shallow wooden tray."""
+        xs = [p[0] for p in self.table.drawer]
+        y, r = self.table.drawer[0][1], self.radius
+        cx, hx, hy = (min(xs) + max(xs)) / 2, (max(xs) - min(xs)) / 2 + 1.6 * r, 1.6 * r
+        box = [{"kind": "box", "half": half, "pos": [cx + dx, y + dy, half[2]], "orn": [0.0, 0.0, 0.0, 1.0]}
+               for half, dx, dy in (([hx, hy, 0.0008], 0.0, 0.0), ([hx, 0.0015, 0.005], 0.0, hy),
+                                    ([hx, 0.0015, 0.005], 0.0, -hy), ([0.0015, hy, 0.005], hx, 0.0),
+                                    ([0.0015, hy, 0.005], -hx, 0.0))]
+        drawer = track_node("drawer", box)
+        drawer.reparent_to(app.render)
+        drawer.set_color(*DRAWER_RGB, 1)
+        app.casts_no_shadow(drawer)
 
     # -- pieces ----------------------------------------------------------------------------
     def piece_positions(self, state: State) -> dict[int, tuple]:

@@ -16,10 +16,12 @@ from panda3d.core import Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVert
 SEGMENTS = 24   # around a cylinder or a sphere
 
 
-def _geom(vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray, name: str) -> GeomNode:
-    data = GeomVertexData(name, GeomVertexFormat.get_v3n3(), Geom.UH_static)
+def _geom(vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray, name: str,
+          uvs: np.ndarray | None = None) -> GeomNode:
+    fmt = GeomVertexFormat.get_v3n3() if uvs is None else GeomVertexFormat.get_v3n3t2()
+    data = GeomVertexData(name, fmt, Geom.UH_static)
     data.unclean_set_num_rows(len(vertices))
-    arr = np.ascontiguousarray(np.hstack([vertices, normals]).astype(np.float32))
+    arr = np.ascontiguousarray(np.hstack([vertices, normals] + ([] if uvs is None else [uvs])).astype(np.float32))
     data.modify_array(0).modify_handle().copy_data_from(arr.tobytes())
     tris = GeomTriangles(Geom.UH_static)
     tris.set_index_type(Geom.NT_uint32)
@@ -144,20 +146,24 @@ def disc(radius: float, height: float, name: str = "disc") -> NodePath:
                               "pos": [0.0, 0.0, height / 2], "orn": [0.0, 0.0, 0.0, 1.0]}])
 
 
-def flat_disc(radius: float, name: str = "disc") -> NodePath:
-    """A flat disc on z=0 facing up, segments(radius) sided (seat marks painted on a surface)."""
-    n = segments(radius)
-    a = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
-    v = np.vstack([[0.0, 0.0, 0.0], np.column_stack([radius * np.cos(a), radius * np.sin(a), np.zeros(n)])])
-    faces = np.array([(0, 1 + k, 1 + (k + 1) % n) for k in range(n)])
-    return NodePath(_geom(v, np.tile([0.0, 0.0, 1.0], (len(v), 1)), faces, name))
+def sphere(radius: float, name: str = "sphere", count: int = SEGMENTS) -> NodePath:
+    """A smooth sphere about the origin with `count` facets round it (a marble seen up close)."""
+    v, n, f = _unit_sphere(count)
+    return NodePath(_geom(v * radius, n, f, name))
 
 
-def arrow(length: float, width: float, name: str = "arrow") -> NodePath:
-    """A flat arrow on z=0 pointing along +X, facing up (edge-space arrows)."""
-    w, half, head = width / 2, length / 2, length * 0.45
-    v = np.array([(-half, -w * 0.45, 0), (half - head, -w * 0.45, 0), (half - head, w * 0.45, 0),
-                  (-half, w * 0.45, 0), (half - head, -w, 0), (half, 0, 0), (half - head, w, 0)], float)
-    faces = np.array([(0, 1, 2), (0, 2, 3), (4, 5, 6)])
-    normals = np.tile([0.0, 0.0, 1.0], (len(v), 1))
-    return NodePath(_geom(v, normals, faces, name))
+def textured_node(name: str, vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray,
+                  uvs: np.ndarray) -> NodePath:
+    """One node of triangles with texture coordinates."""
+    return NodePath(_geom(vertices, normals, faces, name, uvs))
+
+
+def vertex_normals(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Smooth normals: the area-weighted mean of the faces round each vertex."""
+    tri = vertices[faces]
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    n = np.zeros_like(vertices)
+    for k in range(3):
+        np.add.at(n, faces[:, k], fn)
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    return np.divide(n, length, out=np.tile([0.0, 0.0, 1.0], (len(n), 1)), where=length > 0)
