@@ -182,6 +182,9 @@ class HillAdapter(TableAdapter):
         spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)
         self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, START_TEXT if i == 0 else SPACE_TEXT,
                                  f"space-{i}") for i, p in enumerate(spots)]
+        start = self.space_signs[0]       # it stands out over the hill's foot: the slope must not cut it
+        start.set_depth_test(False)
+        start.set_bin("fixed", 40)
         self.zone_signs = [sign(self.signs, str(i + 1), p, h, ZONE_TEXT, f"zone-{i + 1}")
                            for i, p in enumerate(sign_spots(b.zone_positions, crater, h))]
         c = zone_centre(b)
