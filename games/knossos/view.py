@@ -3,6 +3,8 @@ and the throw sticks' tray beside it, from a KnossosTable (a replay's: of its re
 out by a KnossosLayout)."""
 from __future__ import annotations
 
+import math
+
 from tabletop.games.knossos.ai import SEATS
 from tabletop.games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
@@ -12,9 +14,14 @@ from tabletop.games.view.controller import Destination
 from tabletop.sim.view.geometry import track_node
 
 PIECE_RGB = {"red": (0.80, 0.14, 0.10), "blue": (0.12, 0.28, 0.80)}
-BOARD_RGB = (0.70, 0.56, 0.36)
-SITE_RGB = (0.33, 0.22, 0.12)
+# after the Knossos gaming board (Heraklion museum): ivory ground, gold frames, lapis and crystal inlays
+BOARD_RGB = (0.86, 0.8, 0.66)           # ivory
+GOLD_RGB = (0.83, 0.64, 0.24)
+SITE_RGB = (0.16, 0.27, 0.6)            # lapis lazuli
+CRYSTAL_RGB = (0.78, 0.86, 0.9)         # rock crystal: the safe spaces and the apex
+FLAT_RGB = (0.93, 0.86, 0.7)            # a stick's flat face (pale, split wood); the rounded back is dark
 SITE_HALF = 0.042          # painted squares of the sites (m)
+RIM = 0.006                # the gold frame round each inlay (m)
 
 
 class KnossosAdapter(TableAdapter):
@@ -67,31 +74,60 @@ class KnossosAdapter(TableAdapter):
         app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 60.0)
 
     def _decorate(self, app) -> None:
-        """The board's painted sites, the bridge, and the site numbers."""
+        """The board's inlay: each site a lapis square (the safe spaces and the apex rock crystal) in a
+        gold frame, a gold border, the bridge drawn as a gold span with lapis rungs, the site numbers,
+        each player's start beside its wing and the exit beyond the apex."""
         cx, cy = BOARD_CENTRE
         z = BOARD_THICKNESS
-        paint = []
-        for x, y in self.board.positions:
-            paint.append({"kind": "box", "half": [SITE_HALF, SITE_HALF, 0.0005], "pos": [cx + x, cy + y, z + 0.0005],
-                          "orn": [0.0, 0.0, 0.0, 1.0]})
         b = self.board
+
+        def box(x, y, hx, hy, dz):
+            return {"kind": "box", "half": [hx, hy, 0.0005], "pos": [cx + x, cy + y, z + dz], "orn": [0.0, 0.0, 0.0, 1.0]}
+
+        crystal = {b.apex} | {t.routes[0][-2] for t in b.tracks}            # the apex and the safe spaces
+        gold = [box(x, y, SITE_HALF + RIM, SITE_HALF + RIM, 0.0004) for x, y in b.positions]
+        lapis = [box(x, y, SITE_HALF, SITE_HALF, 0.0010) for s, (x, y) in enumerate(b.positions) if s not in crystal]
+        clear = [box(x, y, SITE_HALF, SITE_HALF, 0.0010) for s, (x, y) in enumerate(b.positions) if s in crystal]
+        sx, sy = b.size
+        m = 0.012
+        gold += [box(0.0, sy / 2 - m, sx / 2 - 0.004, 0.004, 0.0004), box(0.0, -sy / 2 + m, sx / 2 - 0.004, 0.004, 0.0004),
+                 box(sx / 2 - m, 0.0, 0.004, sy / 2 - 0.004, 0.0004), box(-sx / 2 + m, 0.0, 0.004, sy / 2 - 0.004, 0.0004)]
         (x10, y10) = b.positions[b.after_bridge]
-        ys = [b.positions[s][1] for s in b.bridge_from]
-        y0 = max(ys) + SITE_HALF
-        y1 = y10 - SITE_HALF
-        paint.append({"kind": "box", "half": [0.012, (y1 - y0) / 2, 0.0005], "pos": [cx + x10, cy + (y0 + y1) / 2, z + 0.0005],
-                      "orn": [0.0, 0.0, 0.0, 1.0]})
-        node = track_node("board-paint", paint)
-        node.reparent_to(app.render)
-        node.set_color(*SITE_RGB, 1)
+        y0 = max(b.positions[s][1] for s in b.bridge_from) + SITE_HALF + RIM
+        y1 = y10 - SITE_HALF - RIM
+        gold.append(box(x10, (y0 + y1) / 2, 0.018, (y1 - y0) / 2, 0.0004))
+        rungs = max(2, int((y1 - y0) / 0.02))
+        lapis += [box(x10, y0 + (y1 - y0) * (k + 0.5) / rungs, 0.013, 0.004, 0.0010) for k in range(rungs)]
+        for name, parts, rgb in (("board-gold", gold, GOLD_RGB), ("board-lapis", lapis, SITE_RGB),
+                                 ("board-crystal", clear, CRYSTAL_RGB)):
+            node = track_node(name, parts)
+            node.reparent_to(app.render)
+            node.set_color(*rgb, 1)
+            app.casts_no_shadow(node)
         for site, (x, y) in enumerate(b.positions):
-            app.label(str(site), (cx + x - SITE_HALF * 0.6, cy + y - SITE_HALF * 0.6, z + 0.0012), scale=0.026,
-                      color=(0.95, 0.88, 0.7, 1))
+            ink = (0.15, 0.2, 0.35, 1) if site in crystal else (0.97, 0.9, 0.7, 1)
+            app.label(str(site), (cx + x - SITE_HALF * 0.6, cy + y - SITE_HALF * 0.6, z + 0.0016), scale=0.026, color=ink)
         for player, colour in enumerate(COLOURS):
-            sx, sy = b.tracks[player].start
-            app.label(colour, (cx + sx, cy + sy - 0.045, z + 0.001), scale=0.02, color=(*PIECE_RGB[colour], 1))
+            sx0, sy0 = b.tracks[player].start
+            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, z + 0.001), scale=0.024,
+                      color=(*PIECE_RGB[colour], 1))
         ex, ey = b.exit_at
-        app.label("off", (cx + ex, cy + ey + 0.035, z + 0.001), scale=0.018)
+        app.label("exit", (cx + ex, cy + ey + 0.035, z + 0.001), scale=0.024, color=(0.35, 0.25, 0.1, 1))
+
+    def decorate_body(self, app, name: str) -> None:
+        """A stick's flat face pale (split wood), so the side that lands up can be told at a glance."""
+        if name not in app.nodes or not name.startswith("stick"):
+            return
+        from tabletop.games.devices import default_spec
+        from tabletop.sim.spec import load_toml
+
+        stick = load_toml(default_spec("sticks")).table("stick")
+        length, radius = stick.number("length"), stick.number("radius")
+        d = 4.0 * radius / (3.0 * math.pi)             # the flat face lies this far below the centre of mass
+        face = track_node(f"{name}-flat", [{"kind": "box", "half": [length / 2 - 0.001, radius - 0.0008, 0.0003],
+                                            "pos": [0.0, 0.0, -d - 0.0002], "orn": [0.0, 0.0, 0.0, 1.0]}])
+        face.reparent_to(app.nodes[name])
+        face.set_color(*FLAT_RGB, 1)
 
     # -- pieces ----------------------------------------------------------------------------
     def piece_positions(self, state: State) -> dict[int, tuple]:
