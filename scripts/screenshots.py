@@ -1,0 +1,77 @@
+"""The README's pictures of the three games: early, mid-game and at a gadget moment, regenerated.
+
+    python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720] [--games NAME,NAME]
+
+Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 and N turns (every
+seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
+through the first motion of that gadget: the Tipper's ball among the pegs, a marble in the crater,
+the sticks in the air, Kong twisting among the pawns.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# game: seats, seed, the mid-game turn, and the moments (event, how far into its motion, picture name)
+GAMES = {
+    "king-of-the-hill": ("ai,ai,ai,ai", 3, 40, [("tipper", 0.3, "tipper"), ("crater", 0.25, "crater")]),
+    "knossos": ("ai,ai", 3, 12, [("sticks", 0.2, "sticks")]),
+    "king-kong": ("ai,ai,ai", 3, 8, [("kong-move", 0.5, "kong-move")]),
+}
+
+
+def tabletop(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]) -> list[Path]:
+    """A frame part way through the first recorded motion of each wanted event."""
+    from tabletop.games.view.playback import open_replay
+
+    app, window, _ = open_replay(replay, size=size, offscreen=True)
+    out = []
+    try:
+        window.playing = False
+        steps = window.timeline.steps
+        for event, fraction, name in wanted:
+            step = next((s for s in steps if s.chance == event and s.motion is not None and s.duration > 0.5), None)
+            if step is None:
+                print(f"{game}: no {event} motion in the recorded game", file=sys.stderr)
+                continue
+            window.show(step.start + fraction * step.duration)
+            path = folder / f"{game}-{name}.png"
+            app.screenshot(path)
+            out.append(path)
+    finally:
+        window.adapter.close()
+        app.destroy()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--games", default=",".join(GAMES))
+    args = ap.parse_args()
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    for game in args.games.split(","):
+        seats, seed, mid, wanted = GAMES[game]
+        for name, turns in (("early", 0), ("mid", mid)):
+            path = args.out / f"{game}-{name}.png"
+            tabletop("play", game, "--seats", seats, "--seed", str(seed), "--after-turns", str(turns),
+                     "--screenshot", str(path), "--size", args.size)
+            print(path)
+        with tempfile.TemporaryDirectory() as tmp:
+            replay = Path(tmp) / f"{game}.ttr"
+            tabletop("play", game, "--headless", "--seats", seats, "--seed", str(seed), "--record", str(replay))
+            for path in moments(replay, wanted, args.out, game, (w, h)):
+                print(path)
+
+
+if __name__ == "__main__":
+    main()
