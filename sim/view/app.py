@@ -14,7 +14,7 @@ from pathlib import Path
 
 from panda3d.core import (AmbientLight, ColorWriteAttrib, CullBinEnums, CullBinManager, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
                           CollisionNode, CollisionRay, CollisionSphere, CollisionTraverser, DirectionalLight,
-                          Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
+                          Filename, LVecBase4, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
                           Vec3, loadPrcFileData)
 
 from tabletop.sim.errors import InputError
@@ -365,6 +365,60 @@ class TableApp:
             if not node.is_hidden():
                 return entry.get_into_node().get_tag("pick")
         return None
+
+    def frame(self, rect, margin: float = 0.03) -> None:
+        """Make the camera's home frame every body (a table top under them all aside) inside
+        `rect` = (x0, x1, y0, y1) in film coordinates, the part of the window the HUD leaves
+        free: the home's heading and pitch are kept, its target becomes the bodies' middle, its
+        distance and the lens's film offset are fitted. Orbiting and zooming then turn about
+        the middle of that part of the window."""
+        points = self._frame_points()
+        if not points:
+            return
+        _, distance, heading, pitch = self.camera.home
+        target = ((min(p.x for p in points) + max(p.x for p in points)) / 2,
+                  (min(p.y for p in points) + max(p.y for p in points)) / 2, 0.0)
+        lens = self.base.camLens
+        film = lens.get_film_size()
+        x0, x1, y0, y1 = rect[0] + margin, rect[1] - margin, rect[2] + margin, rect[3] - margin
+        shift = [0.0, 0.0]
+        for _ in range(20):
+            lens.set_film_offset(-shift[0] * film.x / 2, -shift[1] * film.y / 2)
+            self.camera.set_home(target, distance, heading, pitch)
+            film_points = [self._film_point(p) for p in points]
+            xs, ys = [p[0] for p in film_points], [p[1] for p in film_points]
+            grow = max((max(xs) - min(xs)) / (x1 - x0), (max(ys) - min(ys)) / (y1 - y0))
+            dx, dy = (x0 + x1 - max(xs) - min(xs)) / 2, (y0 + y1 - max(ys) - min(ys)) / 2
+            if abs(grow - 1) < 1e-3 and abs(dx) < 1e-3 and abs(dy) < 1e-3:
+                break
+            distance *= grow
+            shift[0] += dx
+            shift[1] += dy
+
+    def _frame_points(self) -> list[Point3]:
+        """The corners of every body's bounds, less a table top: a thin body under the middle
+        of every other one."""
+        boxes = {}
+        for name, tracks in self.body_tracks.items():
+            bounds = [self.nodes[t].get_tight_bounds(self.render) for t in tracks if not self.nodes[t].is_hidden()]
+            bounds = [b for b in bounds if b]
+            if bounds:
+                boxes[name] = (Point3(*(min(b[0][k] for b in bounds) for k in range(3))),
+                               Point3(*(max(b[1][k] for b in bounds) for k in range(3))))
+
+        def covers(lo, hi, other) -> bool:
+            return all(lo[k] <= (other[0][k] + other[1][k]) / 2 <= hi[k] for k in range(2))
+
+        tops = {name for name, (lo, hi) in boxes.items() if hi.z - lo.z < 0.05 and len(boxes) > 1
+                and all(covers(lo, hi, box) for other, box in boxes.items() if other != name)}
+        return [Point3(x, y, z) for name, (lo, hi) in boxes.items() if name not in tops
+                for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+
+    def _film_point(self, point) -> tuple[float, float]:
+        """Film coordinates of a world point in front of the camera, on screen or not."""
+        p = self.base.cam.get_relative_point(self.render, Point3(*point))
+        v = self.base.camLens.get_projection_mat().xform(LVecBase4(p.x, p.y, p.z, 1.0))
+        return float(v[0] / v[3]), float(v[1] / v[3])
 
     def project(self, point) -> tuple[float, float] | None:
         """Film coordinates (-1..1) of a world point, or None when it is off screen."""
