@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +57,30 @@ DEFAULT_LOOK = Look((0.7, 0.7, 0.7))
 def has_display() -> bool:
     """Whether an on-screen window can open here (an X display is set)."""
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+XLIB_NOTICE = re.compile(r'^Xlib: +extension "[^"]+" missing on display')
+
+
+@contextmanager
+def quiet_xlib():
+    """Drop Xlib's "extension ... missing on display" lines from the process's stderr while the
+    window opens (Panda3D asks every X server for XF86DGA, which Xvfb and many others lack; no
+    setting turns the question off); anything else written there is passed on."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
+                if not XLIB_NOTICE.match(line):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 def multisamples_setting() -> int:
@@ -156,7 +184,8 @@ class TableApp:
         from direct.showbase.ShowBase import ShowBase
 
         try:
-            self.base = ShowBase()
+            with quiet_xlib():
+                self.base = ShowBase()
         except Exception as exc:   # Panda3D raises a bare Exception when no pipe opens
             raise ViewError(f"the 3D window could not open ({exc}); run it with --headless") from None
         if self.base.win is None:
