@@ -429,7 +429,7 @@ def test_king_kong_fly_is_a_numbered_choice():
                    if all(isinstance(d.action, Fly) for d in group)]
         assert len(flights) == 1
         piece, text, group = flights[0]
-        assert piece == s.current_player and text.startswith("fly by Helicopter Ride") and "click" in text
+        assert piece == s.current_player and text.startswith(f"{adapter.piece_name(piece)}: fly by Helicopter Ride") and "click" in text
         assert {d.action for d in group} == {a for a in s.legal_actions() if isinstance(a, Fly)}
     finally:
         adapter.close()

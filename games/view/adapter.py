@@ -102,14 +102,16 @@ class TableAdapter:
             kinds: dict[type, list[Destination]] = {}
             for d in self.destinations(state, piece):
                 kinds.setdefault(type(d.action), []).append(d)
+            name = self.piece_name(piece)
             for group in kinds.values():
                 texts = [str(d.action) for d in group]
                 if len(texts) == 1:
-                    out.append((piece, texts[0], group))
-                    continue
-                common = os.path.commonprefix(texts)
-                common = common if common.endswith(" ") else common[:common.rfind(" ") + 1]
-                out.append((piece, f"{common.strip() or self.piece_name(piece)} ... (then click a lit space)", group))
+                    text = texts[0]
+                else:
+                    common = os.path.commonprefix(texts)
+                    common = common if common.endswith(" ") else common[:common.rfind(" ") + 1]
+                    text = f"{common.strip()} ... (then click a lit space)"
+                out.append((piece, f"{name}: {text}", group))
         return out
 
     def put_piece(self, app, piece: int, pos) -> None:
@@ -128,7 +130,8 @@ class TableAdapter:
         node.set_color(1.0, 0.95, 0.3, 1)
         node.set_shader_off(1)              # unlit: it glows whatever the light
         node.set_light_off(1)
-        app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
+        if dest.text:
+            app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
         return node
 
     def highlight(self, app, piece) -> None:

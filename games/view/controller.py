@@ -307,7 +307,9 @@ class GameWindow:
         elif passing:
             self.hud.set_prompt("no legal move: press Enter to pass")
         elif human_move:
-            self.hud.set_prompt(a.move_prompt(s))
+            keys = f" (or press 1-{len(self.choices) % 10})" if 1 < len(self.choices) <= 10 else \
+                " (or press 1)" if self.choices else ""
+            self.hud.set_prompt(a.move_prompt(s) + keys)
         else:
             self.hud.set_prompt("")
 
@@ -353,13 +355,13 @@ class GameWindow:
         self.adapter.highlight(self.app, piece)
         for i, d in enumerate(options):
             tag = f"dest:{i}"
-            node = self.adapter.marker(self.app, dataclasses.replace(d, text=f"{i + 1} {d.text}".strip()))
+            caption = f"{(i + 1) % 10} {d.text}".strip() if len(options) <= 10 else ""
+            node = self.adapter.marker(self.app, dataclasses.replace(d, text=caption))
             self.app.make_pickable(tag, node, self.adapter.marker_radius)
             self._markers.append((tag, node))
         n = len(options)
-        keys = "press 1" if n == 1 else f"press 1-{n}" if n < 10 else "press 1-9, 0"
-        self.hud.set_prompt(f"{self.adapter.piece_name(piece)}: click a lit space or {keys}; "
-                            f"click elsewhere to cancel")
+        keys = "or press 1; " if n == 1 else f"or press 1-{n % 10}; " if n <= 10 else ""
+        self.hud.set_prompt(f"{self.adapter.piece_name(piece)}: click a lit space {keys}click elsewhere to cancel")
         self.hud.set_notice("")
         return True
 
@@ -374,6 +376,8 @@ class GameWindow:
         waiting = self.waiting()
         if waiting:
             self.hud.set_notice(waiting)
+        elif len(self.destinations) > 10:
+            self.hud.set_notice("more lit spaces than number keys: click one")
         elif self.destinations:
             if 0 <= index < len(self.destinations):
                 self.act(self.destinations[index].action)
