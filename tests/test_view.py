@@ -433,3 +433,33 @@ def test_king_kong_fly_is_a_numbered_choice():
         assert {d.action for d in group} == {a for a in s.legal_actions() if isinstance(a, Fly)}
     finally:
         adapter.close()
+
+
+def test_xlib_notices_are_dropped_and_other_output_kept(capfd):
+    """What Xlib prints on the process's stderr while the window opens: its missing-extension
+    notice is dropped, any other line passes through."""
+    from tabletop.sim.view.app import quiet_xlib
+
+    with quiet_xlib():
+        os.write(2, b'Xlib:  extension "XFree86-DGA" missing on display ":99".\n')
+        os.write(2, b"a real error\n")
+    assert capfd.readouterr().err == "a real error\n"
+
+
+@pytest.mark.parametrize("value,samples", [(None, 0), ("0", 0), ("4", 4)])
+def test_multisamples_setting(monkeypatch, value, samples):
+    from tabletop.sim.view.app import multisamples_setting
+
+    if value is None:
+        monkeypatch.delenv("TABLETOP_MULTISAMPLES", raising=False)
+    else:
+        monkeypatch.setenv("TABLETOP_MULTISAMPLES", value)
+    assert multisamples_setting() == samples
+
+
+def test_a_bad_multisamples_setting_is_one_message(monkeypatch):
+    from tabletop.sim.view.app import multisamples_setting
+
+    monkeypatch.setenv("TABLETOP_MULTISAMPLES", "lots")
+    with pytest.raises(ViewError, match="TABLETOP_MULTISAMPLES"):
+        multisamples_setting()
