@@ -446,15 +446,16 @@ def test_xlib_notices_are_dropped_and_other_output_kept(capfd):
     assert capfd.readouterr().err == "a real error\n"
 
 
-@pytest.mark.parametrize("value,samples", [(None, 0), ("0", 0), ("4", 4)])
-def test_multisamples_setting(monkeypatch, value, samples):
+@pytest.mark.parametrize("value,offscreen,samples", [(None, False, 0), (None, True, 4), ("0", True, 0), ("4", False, 4)])
+def test_multisamples_setting(monkeypatch, value, offscreen, samples):
+    """Smooth edges by default in pictures, not in a live window (a software renderer's frame rate)."""
     from tabletop.sim.view.app import multisamples_setting
 
     if value is None:
         monkeypatch.delenv("TABLETOP_MULTISAMPLES", raising=False)
     else:
         monkeypatch.setenv("TABLETOP_MULTISAMPLES", value)
-    assert multisamples_setting() == samples
+    assert multisamples_setting(offscreen) == samples
 
 
 def test_a_bad_multisamples_setting_is_one_message(monkeypatch):

@@ -98,12 +98,13 @@ class Hud:
         """The height of one row of text at `scale`."""
         return self.status.textNode.get_line_height() * scale
 
-    def _fill(self, text: OnscreenText, lines: list[str], width: float, top: float = 0.0, x: float = PAD) -> int:
-        """Wrap `lines` into `text` to `width`; the first row's top at `top`. Returns the rows."""
+    def _fill(self, text: OnscreenText, lines: list[str], width: float) -> int:
+        """Wrap `lines` into `text` (a panel's) to `width`, from the panel's top left corner.
+        Returns the rows."""
         node, scale = text.textNode, text.getScale()[0]
         rows = [row for line in lines for row in wrap(node, line, width / scale)]
         text.setText("\n".join(rows))
-        text.setPos(x, top - PAD - 0.8 * scale)
+        text.setPos(PAD, -PAD - 0.8 * scale)
         return len(rows) if any(rows) else 0
 
     def free_rect(self) -> tuple[float, float, float, float]:
