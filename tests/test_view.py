@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.games.driver import Pass  # noqa: E402
+from tabletop.games.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
 SIZE = (480, 270)
@@ -26,7 +27,8 @@ def open_window():
 
     def make(game, seats, **kw):
         try:
-            app, ctrl = open_game(game, seats, seed=kw.pop("seed", 3), size=SIZE, offscreen=True, pace=0.0, **kw)
+            app, ctrl = open_game(game, seats, seed=kw.pop("seed", 3), size=kw.pop("size", SIZE), offscreen=True,
+                                  pace=0.0, **kw)
         except ViewError as exc:
             pytest.skip(f"no graphics pipe: {exc}")
         opened.append((app, ctrl))
@@ -179,7 +181,7 @@ def test_help_and_camera_keys(open_window):
     app, ctrl = open_window("knossos", ["ai", "ai"])
     assert ctrl.hud.help.isHidden()
     messenger.send("f1")
-    assert not ctrl.hud.help.isHidden() and "Space" in ctrl.hud.help_text.getText()
+    assert not ctrl.hud.help.isHidden() and "Space" in ctrl.hud.help_keys.getText()
     messenger.send("f1")
     assert ctrl.hud.help.isHidden()
     home = app.base.camera.get_pos()
@@ -374,3 +376,146 @@ def test_koth_space_numbers_are_readable_at_the_home_camera(open_window):
         assert top is not None and bottom is not None, f"{s.get_name()} is off screen"
         pixels = (top[1] - bottom[1]) / 2 * 720
         assert pixels >= 12, f"{s.get_name()} is {pixels:.1f} px tall"
+
+
+def board_points(app, adapter, game):
+    """Every board space's position, and the middle of every body but the table top."""
+    if game == "king-of-the-hill":
+        spaces = list(adapter.board.path_positions) + list(adapter.board.zone_positions)
+    elif game == "knossos":
+        from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS
+
+        cx, cy = BOARD_CENTRE
+        spaces = [(cx + x, cy + y, BOARD_THICKNESS) for x, y in adapter.board.positions]
+    else:
+        from tabletop.games.king_kong.layout import BOARD_TOP
+
+        spaces = [(*sp.centre, BOARD_TOP) for sp in adapter.board.spaces]
+    bodies = []
+    for name, node in app.nodes.items():
+        if name not in ("table", "kk_table"):
+            lo, hi = node.get_tight_bounds(app.render)
+            bodies.append(tuple((lo[k] + hi[k]) / 2 for k in range(3)))
+    return spaces + bodies
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (960, 540)])
+@pytest.mark.parametrize("game,seats", [("king-of-the-hill", ["ai", "ai"]), ("knossos", ["ai", "ai"]),
+                                        ("king-kong", ["ai", "ai", "ai", "ai", "ai", "ai"])])
+def test_hud_leaves_the_table_free(open_window, game, seats, size):
+    """At the default camera no board space, piece or gadget projects into a HUD panel, early
+    and later in a game; every panel's text lies inside its panel."""
+    app, ctrl = open_window(game, seats, size=size)
+    hud = ctrl.hud
+    for turns in (0, 6):
+        ctrl.fast_forward(turns)
+        app.camera.reset()
+        points = board_points(app, ctrl.adapter, game) + list(ctrl.adapter.piece_positions(ctrl.state).values())
+        rects = hud.rects()
+        assert any(name.startswith("DirectFrame") for name, *_ in rects)
+        for point in points:
+            film = app.project(point)
+            assert film is not None, f"{point} is off screen"
+            x, y = film[0] * hud.ar, film[1]
+            covered = [name for name, x0, x1, y0, y1 in rects if x0 <= x <= x1 and y0 <= y <= y1]
+            assert not covered, f"{game} {size}: {point} lies under {covered}"
+        for frame, text in ((hud.status_frame, hud.status), (hud.players_frame, hud.players),
+                            (hud.log_frame, hud.log_text)):
+            fx0, fx1, fy0, fy1 = frame["frameSize"]
+            bounds = text.get_tight_bounds(frame)
+            if bounds:
+                lo, hi = bounds
+                assert fx0 <= lo.x and hi.x <= fx1 and fy0 <= lo.z and hi.z <= fy1, f"{text.getText()!r} overflows"
+        assert "\u2026" not in hud.log_text.getText()
+
+
+def test_clicks_and_keys_that_do_nothing_say_why(open_window):
+    """Knossos: a number key while the human's throw is pending, a click on the other side's
+    piece, a number past the choices and a click on the empty table each leave a message; the
+    prompt follows a selection."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = open_window("knossos", ["human", "ai"], seed=5)
+    assert ctrl.state.is_chance_node() and ctrl.human(ctrl.actor())
+    messenger.send("1")
+    assert "press Space to throw" in ctrl.hud.notice.getText()
+    until_human_moves(ctrl)
+    s = ctrl.state
+    theirs = 2                                  # blue's first piece; the human plays red
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[theirs])
+    assert ctrl.selected is None
+    assert ctrl.hud.notice.getText().startswith("blue-1 cannot move: ") and "belongs to blue" in ctrl.hud.notice.getText()
+    messenger.send("9")
+    assert ctrl.hud.notice.getText() == f"no choice 9: the choices are 1-{len(ctrl.choices)}"
+    click_at(app, ctrl, (-0.3, 0.3, 0.0))       # the empty tray
+    assert ctrl.hud.notice.getText().startswith("no piece there")
+    mine = next(p for p in range(2) if ctrl.adapter.destinations(s, p))
+    before = ctrl.hud.prompt.getText()
+    click_at(app, ctrl, ctrl.adapter.piece_positions(s)[mine])
+    assert ctrl.selected == mine and ctrl.hud.prompt.getText() != before and "lit space" in ctrl.hud.prompt.getText()
+    click_at(app, ctrl, (-0.3, 0.3, 0.0))
+    assert ctrl.selected is None and ctrl.hud.prompt.getText() == before
+
+
+def test_king_kong_fly_is_a_numbered_choice():
+    """A pawn that can fly as well as roll gets a numbered choice for flying next to "roll the
+    die", which lights the spaces it can fly to (the adapter's choice list; no window needed)."""
+    import numpy as np
+
+    from tabletop.games.king_kong.rules import Fly, Phase, Roll
+    from tabletop.games.king_kong.view import KongAdapter
+
+    adapter = KongAdapter(3)
+    try:
+        s = adapter.new_state()
+        rng = np.random.default_rng(4)
+        seat = adapter.make_seats(["ai"])[0]
+        while not (s.phase is Phase.TURN and any(isinstance(a, Fly) for a in s.legal_actions())):
+            assert not s.is_terminal()
+            if s.phase is Phase.SHUFFLE:          # too many orders to list: the label is one
+                s.apply(ChanceOutcome(" ".join(str(c) for c in rng.permutation(s.shuffle_pile()))))
+            elif s.is_chance_node():
+                labels = s.chance_outcomes()
+                s.apply(ChanceOutcome(labels[rng.integers(len(labels))]))
+            else:
+                s.apply(seat.choose(s, rng))
+        assert adapter.menu(s) == [Roll()]
+        flights = [(piece, text, group) for piece, text, group in adapter.piece_choices(s)
+                   if all(isinstance(d.action, Fly) for d in group)]
+        assert len(flights) == 1
+        piece, text, group = flights[0]
+        assert piece == s.current_player and text.startswith(f"{adapter.piece_name(piece)}: fly by Helicopter Ride") and "click" in text
+        assert {d.action for d in group} == {a for a in s.legal_actions() if isinstance(a, Fly)}
+    finally:
+        adapter.close()
+
+
+def test_xlib_notices_are_dropped_and_other_output_kept(capfd):
+    """What Xlib prints on the process's stderr while the window opens: its missing-extension
+    notice is dropped, any other line passes through."""
+    from tabletop.sim.view.app import quiet_xlib
+
+    with quiet_xlib():
+        os.write(2, b'Xlib:  extension "XFree86-DGA" missing on display ":99".\n')
+        os.write(2, b"a real error\n")
+    assert capfd.readouterr().err == "a real error\n"
+
+
+@pytest.mark.parametrize("value,offscreen,samples", [(None, False, 0), (None, True, 4), ("0", True, 0), ("4", False, 4)])
+def test_multisamples_setting(monkeypatch, value, offscreen, samples):
+    """Smooth edges by default in pictures, not in a live window (a software renderer's frame rate)."""
+    from tabletop.sim.view.app import multisamples_setting
+
+    if value is None:
+        monkeypatch.delenv("TABLETOP_MULTISAMPLES", raising=False)
+    else:
+        monkeypatch.setenv("TABLETOP_MULTISAMPLES", value)
+    assert multisamples_setting(offscreen) == samples
+
+
+def test_a_bad_multisamples_setting_is_one_message(monkeypatch):
+    from tabletop.sim.view.app import multisamples_setting
+
+    monkeypatch.setenv("TABLETOP_MULTISAMPLES", "lots")
+    with pytest.raises(ViewError, match="TABLETOP_MULTISAMPLES"):
+        multisamples_setting()

@@ -273,6 +273,10 @@ class Game:
             geometry = _GEOMETRIES[key] = Geometry(self.board, self.kong)
         return geometry
 
+    def piece_name(self, pawn: int) -> str:
+        """Each player has one pawn, numbered by seat."""
+        return f"{COLOURS[pawn]}'s pawn"
+
     def new_initial_state(self) -> "State":
         return State(self)
 

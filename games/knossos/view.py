@@ -141,6 +141,14 @@ class KnossosAdapter(TableAdapter):
                 out.append(Destination(action, self.table.piece_position(piece, action.to), text))
         return out
 
+    def piece_actions(self, state: State, piece: int) -> list[Move]:
+        """The moves the throw would give `piece` along its owner's track (for the rules' reason)."""
+        if state.phase is not Phase.MOVE:
+            return []
+        here = state.pos[piece]
+        reach = self.game.reach[self.game.owner(piece)].get(here, {}) if here != OFF else {}
+        return [Move(piece, r.to) for r in reach.get(state.throw, ())] or [Move(piece, OFF)]
+
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:
         return state.chance_event == "sticks"

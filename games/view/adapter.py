@@ -11,6 +11,9 @@ World, no PyBullet.
 """
 from __future__ import annotations
 
+import os
+
+from tabletop.games.errors import IllegalMoveError
 from tabletop.games.view.controller import Destination
 from tabletop.sim.scene import look, poses
 from tabletop.sim.view.geometry import disc
@@ -64,6 +67,53 @@ class TableAdapter:
     def piece_id(self, text: str) -> int:
         return int(text)
 
+    def piece_name(self, piece: int) -> str:
+        """What the rules call a piece (their Game's `piece_name` or `marble_name`)."""
+        name = getattr(self.game, "piece_name", None) or getattr(self.game, "marble_name", None)
+        return name(piece) if name else f"piece {piece}"
+
+    def piece_actions(self, state, piece: int) -> list:
+        """Actions that would move `piece` now, legal or not, for the rules to say why not (a
+        game's adapter fills this in; none: the window says so in general terms)."""
+        return []
+
+    def why_not(self, state, piece: int) -> str:
+        """Why a piece of the player to move has nowhere to go: the rules' own reason where
+        `piece_actions` names a move, else which pieces or choices can be played instead."""
+        name = self.piece_name(piece)
+        for action in self.piece_actions(state, piece):
+            try:
+                state.clone().apply(action)
+            except IllegalMoveError as exc:
+                return f"{name} cannot move: {exc}"
+        movers = [self.piece_name(p) for p in range(len(self.piece_bodies)) if self.destinations(state, p)]
+        if movers:
+            return f"{name} has no legal move now; {', '.join(movers)} can move"
+        if self.menu(state):
+            return f"{name} cannot move now: pick one of the numbered choices"
+        return f"{name} has no legal move now"
+
+    def piece_choices(self, state) -> list[tuple[int, str, list[Destination]]]:
+        """(piece, text, destinations) for each piece that can move now and each kind of move it
+        has (a pawn that can fly or attack...): the window lists them as numbered choices, so a
+        move is reachable from the keyboard and a move made by clicking a piece is shown too."""
+        out = []
+        for piece in range(len(self.piece_bodies)):
+            kinds: dict[type, list[Destination]] = {}
+            for d in self.destinations(state, piece):
+                kinds.setdefault(type(d.action), []).append(d)
+            name = self.piece_name(piece)
+            for group in kinds.values():
+                texts = [str(d.action) for d in group]
+                if len(texts) == 1:
+                    text = texts[0]
+                else:
+                    common = os.path.commonprefix(texts)
+                    common = common if common.endswith(" ") else common[:common.rfind(" ") + 1]
+                    text = f"{common.strip()} ... (then click a lit space)"
+                out.append((piece, f"{name}: {text}", group))
+        return out
+
     def put_piece(self, app, piece: int, pos) -> None:
         app.set_poses({self.piece_bodies[piece]: (*pos, 0.0, 0.0, 0.0, 1.0)})
 
@@ -80,7 +130,8 @@ class TableAdapter:
         node.set_color(1.0, 0.95, 0.3, 1)
         node.set_shader_off(1)              # unlit: it glows whatever the light
         node.set_light_off(1)
-        app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
+        if dest.text:
+            app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
         return node
 
     def highlight(self, app, piece) -> None:

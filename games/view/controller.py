@@ -14,6 +14,7 @@ event, the window plays it back, then `apply()`), so an all-AI game in the windo
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -67,7 +68,8 @@ class GameWindow:
         self.anim: Animation | None = None
         self.selected = None
         self.destinations: list[Destination] = []
-        self.menu: list = []
+        self.menu: list = []            # the adapter's menu: actions that are not a piece's move
+        self.choices: list[tuple[str, Callable[[], None]]] = []   # the numbered choices (menu first)
         self._markers = []
         self._wait = 0.0
         self._camera_back = None
@@ -79,6 +81,7 @@ class GameWindow:
         adapter.build(app)
         app.freeze_labels()
         self.hud = Hud(app.base)
+        app.frame(self.hud.free_film_rect())
         self._bind()
         self.new_game()
         app.add_task(self._update, "game-update")
@@ -258,6 +261,7 @@ class GameWindow:
         self.anim = Animation(HOP_SECONDS, show, finish)
 
     def _apply(self, action, place: bool = True) -> None:
+        self.hud.set_notice("")
         for line in self.match.apply(action):
             self.hud.log(line)
         if place:
@@ -289,7 +293,12 @@ class GameWindow:
         passing = human_move and s.legal_actions() == [Pass()]
         self.hud.enable("pass", passing)
         self.menu = a.menu(s) if human_move else []
-        self.hud.set_menu(a.menu_title(s), [(str(action), lambda act=action: self.act(act)) for action in self.menu])
+        self.choices = [(str(action), lambda act=action: self.act(act)) for action in self.menu]
+        for piece, text, group in a.piece_choices(s) if human_move else []:
+            run = (lambda act=group[0].action: self.act(act)) if len(group) == 1 else \
+                (lambda p=piece, g=group: self.select(p, g))
+            self.choices.append((text, run))
+        self.hud.set_menu(a.menu_title(s), self.choices)
         if s.is_terminal():
             self.hud.set_banner(a.result(s))
             self.hud.set_prompt("press N for a new game")
@@ -298,7 +307,9 @@ class GameWindow:
         elif passing:
             self.hud.set_prompt("no legal move: press Enter to pass")
         elif human_move:
-            self.hud.set_prompt(a.move_prompt(s))
+            keys = f" (or press 1-{len(self.choices) % 10})" if 1 < len(self.choices) <= 10 else \
+                " (or press 1)" if self.choices else ""
+            self.hud.set_prompt(a.move_prompt(s) + keys)
         else:
             self.hud.set_prompt("")
 
@@ -311,13 +322,32 @@ class GameWindow:
         self._markers = []
         self.adapter.highlight(self.app, None)
 
-    def select(self, piece) -> bool:
-        """Select one of the current human player's pieces; light up where it can go."""
+    def waiting(self) -> str:
+        """Why the human cannot act now ("" when a human seat is to move)."""
         s = self.state
-        if self.anim is not None or s.is_terminal() or s.is_chance_node() or not self.human(s.current_player):
+        if self.anim is not None:
+            return "wait until the pieces stop moving"
+        if s.is_terminal():
+            return "the game is over: press N for a new game"
+        if s.is_chance_node():
+            if self.human(self.actor()) and self.adapter.needs_gesture(s):
+                return self.adapter.chance_prompt(s)
+            return f"wait: {self.adapter.status(s)}"
+        if not self.human(s.current_player):
+            return f"wait for the AI: {self.adapter.status(s)}"
+        return ""
+
+    def select(self, piece, options: list[Destination] | None = None) -> bool:
+        """Select one of the current human player's pieces and light up where it can go (all
+        its destinations, or `options`); say why not when it cannot move."""
+        waiting = self.waiting()
+        if waiting:
+            self.hud.set_notice(waiting)
             return False
-        options = self.adapter.destinations(s, piece)
+        s = self.state
+        options = self.adapter.destinations(s, piece) if options is None else options
         if not options:
+            self.hud.set_notice(self.adapter.why_not(s, piece))
             return False
         self._clear_selection()
         self.selected = piece
@@ -325,29 +355,56 @@ class GameWindow:
         self.adapter.highlight(self.app, piece)
         for i, d in enumerate(options):
             tag = f"dest:{i}"
-            node = self.adapter.marker(self.app, d)
+            caption = f"{(i + 1) % 10} {d.text}".strip() if len(options) <= 10 else ""
+            node = self.adapter.marker(self.app, dataclasses.replace(d, text=caption))
             self.app.make_pickable(tag, node, self.adapter.marker_radius)
             self._markers.append((tag, node))
+        n = len(options)
+        keys = "or press 1; " if n == 1 else f"or press 1-{n % 10}; " if n <= 10 else ""
+        self.hud.set_prompt(f"{self.adapter.piece_name(piece)}: click a lit space {keys}click elsewhere to cancel")
+        self.hud.set_notice("")
         return True
 
+    def deselect(self) -> None:
+        """Drop the selection; the prompt goes back to what the state asks."""
+        if self.selected is not None:
+            self._clear_selection()
+            self._refresh()
+
     def choose(self, index: int) -> None:
-        """Number key n: the n-th lit destination of the selected piece, else the n-th menu choice."""
-        if self.destinations:
+        """Number key n: the n-th lit destination of the selected piece, else the n-th choice."""
+        waiting = self.waiting()
+        if waiting:
+            self.hud.set_notice(waiting)
+        elif len(self.destinations) > 10:
+            self.hud.set_notice("more lit spaces than number keys: click one")
+        elif self.destinations:
             if 0 <= index < len(self.destinations):
                 self.act(self.destinations[index].action)
-        elif 0 <= index < len(self.menu):
-            self.act(self.menu[index])
+            else:
+                self.hud.set_notice(f"no lit space {index + 1}: press 1-{len(self.destinations)}, "
+                                    f"or click elsewhere to cancel")
+        elif 0 <= index < len(self.choices):
+            self.choices[index][1]()
+        elif self.choices:
+            self.hud.set_notice(f"no choice {index + 1}: the choices are 1-{len(self.choices)}")
+        else:
+            self.hud.set_notice(f"nothing to choose: {self.hud.prompt.getText() or 'no move now'}")
 
     def click(self, x: float, y: float) -> str | None:
         """A left click at film coordinates (x, y): select a piece or move to a destination."""
         tag = self.app.pick(x, y)
         if tag is None:
-            self._clear_selection()
+            if self.selected is not None:
+                self.deselect()
+                self.hud.set_notice("selection cancelled")
+            else:
+                self.hud.set_notice("no piece there: click one of your pieces (drag to turn the camera)")
         elif tag.startswith("dest:"):
             self.choose(int(tag[5:]))
         elif tag.startswith("piece:"):
             if not self.select(self.adapter.piece_id(tag[6:])):
-                self._clear_selection()
+                self.deselect()
         return tag
 
     # -- input -----------------------------------------------------------------------------
@@ -369,22 +426,26 @@ class GameWindow:
 
     def chance_key(self) -> None:
         s = self.state
-        if s.is_chance_node() and self.human(self.actor()) and self.anim is None:
+        if s.is_chance_node() and self.human(self.actor()) and self.adapter.needs_gesture(s) and self.anim is None:
             self.chance()
+        else:
+            self.hud.set_notice(self.waiting() or f"nothing to throw now: {self.hud.prompt.getText()}")
 
     def pass_key(self) -> None:
         s = self.state
         if (not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
                 and s.legal_actions() == [Pass()]):
             self.act(Pass())
+        else:
+            self.hud.set_notice(self.waiting() or "no pass: a legal move exists")
 
     def _toggle_follow(self) -> None:
         self.follow = not self.follow
-        self.hud.log(f"camera follows the action: {'on' if self.follow else 'off'}")
+        self.hud.set_notice(f"camera follows the action: {'on' if self.follow else 'off'}")
 
     def _speed(self, factor: float) -> None:
         self.speed = min(8.0, max(0.25, self.speed * factor))
-        self.hud.log(f"animation speed {self.speed:g}x")
+        self.hud.set_notice(f"animation speed {self.speed:g}x")
 
     def _help(self) -> None:
         self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
@@ -404,14 +465,20 @@ class GameWindow:
 
 HELP = [
     "Controls",
-    "  left click            select your piece, then click a lit destination",
-    "  1-9, 0                choose the n-th lit destination (0: the tenth)",
-    "  Space                 the chance action (tilt, throw, roll, spin) when it is yours",
-    "  Enter                 pass when you have no legal move",
-    "  left/right drag       orbit the camera;  middle drag: pan;  wheel: zoom",
-    "  arrow keys            orbit;  W A S D: pan;  + / -: zoom",
-    "  C or Home             reset the view;  F: camera follows the action on/off",
-    "  , and .               animation speed down / up (0.25x-8x)",
-    "  [ and ] / PgUp PgDn   scroll the log",
-    "  N new game   F1 this help   Esc or Q quit",
+    "  left click  select your piece, then click a lit space (elsewhere: cancel)",
+    "  1-9, 0  the n-th numbered choice, or the n-th lit space of the selected piece (0: the tenth)",
+    "  Space  the chance action (tilt, throw, roll, spin) when it is yours",
+    "  Enter  pass when you have no legal move",
+    "  left/right drag  orbit the camera",
+    "  middle drag, wheel  pan, zoom",
+    "  arrow keys  orbit",
+    "  W A S D  pan",
+    "  + / -  zoom",
+    "  C or Home  reset the view",
+    "  F  the camera follows the action on / off",
+    "  , and .  animation speed down / up (0.25x-8x)",
+    "  [ ] or PgUp PgDn  scroll the log",
+    "  N  new game",
+    "  F1  this help",
+    "  Esc or Q  quit",
 ]

@@ -146,6 +146,7 @@ class ReplayWindow:
         self.timeline = Timeline(replay, adapter)
         from tabletop.sim.view.hud import Hud
         self.hud = Hud(app.base)
+        app.frame(self.hud.free_film_rect())
         self.t = 0.0
         self.speed = 1.0
         self.playing = True

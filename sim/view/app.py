@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from panda3d.core import (AmbientLight, ColorWriteAttrib, CullBinEnums, CullBinManager, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
+from panda3d.core import (AmbientLight, AntialiasAttrib, ColorWriteAttrib, CullBinEnums, CullBinManager, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
                           CollisionNode, CollisionRay, CollisionSphere, CollisionTraverser, DirectionalLight,
-                          Filename, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
+                          Filename, LVecBase4, Material, NodePath, Point3, TextNode, Texture, TransparencyAttrib,
                           Vec3, loadPrcFileData)
 
 from tabletop.sim.errors import InputError
@@ -53,6 +57,41 @@ DEFAULT_LOOK = Look((0.7, 0.7, 0.7))
 def has_display() -> bool:
     """Whether an on-screen window can open here (an X display is set)."""
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+XLIB_NOTICE = re.compile(r'^Xlib: +extension "[^"]+" missing on display')
+
+
+@contextmanager
+def quiet_xlib():
+    """Drop Xlib's "extension ... missing on display" lines from the process's stderr while the
+    window opens (Panda3D asks every X server for XF86DGA, which Xvfb and many others lack; no
+    setting turns the question off); anything else written there is passed on."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
+                if not XLIB_NOTICE.match(line):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
+
+
+def multisamples_setting(offscreen: bool = False) -> int:
+    """Samples per pixel for smooth edges, from TABLETOP_MULTISAMPLES; by default 4 for pictures
+    (offscreen) and 0 (off) for a live window: Mesa's software renderer multisamples, but 4 (or 2)
+    samples cut a 1280x720 window from about 60 to 17 fps, so live it is for machines with a
+    graphics card."""
+    text = os.environ.get("TABLETOP_MULTISAMPLES", "4" if offscreen else "0")
+    if not text.isdigit() or int(text) > 16:
+        raise ViewError(f"TABLETOP_MULTISAMPLES: expected 0-16 samples per pixel, got {text!r}")
+    return int(text)
 
 
 def _material(look: Look) -> Material:
@@ -118,10 +157,13 @@ class OrbitCamera:
 class TableApp:
     """A ShowBase with the table scene. `offscreen=True` renders into an offscreen buffer (EGL)."""
 
-    def __init__(self, size=(1280, 720), offscreen=False, title="tabletop", shadows: bool | None = None):
+    def __init__(self, size=(1280, 720), offscreen=False, title="tabletop", shadows: bool | None = None,
+                 multisamples: int | None = None):
         if not offscreen and not has_display():
             raise ViewError("no display available for the 3D window; run it with --headless "
                             "(or take a picture offscreen with --screenshot FILE.png)")
+        if multisamples is None:
+            multisamples = multisamples_setting(offscreen)
         loadPrcFileData("tabletop", "\n".join([
             f"window-type {'offscreen' if offscreen else 'onscreen'}",
             "load-display p3headlessgl" if offscreen else "load-display pandagl",
@@ -133,20 +175,27 @@ class TableApp:
             "print-pipe-types false",
             "notify-level-device fatal",
             "notify-level-egldisplay fatal",
-            "framebuffer-multisample 0",
+            "notify-level-x11display fatal",
+            "notify-level-glxdisplay fatal",
+            f"framebuffer-multisample {int(multisamples > 0)}",
+            f"multisamples {multisamples}",
             "textures-power-2 none",
             "default-directnotify-level error",
         ]))
         from direct.showbase.ShowBase import ShowBase
 
         try:
-            self.base = ShowBase()
+            with quiet_xlib():
+                self.base = ShowBase()
         except Exception as exc:   # Panda3D raises a bare Exception when no pipe opens
             raise ViewError(f"the 3D window could not open ({exc}); run it with --headless") from None
         if self.base.win is None:
             raise ViewError("the 3D window could not open (no graphics pipe); run it with --headless")
         self.size = size
         self.offscreen = offscreen
+        self.multisamples = self.base.win.get_fb_properties().get_multisamples()
+        if self.multisamples:
+            self.base.render.set_antialias(AntialiasAttrib.M_multisample)
         bins = CullBinManager.get_global_ptr()
         for name, sort in (("early", 15), ("late", 25)):      # around "opaque" (20), before "transparent" (30)
             if bins.find_bin(name) < 0:
@@ -365,6 +414,60 @@ class TableApp:
             if not node.is_hidden():
                 return entry.get_into_node().get_tag("pick")
         return None
+
+    def frame(self, rect, margin: float = 0.03) -> None:
+        """Make the camera's home frame every body (a table top under them all aside) inside
+        `rect` = (x0, x1, y0, y1) in film coordinates, the part of the window the HUD leaves
+        free: the home's heading and pitch are kept, its target becomes the bodies' middle, its
+        distance and the lens's film offset are fitted. Orbiting and zooming then turn about
+        the middle of that part of the window."""
+        points = self._frame_points()
+        if not points:
+            return
+        _, distance, heading, pitch = self.camera.home
+        target = ((min(p.x for p in points) + max(p.x for p in points)) / 2,
+                  (min(p.y for p in points) + max(p.y for p in points)) / 2, 0.0)
+        lens = self.base.camLens
+        film = lens.get_film_size()
+        x0, x1, y0, y1 = rect[0] + margin, rect[1] - margin, rect[2] + margin, rect[3] - margin
+        shift = [0.0, 0.0]
+        for _ in range(20):
+            lens.set_film_offset(-shift[0] * film.x / 2, -shift[1] * film.y / 2)
+            self.camera.set_home(target, distance, heading, pitch)
+            film_points = [self._film_point(p) for p in points]
+            xs, ys = [p[0] for p in film_points], [p[1] for p in film_points]
+            grow = max((max(xs) - min(xs)) / (x1 - x0), (max(ys) - min(ys)) / (y1 - y0))
+            dx, dy = (x0 + x1 - max(xs) - min(xs)) / 2, (y0 + y1 - max(ys) - min(ys)) / 2
+            if abs(grow - 1) < 1e-3 and abs(dx) < 1e-3 and abs(dy) < 1e-3:
+                break
+            distance *= grow
+            shift[0] += dx
+            shift[1] += dy
+
+    def _frame_points(self) -> list[Point3]:
+        """The corners of every body's bounds, less a table top: a thin body under the middle
+        of every other one."""
+        boxes = {}
+        for name, tracks in self.body_tracks.items():
+            bounds = [self.nodes[t].get_tight_bounds(self.render) for t in tracks if not self.nodes[t].is_hidden()]
+            bounds = [b for b in bounds if b]
+            if bounds:
+                boxes[name] = (Point3(*(min(b[0][k] for b in bounds) for k in range(3))),
+                               Point3(*(max(b[1][k] for b in bounds) for k in range(3))))
+
+        def covers(lo, hi, other) -> bool:
+            return all(lo[k] <= (other[0][k] + other[1][k]) / 2 <= hi[k] for k in range(2))
+
+        tops = {name for name, (lo, hi) in boxes.items() if hi.z - lo.z < 0.05 and len(boxes) > 1
+                and all(covers(lo, hi, box) for other, box in boxes.items() if other != name)}
+        return [Point3(x, y, z) for name, (lo, hi) in boxes.items() if name not in tops
+                for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+
+    def _film_point(self, point) -> tuple[float, float]:
+        """Film coordinates of a world point in front of the camera, on screen or not."""
+        p = self.base.cam.get_relative_point(self.render, Point3(*point))
+        v = self.base.camLens.get_projection_mat().xform(LVecBase4(p.x, p.y, p.z, 1.0))
+        return float(v[0] / v[3]), float(v[1] / v[3])
 
     def project(self, point) -> tuple[float, float] | None:
         """Film coordinates (-1..1) of a world point, or None when it is off screen."""

@@ -1,5 +1,12 @@
-"""The heads-up display drawn over the table: status, players, a scrolling log, buttons, help."""
+"""The heads-up display drawn over the table: status, players, a scrolling log, buttons, help.
+
+The panels keep to two side columns and two thin strips (a banner above, the prompt below), so the
+table can be framed in the part of the screen they leave free (`free_rect`). Every text is wrapped
+at word boundaries to its panel's width; nothing is cut.
+"""
 from __future__ import annotations
+
+import re
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
@@ -7,57 +14,154 @@ from panda3d.core import TextNode
 
 PANEL = (0.05, 0.06, 0.08, 1.0)     # opaque: blending a large panel costs a software renderer dearly
 TEXT = (0.95, 0.95, 0.92, 1)
+KEY = (1, 1, 0.75, 1)
+NOTICE = (1.0, 0.7, 0.35, 1)
+BUTTON = ((0.18, 0.22, 0.3, 1), (0.3, 0.36, 0.5, 1), (0.25, 0.3, 0.42, 1), (0.12, 0.12, 0.14, 1))
+
+LEFT = 0.95          # width of the left column: status, choices, log (aspect2d units)
+RIGHT = 0.8          # width of the right column: players, buttons
+TOP = 0.12           # the banner's strip above the table
+BOTTOM = 0.17        # the prompt's and notice's strip below it
+PAD = 0.025
+TEXT_SCALE = 0.034
+STATUS_SCALE = 0.04
+LOG_ROWS = 12
+BUTTON_ROW = 0.085
+
+
+def wrap(node: TextNode, line: str, width: float) -> list[str]:
+    """`line` broken at spaces into rows no wider than `width` (the node's own text units); a row
+    after the first keeps the line's indent plus two spaces. A single word wider than a row is
+    left whole on its own row, never cut."""
+    indent = len(line) - len(line.lstrip(" "))
+    words = line.split()
+    if not words:
+        return [""]
+    rows, row = [], " " * indent + words[0]
+    for word in words[1:]:
+        longer = f"{row} {word}"
+        if node.calc_width(longer) <= width:
+            row = longer
+        else:
+            rows.append(row)
+            row = " " * (indent + 2) + word
+    rows.append(row)
+    return rows
 
 
 class Hud:
-    """Text panels in the window's 2D layer (aspect2d); `log_lines` lines of log are shown,
-    scrolled with `scroll`."""
+    """Text panels in the window's 2D layer (aspect2d); the log shows its last LOG_ROWS rows,
+    scrolled with `scroll` (by lines of the log)."""
 
-    def __init__(self, base, log_lines: int = 9):
+    def __init__(self, base, log_rows: int = LOG_ROWS):
         self.base = base
         a2d = base.aspect2d
-        ar = base.getAspectRatio()
-        self.ar = ar
-        self.status = OnscreenText(text="", pos=(-ar + 0.05, 0.90), scale=0.05, fg=TEXT, align=TextNode.A_left,
+        self.ar = ar = base.getAspectRatio()
+        self.left_x, self.right_x = -ar + PAD, ar - RIGHT
+        self.status_frame = DirectFrame(parent=a2d, frameColor=PANEL, pos=(self.left_x, 0, 1 - PAD))
+        self.status = self._text(self.status_frame, STATUS_SCALE)
+        self.players_frame = DirectFrame(parent=a2d, frameColor=PANEL, pos=(self.right_x, 0, 1 - PAD))
+        self.players = self._text(self.players_frame, TEXT_SCALE)
+        self.log_rows = log_rows
+        self.log_height = 2 * PAD + log_rows * self._row(TEXT_SCALE)
+        self.log_frame = DirectFrame(parent=a2d, frameColor=PANEL, pos=(self.left_x, 0, -1 + PAD + self.log_height),
+                                     frameSize=(0, LEFT - PAD, -self.log_height, 0))
+        self.log_text = self._text(self.log_frame, TEXT_SCALE)
+        fx0, fx1, fy0, fy1 = self.free_rect()
+        self.free_width = fx1 - fx0
+        self.banner = OnscreenText(text="", pos=((fx0 + fx1) / 2, 1 - 0.085), scale=0.06, fg=(1, 0.9, 0.4, 1),
                                    mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
-        self.players_frame = DirectFrame(parent=a2d, frameColor=PANEL, frameSize=(-0.78, 0.02, -0.42, 0.06),
-                                         pos=(ar - 0.04, 0, 0.88))
-        self.players = OnscreenText(text="", pos=(-0.75, 0.0), scale=0.042, fg=TEXT, align=TextNode.A_left,
-                                    mayChange=True, parent=self.players_frame)
-        self.log_frame = DirectFrame(parent=a2d, frameColor=PANEL, frameSize=(0, 1.25, 0, 0.06 + 0.045 * log_lines),
-                                     pos=(-ar + 0.03, 0, -0.97))
-        self.log_text = OnscreenText(text="", pos=(0.03, 0.03 + 0.045 * (log_lines - 1) + 0.01), scale=0.036,
-                                     fg=TEXT, align=TextNode.A_left, mayChange=True, parent=self.log_frame)
-        self.banner = OnscreenText(text="", pos=(0, 0.55), scale=0.09, fg=(1, 0.9, 0.4, 1), mayChange=True,
-                                   parent=a2d, shadow=(0, 0, 0, 1))
-        self.prompt = OnscreenText(text="", pos=(0, -0.62), scale=0.055, fg=(1, 1, 0.8, 1), mayChange=True,
-                                   parent=a2d, shadow=(0, 0, 0, 1))
-        self.help = DirectFrame(parent=a2d, frameColor=(0.03, 0.03, 0.05, 0.9), frameSize=(-1.1, 1.1, -0.8, 0.8))
-        self.help_text = OnscreenText(text="", pos=(-1.0, 0.68), scale=0.045, fg=TEXT, align=TextNode.A_left,
-                                      mayChange=True, parent=self.help)
+        self.prompt = OnscreenText(text="", pos=((fx0 + fx1) / 2, -1 + 0.11), scale=0.045, fg=(1, 1, 0.8, 1),
+                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+        self.notice = OnscreenText(text="", pos=((fx0 + fx1) / 2, -1 + 0.045), scale=0.04, fg=NOTICE,
+                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+        self.menu_title = OnscreenText(text="", scale=TEXT_SCALE * 1.15, fg=KEY, align=TextNode.A_left,
+                                       mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+        self.help = DirectFrame(parent=a2d, frameColor=(0.03, 0.03, 0.05, 1), sortOrder=100)
+        self.help_keys = self._text(self.help, TEXT_SCALE * 1.1, fg=KEY)
+        self.help_text = self._text(self.help, TEXT_SCALE * 1.1)
+        self.help_prose = self._text(self.help, TEXT_SCALE * 1.1)
         self.help.hide()
-        self.log_lines = log_lines
         self.lines: list[str] = []
         self.scroll_back = 0
         self.buttons: dict[str, DirectButton] = {}
         self.menu: list[DirectButton] = []
-        self.menu_title = OnscreenText(text="", pos=(-ar + 0.05, 0.0), scale=0.045, fg=(1, 1, 0.8, 1),
-                                       align=TextNode.A_left, mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+        self.set_status("")
+        self.set_players("")
 
+    # -- layout helpers ----------------------------------------------------------------------
+    @staticmethod
+    def _text(parent, scale: float, fg=TEXT) -> OnscreenText:
+        return OnscreenText(text="", scale=scale, fg=fg, align=TextNode.A_left, mayChange=True, parent=parent)
+
+    def _row(self, scale: float) -> float:
+        """The height of one row of text at `scale`."""
+        return self.status.textNode.get_line_height() * scale
+
+    def _fill(self, text: OnscreenText, lines: list[str], width: float) -> int:
+        """Wrap `lines` into `text` (a panel's) to `width`, from the panel's top left corner.
+        Returns the rows."""
+        node, scale = text.textNode, text.getScale()[0]
+        rows = [row for line in lines for row in wrap(node, line, width / scale)]
+        text.setText("\n".join(rows))
+        text.setPos(PAD, -PAD - 0.8 * scale)
+        return len(rows) if any(rows) else 0
+
+    def free_rect(self) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1) in aspect2d units: the part of the screen no panel covers."""
+        return (-self.ar + LEFT + PAD, self.ar - RIGHT - PAD, -1 + BOTTOM, 1 - TOP)
+
+    def free_film_rect(self) -> tuple[float, float, float, float]:
+        """free_rect in film coordinates (-1..1 across the window)."""
+        x0, x1, y0, y1 = self.free_rect()
+        return (x0 / self.ar, x1 / self.ar, y0, y1)
+
+    def rects(self) -> list[tuple[str, float, float, float, float]]:
+        """(name, x0, x1, y0, y1) in aspect2d units of everything drawn in the 2D layer now."""
+        out = []
+        a2d = self.base.aspect2d
+        for node in a2d.get_children():
+            if node.is_hidden():
+                continue
+            bounds = node.get_tight_bounds(a2d)
+            if bounds:
+                lo, hi = bounds
+                out.append((node.get_name(), lo.x, hi.x, lo.z, hi.z))
+        return out
+
+    # -- panels --------------------------------------------------------------------------------
     def set_status(self, text: str) -> None:
-        self.status.setText(text)
+        rows = self._fill(self.status, text.split("\n"), LEFT - 3 * PAD)
+        height = 2 * PAD + rows * self._row(STATUS_SCALE)
+        self.status_frame["frameSize"] = (0, LEFT - PAD, -height, 0)
+        self.status_frame.show() if rows else self.status_frame.hide()
+        self.status_bottom = 1 - PAD - (height if rows else 0)
+        self._place_menu()
 
     def set_players(self, text: str) -> None:
-        self.players.setText(text)
-        lines = max(1, text.count("\n") + 1)
-        self.players_frame["frameSize"] = (-0.78, 0.02, -0.05 * lines + 0.01, 0.06)
+        rows = self._fill(self.players, text.split("\n"), RIGHT - 3 * PAD)
+        height = 2 * PAD + rows * self._row(TEXT_SCALE)
+        self.players_frame["frameSize"] = (0, RIGHT - PAD, -height, 0)
+        self.players_frame.show() if rows else self.players_frame.hide()
 
     def set_prompt(self, text: str) -> None:
-        self.prompt.setText(text)
+        self._centred(self.prompt, text, 0.045)
+
+    def set_notice(self, text: str) -> None:
+        """A message saying why a click or key did nothing (or what it did); replaced by the next."""
+        self._centred(self.notice, text, 0.04)
 
     def set_banner(self, text: str) -> None:
-        self.banner.setText(text)
+        self._centred(self.banner, text, 0.06)
 
+    def _centred(self, text: OnscreenText, line: str, scale: float) -> None:
+        """One centred row in a strip above or below the table; a long line is shrunk to fit
+        the free width, never cut."""
+        text.setText(line)
+        width = text.textNode.calc_width(line) * scale
+        text.setScale(scale * min(1.0, self.free_width / width) if width > 0 else scale)
+
+    # -- the log ---------------------------------------------------------------------------------
     def log(self, line: str) -> None:
         self.lines.append(line)
         self.scroll_back = 0
@@ -69,44 +173,67 @@ class Hud:
         self._show_log()
 
     def scroll(self, lines: int) -> None:
-        """Scroll the log back (positive) or forward (negative)."""
-        most = max(0, len(self.lines) - self.log_lines)
-        self.scroll_back = max(0, min(most, self.scroll_back + lines))
+        """Scroll the log back (positive) or forward (negative), by lines of the log."""
+        self.scroll_back = max(0, min(max(0, len(self.lines) - 1), self.scroll_back + lines))
         self._show_log()
 
     def _show_log(self) -> None:
+        """The last whole lines of the log up to the scrolled-back one, wrapped to the panel (the
+        end of the latest alone if even it has more rows than the panel)."""
+        node, scale = self.log_text.textNode, TEXT_SCALE
         end = len(self.lines) - self.scroll_back
-        shown = self.lines[max(0, end - self.log_lines):end]
-        self.log_text.setText("\n".join(_fit(line, 66) for line in shown))
+        rows: list[str] = []
+        for line in reversed(self.lines[max(0, end - self.log_rows):end]):
+            wrapped = wrap(node, line, (LEFT - 3 * PAD) / scale)
+            if rows and len(rows) + len(wrapped) > self.log_rows:
+                break
+            rows[:0] = wrapped
+        self.log_text.setText("\n".join(rows[-self.log_rows:]))
+        self.log_text.setPos(PAD, -PAD - 0.8 * scale)
 
+    # -- buttons ---------------------------------------------------------------------------------
     def button(self, key: str, text: str, command, slot: int) -> DirectButton:
         """A button in the bottom-right column (slot 0 lowest)."""
-        b = DirectButton(parent=self.base.aspect2d, text=text, scale=0.045, command=command,
-                         pos=(self.ar - 0.3, 0, -0.92 + 0.1 * slot), frameSize=(-6.2, 6.2, -0.7, 1.1),
-                         frameColor=((0.18, 0.22, 0.3, 0.9), (0.3, 0.36, 0.5, 0.95), (0.25, 0.3, 0.42, 0.95),
-                                     (0.12, 0.12, 0.14, 0.6)),
+        w = RIGHT - PAD
+        b = DirectButton(parent=self.base.aspect2d, text=text, text_scale=0.04, command=command,
+                         pos=(self.right_x + w / 2, 0, -1 + PAD + 0.02 + BUTTON_ROW * slot),
+                         frameSize=(-w / 2, w / 2, -0.025, 0.05), frameColor=BUTTON,
                          text_fg=TEXT, relief=DGG.FLAT, pressEffect=1)
         self.buttons[key] = b
         return b
 
     def set_menu(self, title: str, items: list[tuple[str, object]]) -> None:
-        """A column of numbered choice buttons above the log (empty: none)."""
+        """The numbered choice buttons in the left column, between the status and the log (empty:
+        none); a long choice wraps onto more rows of its button."""
         for b in self.menu:
             b.destroy()
         self.menu = []
-        if not items:
-            self.menu_title.setText("")
-            return
-        self.menu_title.setText(title)
-        top = -0.97 + 0.06 + 0.045 * self.log_lines + 0.1 + 0.075 * len(items)
+        self.menu_title.setText(title if items else "")
+        scale = TEXT_SCALE
+        width = (LEFT - 4 * PAD) / scale
         for i, (text, command) in enumerate(items):
-            b = DirectButton(parent=self.base.aspect2d, text=f"{i + 1}  {_fit(text, 44)}", scale=0.04,
-                             command=command, pos=(-self.ar + 0.05, 0, top - 0.075 * i), text_align=TextNode.A_left,
-                             frameSize=(-0.3, 24.0, -0.6, 1.1), relief=DGG.FLAT, text_fg=TEXT,
-                             frameColor=((0.16, 0.2, 0.28, 0.9), (0.3, 0.36, 0.5, 0.95), (0.25, 0.3, 0.42, 0.95),
-                                         (0.12, 0.12, 0.14, 0.6)))
+            rows = wrap(self.log_text.textNode, f"{(i + 1) % 10}  {text}" if i < 10 else f"   {text}", width)
+            h = len(rows) * self._row(scale)
+            b = DirectButton(parent=self.base.aspect2d, text="\n".join(rows), text_scale=scale, command=command,
+                             text_align=TextNode.A_left, text_pos=(PAD, -0.8 * scale - 0.008),
+                             frameSize=(0, LEFT - PAD, -h - 0.016, 0), relief=DGG.FLAT, text_fg=TEXT,
+                             frameColor=BUTTON)
             self.menu.append(b)
-        self.menu_title.setPos(-self.ar + 0.05, top + 0.07)
+        self._place_menu()
+
+    def _place_menu(self) -> None:
+        """Stack the choice buttons under the status panel, squeezed to the room above the log."""
+        top = self.status_bottom - PAD - (TEXT_SCALE * 1.6 if self.menu else 0)
+        self.menu_title.setPos(self.left_x + PAD, top + TEXT_SCALE * 0.5)
+        room = top - (-1 + PAD + self.log_height + PAD)
+        heights = [-b["frameSize"][2] for b in self.menu]
+        gap = 0.012
+        squeeze = min(1.0, room / (sum(heights) + gap * len(heights))) if heights else 1.0
+        y = top
+        for b, h in zip(self.menu, heights):
+            b.setScale(squeeze)
+            b.setPos(self.left_x, 0, y)
+            y -= (h + gap) * squeeze
 
     def enable(self, key: str, on: bool) -> None:
         b = self.buttons.get(key)
@@ -114,13 +241,52 @@ class Hud:
             b["state"] = DGG.NORMAL if on else DGG.DISABLED
             b["text_fg"] = TEXT if on else (0.5, 0.5, 0.5, 1)
 
+    # -- help ------------------------------------------------------------------------------------
     def toggle_help(self, text: str) -> None:
-        if self.help.isHidden():
-            self.help_text.setText(text)
-            self.help.show()
-        else:
+        """Show (or hide) the help over everything: "  KEYS   what they do" rows (two or more
+        spaces between) in two aligned columns; other indented lines run on as wrapped prose."""
+        if not self.help.isHidden():
             self.help.hide()
+            return
+        scale = self.help_text.getScale()[0]
+        width = min(2 * self.ar - 0.2, 2.9)
+        key_w = 0.62
+        node = self.help_text.textNode
+        keys, descs, prose = [], [], []
 
+        def add(key: str, desc: str, other: str) -> None:
+            keys.append(key)
+            descs.append(desc)
+            prose.append(other)
 
-def _fit(line: str, width: int) -> str:
-    return line if len(line) <= width else line[:width - 1] + "\u2026"
+        paragraph: list[str] = []
+
+        def flush() -> None:
+            if paragraph:
+                for row in wrap(node, " ".join(paragraph), width / scale):
+                    add("", "", row)
+                paragraph.clear()
+
+        for line in text.split("\n"):
+            pair = re.match(r"^ +(\S.*?\S|\S) {2,}(\S.*)$", line)
+            if pair:
+                flush()
+                rows = wrap(node, pair.group(2), (width - key_w) / scale)
+                for k, row in enumerate(rows):
+                    add(pair.group(1) if k == 0 else "", row.strip(), "")
+            elif line.startswith(" ") and line.strip():
+                paragraph.append(line.strip())
+            else:
+                flush()
+                add("", "", line.strip())
+        flush()
+        self.help_keys.setText("\n".join(keys))
+        self.help_text.setText("\n".join(descs))
+        self.help_prose.setText("\n".join(prose))
+        height = len(keys) * self._row(scale) + 2 * 0.05
+        self.help["frameSize"] = (-width / 2 - 0.05, width / 2 + 0.05, -height / 2, height / 2)
+        top = height / 2 - 0.05 - 0.8 * scale
+        self.help_keys.setPos(-width / 2, top)
+        self.help_prose.setPos(-width / 2, top)
+        self.help_text.setPos(-width / 2 + key_w, top)
+        self.help.show()
