@@ -101,11 +101,10 @@ class HillAdapter(TableAdapter):
         verts, faces = skin(crater)
         uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
         node = textured_node("hill", verts, vertex_normals(verts, faces), faces, uvs)
-        node.reparent_to(app.render)
+        app.add_node("hill", node)
         node.set_texture(app.texture(canvas.rgb, "hill-paint"))
         node.set_shader(scene_shader(app.shadows, textured=True))
         app.casts_no_shadow(node)
-        app.nodes["hill"] = node
 
     def _add_tray(self, app, tray: dict) -> None:
         """The Tipper's tray: orange walls round a pale floor, white round pegs (drawn as the

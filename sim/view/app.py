@@ -319,6 +319,13 @@ class TableApp:
         self.body_tracks[name] = tracks
         return tracks
 
+    def add_node(self, name: str, node) -> None:
+        """A node made elsewhere (a textured skin) drawn as the one-track body `name`: the camera's
+        frame and poses treat it as they treat every body."""
+        node.reparent_to(self.render)
+        self.nodes[name] = node
+        self.body_tracks[name] = [name]
+
     def take_new_bodies(self) -> list[str]:
         """The bodies drawn for the first time since the last call."""
         new, self._new_bodies = self._new_bodies, []
