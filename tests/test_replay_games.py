@@ -106,7 +106,7 @@ def test_a_physics_replay_holds_the_table_seeds_versions_and_a_motion_per_chance
     assert h["program"] == "tabletop" and h["kind"] == "game" and h["game"] == "king-of-the-hill"
     assert h["seed"] == 0 and h["config"]["seats"] == ["ai", "ai"] and h["config"]["outcomes"] == "physics"
     assert {"python", "pybullet", "numpy"} <= set(h["versions"])
-    assert {"hill", "tray", "koth-marble-0"} <= set(h["scene"]["looks"]) and "koth-marble-3" in h["scene"]["poses"]
+    assert {"table", "tray", "koth-marble-0"} <= set(h["scene"]["looks"]) and "koth-marble-3" in h["scene"]["poses"]
     for turn in replay.turns:
         for step in turn.steps:
             assert ("motion" in step) == ("chance" in step)

@@ -519,3 +519,22 @@ def test_a_bad_multisamples_setting_is_one_message(monkeypatch):
     monkeypatch.setenv("TABLETOP_MULTISAMPLES", "lots")
     with pytest.raises(ViewError, match="TABLETOP_MULTISAMPLES"):
         multisamples_setting()
+
+
+def test_kong_floor_numbers_are_readable_at_the_home_camera(open_window):
+    """Every tower floor's number (lying on the board up the track) stands at least 12 px tall on a
+    1280x720 picture from the home camera, one per floor of the board data."""
+    from panda3d.core import Point3
+
+    app, ctrl = open_window("king-kong", ["ai", "ai", "ai"])
+    app.camera.reset()
+    labels = ctrl.adapter.floor_labels
+    rows = {sp.row for sp in ctrl.adapter.board.spaces if sp.kind == "window"}
+    assert len(labels) == len(rows)
+    for node in labels:
+        lo, hi = node.get_tight_bounds(app.render)
+        x, z = (lo.x + hi.x) / 2, (lo.z + hi.z) / 2
+        top, bottom = app.project(Point3(x, hi.y, z)), app.project(Point3(x, lo.y, z))
+        assert top is not None and bottom is not None, f"floor {node.get_name()} is off screen"
+        pixels = (top[1] - bottom[1]) / 2 * 720
+        assert pixels >= 12, f"floor {node.get_name()} is {pixels:.1f} px tall"

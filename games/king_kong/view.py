@@ -140,10 +140,10 @@ class KongAdapter(TableAdapter):
                 node.set_color(*rgb, 1)
                 app.casts_no_shadow(node)
         tx0, tx1, _, _ = self.board.track
-        for sp in self.board.spaces:      # the floors numbered up the track between the towers
-            if sp.kind == "window" and sp.column == 1 and sp.tower == "L":
-                app.label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001),
-                          scale=0.02, color=(0.96, 0.93, 0.85, 1))
+        self.floor_labels = [      # the floors numbered up the track between the towers
+            app.label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001),
+                      scale=0.02, color=(0.96, 0.93, 0.85, 1))
+            for sp in self.board.spaces if sp.kind == "window" and sp.column == 1 and sp.tower == "L"]
         x0, x1, y0, y1 = self.board.space("start").rect
         app.label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), scale=0.03, color=(0.3, 0.2, 0.1, 1))
         for tower in ("L", "R"):

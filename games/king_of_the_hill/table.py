@@ -1,10 +1,11 @@
 """King of the Hill's physical table: the hill (crater, tunnels, caves), every marble, and the
 Tipper beside the hill; it answers the rules' chance events by simulating them.
 
-Three Worlds: the table's (the table top, the game marbles and the hill's mesh, which views draw),
-the Tipper's own, renewed for every tilt (tabletop.sim.world.World.renew), and the crater's own, where a knock is simulated: the crater's marble and hill are rigid bodies whose
-contacts need a contact ERP the Tipper's jointed tray cannot have (tabletop.sim.world), and the
-hill is a distance field there. The game marbles on the hill are copied into the crater's world
+Three Worlds: the table's (the table top and the game marbles; views draw the hill from the
+crater's mesh file), the Tipper's own, renewed for every tilt (tabletop.sim.world.World.renew),
+and the crater's own, where a knock is simulated: the crater's marble and hill are rigid bodies
+whose contacts need a contact ERP the Tipper's jointed tray cannot have (tabletop.sim.world), and
+the hill is a distance field there. The game marbles on the hill are copied into the crater's world
 as static spheres before each knock, so a knocked marble meets them as it would on the table.
 
 Marbles moving seat to seat are placed kinematically (static bodies put on the seat positions
@@ -45,7 +46,7 @@ def _table_timestep() -> float:
 
 
 class HillTable(HillLayout):
-    """The table World with the hill, the Tipper and `marbles` game marbles, and the crater's World."""
+    """The table World with `marbles` game marbles, the Tipper's World and the crater's World."""
 
     def __init__(self, marbles: int, board: Board | None = None):
         self.world = World(PhysicsSettings(timestep=_table_timestep(), solver_iterations=50))
@@ -55,9 +56,7 @@ class HillTable(HillLayout):
             c = self.world.client
             table = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.6, 0.6, 0.01])
             self.world.add_body("table", c.createMultiBody(0, table, basePosition=[0, 0, -0.01]), mats["wood"])
-            self.crater = Crater(default_spec("crater"))
-            # the hill the views draw (no dynamic body here touches it)
-            self.world.add_static_mesh("hill", self.crater.mesh_path, self.crater.hill_material)
+            self.crater = Crater(default_spec("crater"))   # the views draw the hill from its mesh file
             self.tipper = Tipper(default_spec("tipper"), origin=TIPPER_ORIGIN)
             super().__init__(marbles, board, self.crater, self.tipper)
             self.place_ball("A", self.tipper.slot_order[0])   # the game starts with the ball at end A
