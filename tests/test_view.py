@@ -538,3 +538,16 @@ def test_kong_floor_numbers_are_readable_at_the_home_camera(open_window):
         assert top is not None and bottom is not None, f"floor {node.get_name()} is off screen"
         pixels = (top[1] - bottom[1]) / 2 * 720
         assert pixels >= 12, f"floor {node.get_name()} is {pixels:.1f} px tall"
+
+
+def test_koth_a_marble_that_cannot_move_is_told_in_the_rules_words(open_window):
+    """Why a marble cannot move is the rules' own reason: another player's marble belongs to them."""
+    from tabletop.games.state import ChanceOutcome
+
+    app, ctrl = open_window("king-of-the-hill", ["human", "ai"])
+    s = ctrl.state.clone()
+    for label in ("6", "1", "3"):           # red tilts highest, goes first, and tilts 3
+        s.apply(ChanceOutcome(label))
+    blue = next(m for m in range(len(s.track)) if s.game.owner(m) == 1)
+    reason = ctrl.adapter.why_not(s, blue)
+    assert reason.startswith(f"{s.game.marble_name(blue)} cannot move: ") and "belongs to blue" in reason

@@ -239,6 +239,12 @@ class HillAdapter(TableAdapter):
                 out.append(Destination(move, pos, text))
         return out
 
+    def piece_actions(self, state: State, piece: int) -> list[Move]:
+        """The moves the Tipper's result would give `piece` (for the rules' reason why not)."""
+        if state.phase is not Phase.MOVE:
+            return []
+        return [Move(piece, d) for d in state.distances()]
+
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:
         return state.chance_event == "tipper"
