@@ -12,9 +12,7 @@ Seeds: `GameSeeds(seed)` makes every generator of a game from its one seed. The 
 draw from one stream (SeedSequence(seed, spawn_key=(0,))); chance event k of the game (k = 0, 1,
 2, ... in the order they are answered) draws from its own, SeedSequence(seed, spawn_key=(1, k)).
 A retry inside a chance event (a tilt again, a throw again) therefore moves no later outcome,
-and a replay can be re-simulated from any turn. A source is handed the event's generator as an
-EventGenerator (tabletop.games.seeding), which makes it only if the source needs more than one
-uniform: a measured table's draw then costs a third of making the Generator.
+and a replay can be re-simulated from any turn.
 """
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from tabletop.games.seeding import EventGenerator, FirstUniforms
 from tabletop.games.state import ChanceOutcome
 
 SEEDS_DOC = ("numpy SeedSequence(seed, spawn_key=(0,)): the seats; "
@@ -39,15 +36,10 @@ class GameSeeds:
     def __init__(self, seed: int):
         self.seed = int(seed)
         self.seats = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(0,)))
-        self._first = FirstUniforms(self.seed, (1,)).first
 
     def chance(self, k: int) -> np.random.Generator:
         """The generator of the game's chance event k (0 the first)."""
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(1, k)))
-
-    def event(self, k: int) -> EventGenerator:
-        """chance(k), made only if more than its first uniform is asked of it."""
-        return EventGenerator(k, self._first, self.chance)
 
 
 class Match:
@@ -92,7 +84,7 @@ class Match:
         """The label of the pending chance event, from the source with the event's own generator
         (simulated and watched, when the source is physics); not applied yet."""
         s = self.state
-        return self.source.outcome(s.chance_event, s, self.seeds.event(self.chances))
+        return self.source.outcome(s.chance_event, s, self.seeds.chance(self.chances))
 
     def apply(self, action) -> list[str]:
         """Apply a seat's action or a chance outcome; returns the new log lines (with the result

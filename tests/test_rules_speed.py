@@ -11,7 +11,6 @@ from tabletop.games.chance import Cumulative, TableOutcomes
 from tabletop.games.cli import main
 from tabletop.games.match import GameSeeds, Match
 from tabletop.games.rules_bench import BENCHES
-from tabletop.games.seeding import FirstUniforms
 from tabletop.games.errors import IllegalMoveError
 from tabletop.games.state import ChanceOutcome
 
@@ -31,7 +30,7 @@ def test_a_cumulative_table_draws_the_label_numpy_choice_draws(labels, p):
 def test_table_draws_follow_the_table(labels, p):
     """20,000 chance events of a game, each from its own generator, against the table (chi-square)."""
     seeds, table, n = GameSeeds(3), TableOutcomes({"e": dict(zip(labels, p))}), 20000
-    draws = [table.outcome("e", None, seeds.event(k)) for k in range(n)]
+    draws = [table.outcome("e", None, seeds.chance(k)) for k in range(n)]
     counts = np.array([draws.count(label) for label in labels])
     expected = np.array(p) / np.sum(p) * n
     assert counts[expected == 0].sum() == 0
@@ -43,27 +42,9 @@ def test_same_seed_same_labels_and_another_seed_others():
 
     def labels(seed):
         seeds = GameSeeds(seed)
-        return [table.outcome("e", None, seeds.event(k)) for k in range(200)]
+        return [table.outcome("e", None, seeds.chance(k)) for k in range(200)]
 
     assert labels(9) == labels(9) != labels(10)
-    assert labels(9) == [table.outcome("e", None, GameSeeds(9).chance(k)) for k in range(200)]
-
-
-@pytest.mark.parametrize("seed", [0, 1, 7, 2**32 - 1, 2**32, 2**70 + 9, 2**130 + 5])
-def test_the_first_uniform_is_numpys_bit_for_bit(seed):
-    first = FirstUniforms(seed).first
-    for k in list(range(300)) + [2**31, 2**32 - 1, 2**32, 2**45]:
-        assert first(k) == np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, k))).random()
-
-
-def test_an_event_generator_gives_every_draw_its_generator_gives():
-    seeds = GameSeeds(5)
-    lazy, real = seeds.event(3), seeds.chance(3)
-    assert [lazy.random(), lazy.random(), lazy.normal(), lazy.integers(10)] == \
-           [real.random(), real.random(), real.normal(), real.integers(10)]
-    lazy, real = seeds.event(4), seeds.chance(4)           # the Generator asked first, then random()
-    assert lazy.uniform(0, 1, size=3).tolist() == real.uniform(0, 1, size=3).tolist()
-    assert lazy.random() == real.random() and lazy.random(2).tolist() == real.random(2).tolist()
 
 
 @pytest.mark.parametrize("make", BENCHES, ids=lambda make: make().name)
@@ -76,7 +57,7 @@ def test_the_listed_moves_never_go_stale(make):
     state, seeds, k, decisions, previous = game.new_initial_state(), GameSeeds(1), 0, 0, []
     while not state.is_terminal() and decisions < 150:
         if state.chance_event is not None:
-            state.apply(ChanceOutcome(source.outcome(state.chance_event, state, seeds.event(k))))
+            state.apply(ChanceOutcome(source.outcome(state.chance_event, state, seeds.chance(k))))
             k += 1
             continue
         fresh = game.replay(state.history).legal_actions() if decisions % 10 == 0 else None
