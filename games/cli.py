@@ -435,7 +435,7 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.games.devices import DEVICES, device_ref, entry
     from tabletop.sim.batch import run_batch, summarize
     from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
-    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.output import check_output_path
     from tabletop.sim.spec import digest
     from tabletop.sim.world import engine_versions
 
@@ -539,12 +539,20 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
         from tabletop.sim.analysis import chi_square
 
         result["against"] = {"name": args.against, **chi_square(result["counts"], reference)}
+    from tabletop.sim.analysis import plot_outcomes
+
+    return _finish(result, args, show, lambda: plot_outcomes(result, args.plot), checkpoint, err)
+
+
+def _finish(result: dict, args, show, plot, checkpoint, err) -> dict:
+    """A long run's end: show the result, draw `plot()` to --plot, write --out (the checkpoint then
+    goes); returns the result."""
+    from tabletop.sim.output import write_json_atomic
+
     if show is not None:
         show(result)
     if args.plot is not None:
-        from tabletop.sim.analysis import plot_outcomes
-
-        plot_outcomes(result, args.plot)
+        plot()
         err.print(f"wrote {args.plot}")
     if args.out is not None:
         write_json_atomic(args.out, result)
@@ -628,7 +636,7 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.games.registry import game_spec
     from tabletop.sim.batch import TaskRef, run_batch
     from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
-    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.output import check_output_path
     from tabletop.sim.world import engine_versions
 
     spec = game_spec(args.game)
@@ -693,16 +701,8 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
         "versions": engine_versions(), "elapsed_s": round(elapsed, 3),
         "games_per_s": round((len(records) - resumed) / elapsed, 2) if elapsed > 0 else None,
     }
-    if show is not None:
-        show(result)
-    if args.plot is not None:
-        an.plot_result(result, by_run, next(iter(result["what_lengths"])), args.plot)
-        err.print(f"wrote {args.plot}")
-    if args.out is not None:
-        write_json_atomic(args.out, result)
-        checkpoint.remove()
-        err.print(f"wrote {args.out}")
-    return result
+    return _finish(result, args, show, lambda: an.plot_result(result, by_run, next(iter(result["what_lengths"])),
+                                                              args.plot), checkpoint, err)
 
 
 def _show_estimate(result: dict) -> None:
