@@ -551,3 +551,29 @@ def test_koth_a_marble_that_cannot_move_is_told_in_the_rules_words(open_window):
     blue = next(m for m in range(len(s.track)) if s.game.owner(m) == 1)
     reason = ctrl.adapter.why_not(s, blue)
     assert reason.startswith(f"{s.game.marble_name(blue)} cannot move: ") and "belongs to blue" in reason
+
+
+def test_knossos_sticks_close_up_shows_both_sticks(open_window, tmp_path):
+    """The close-up in the right column looks down on the two sticks wherever they lie: both fill
+    part of it (their dark rounded backs or pale flat faces), the rest is the tray's floor, and the
+    names it follows are the sticks device's own."""
+    import numpy as np
+    from PIL import Image
+
+    from tabletop.games.knossos.view import STICKS
+    from tabletop.sim.devices.sticks import STICKS as DEVICE_STICKS
+    from tabletop.sim.view.hud import inset_region
+
+    assert STICKS == DEVICE_STICKS
+    app, ctrl = open_window("knossos", ["ai", "ai"], size=(1280, 720))
+    x0, x1, y0, y1 = inset_region(app.base.getAspectRatio())
+    app.screenshot(tmp_path / "k.png")
+    rgb = np.asarray(Image.open(tmp_path / "k.png").convert("RGB"), dtype=float) / 255
+    h, w, _ = rgb.shape
+    inset = rgb[int((1 - y1) * h) + 2:int((1 - y0) * h) - 2, int(x0 * w) + 2:int(x1 * w) - 2]
+    r, g, b = inset[..., 0], inset[..., 1], inset[..., 2]
+    cloth = (g > r).mean()                                  # the green-grey cloth beyond the tray
+    stick = ((r < 0.45) & (r > b + 0.05)).mean()            # the sticks' dark oiled backs
+    face = ((r > 0.8) & (b > 0.55)).mean()                  # their pale split faces
+    assert cloth < 0.02, f"the close-up shows the cloth ({cloth:.0%}), not the tray"
+    assert stick + face > 0.04, f"the sticks fill {stick + face:.1%} of the close-up"

@@ -305,24 +305,14 @@ class KongAdapter(TableAdapter):
         pips can be read wherever it rolls."""
         from panda3d.core import CompassEffect
 
-        from tabletop.sim.view.hud import PAD, RIGHT
+        from tabletop.sim.view.hud import inset_region
 
-        base = app.base
-        ar = base.getAspectRatio()
-        region = (0.5 + (ar - RIGHT + PAD) / (2 * ar), 1 - PAD / (2 * ar), 0.25, 0.47)
-        cam = base.makeCamera(base.win, sort=10, displayRegion=region, aspectRatio=
-                              (region[1] - region[0]) * ar * 2 / ((region[3] - region[2]) * 2))
-        region_node = cam.node().get_display_region(0)
-        region_node.set_clear_color_active(True)
-        region_node.set_clear_color((0.12, 0.1, 0.08, 1))
-        region_node.set_clear_depth_active(True)
+        cam = app.inset(inset_region(app.base.getAspectRatio()), fov=18.0)
         cam.reparent_to(die)
         cam.set_effect(CompassEffect.make(app.render, CompassEffect.P_rot))
         cam.set_pos(0.0, 0.0, 7 * size)
         cam.set_hpr(0.0, -90.0, 0.0)
-        lens = cam.node().get_lens()
-        lens.set_fov(30.0)
-        lens.set_near_far(0.01, 2.0)
+        cam.node().get_lens().set_near_far(0.01, 2.0)
 
     def motion_color(self, state: State, event: str, name: str):
         return DIE_RGB if name == "die" else None

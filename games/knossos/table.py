@@ -44,8 +44,9 @@ class KnossosTable(KnossosLayout):
                 body = c.createMultiBody(0, shape, basePosition=list(self.piece_position(i, START)))
                 self.world.add_body(name, body, mats["hardwood"], mesh=cone)
             self.retries: dict[str, int] = {}
-            # the sticks lie side by side in the tray until the first throw (each throw makes fresh ones)
-            self.sticks.place([self.sticks.lying_pose(0.0, dy, 90.0) for dy in (-0.04, 0.04)])
+            # the sticks lie side by side in the tray until the first throw, one on each side, showing
+            # both faces (each throw makes fresh ones)
+            self.sticks.place([self.sticks.lying_pose(dx, 0.0, 90.0, flat_up=up) for dx, up in ((-0.025, False), (0.025, True))])
         except BaseException:
             self.sticks.close()
             raise

@@ -13,13 +13,17 @@ from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from tabletop.sim.view.geometry import track_node
 
-PIECE_RGB = {"red": (0.80, 0.14, 0.10), "blue": (0.12, 0.28, 0.80)}
+PIECE_RGB = {"red": (0.85, 0.14, 0.10), "blue": (0.22, 0.55, 1.0)}   # the blue lighter than the lapis it stands on
 # after the Knossos gaming board (Heraklion museum): ivory ground, gold frames, lapis and crystal inlays
 BOARD_RGB = (0.86, 0.8, 0.66)           # ivory
 GOLD_RGB = (0.83, 0.64, 0.24)
 SITE_RGB = (0.16, 0.27, 0.6)            # lapis lazuli
 CRYSTAL_RGB = (0.78, 0.86, 0.9)         # rock crystal: the safe spaces and the apex
-FLAT_RGB = (0.93, 0.86, 0.7)            # a stick's flat face (pale, split wood); the rounded back is dark
+FLAT_RGB = (0.88, 0.78, 0.6)           # a stick's flat face (pale, split wood); the rounded back is dark
+BACK_RGB = (0.32, 0.19, 0.09)            # its rounded back: the dark, oiled bark side
+STICKS = ("stick0", "stick1")  # the sticks device's bodies (tabletop.sim.devices.sticks.STICKS, which loads PyBullet)
+PLAQUE = (*BOARD_RGB, 1)   # the ivory plaques naming the way in and the way out beside the board
+FLOOR_Z = -0.0205          # the cloth under the tray and the board (m)
 SITE_HALF = 0.042          # painted squares of the sites (m)
 RIM = 0.006                # the gold frame round each inlay (m)
 
@@ -61,7 +65,7 @@ class KnossosAdapter(TableAdapter):
         self.piece_bodies = self.table.pieces
 
     def build(self, app) -> None:
-        app.floor()
+        app.floor(z=FLOOR_Z)
         colors = {"board": BOARD_RGB}
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PIECE_RGB[COLOURS[i // 2]]
@@ -70,59 +74,152 @@ class KnossosAdapter(TableAdapter):
             app.casts_no_shadow(app.nodes[name])
             app.draw_late(app.nodes[name])
         self.pickable_pieces(app, PIECE_RADIUS * 1.3)
+        for name in STICKS:                   # the sticks lying in the tray before the first throw
+            self.decorate_body(app, name)
         self._decorate(app)
-        app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 60.0)
+        app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 68.0)
 
     def _decorate(self, app) -> None:
-        """The board's inlay: each site a lapis square (the safe spaces and the apex rock crystal) in a
-        gold frame, a gold border, the bridge drawn as a gold span with lapis rungs, the site numbers,
-        each player's start beside its wing and the exit beyond the apex."""
+        """The board's inlay, after the museum board: each site an inlaid medallion (a lapis ground
+        in a gold frame, a rosette of crystal petals round a gold boss bearing the site's number),
+        the four of the diamond round, the safe spaces and the apex on rock crystal; fluted crystal
+        bars in gold between the central area and the diamond; a panel of daisies between the
+        wings; a gold border; the bridge a gold span with lapis rungs; where each player enters and
+        where pieces leave. Everything is placed from the board's data."""
         cx, cy = BOARD_CENTRE
         z = BOARD_THICKNESS
         b = self.board
+        parts: dict[str, list] = {"gold": [], "lapis": [], "crystal": [], "ivory": []}
 
-        def box(x, y, hx, hy, dz):
-            return {"kind": "box", "half": [hx, hy, 0.0005], "pos": [cx + x, cy + y, z + dz], "orn": [0.0, 0.0, 0.0, 1.0]}
+        def box(colour, x, y, hx, hy, dz):
+            parts[colour].append({"kind": "box", "half": [hx, hy, 0.0005], "pos": [cx + x, cy + y, z + dz],
+                                  "orn": [0.0, 0.0, 0.0, 1.0]})
 
-        crystal = {b.apex} | {t.routes[0][-2] for t in b.tracks}            # the apex and the safe spaces
-        gold = [box(x, y, SITE_HALF + RIM, SITE_HALF + RIM, 0.0004) for x, y in b.positions]
-        lapis = [box(x, y, SITE_HALF, SITE_HALF, 0.0010) for s, (x, y) in enumerate(b.positions) if s not in crystal]
-        clear = [box(x, y, SITE_HALF, SITE_HALF, 0.0010) for s, (x, y) in enumerate(b.positions) if s in crystal]
+        def disc(colour, x, y, r, dz):
+            parts[colour].append({"kind": "cylinder", "radius": r, "length": 0.0004, "pos": [cx + x, cy + y, z + dz],
+                                  "orn": [0.0, 0.0, 0.0, 1.0]})
+
+        def rosette(x, y, r, petals, petal, boss):
+            for k in range(petals):
+                a = 2 * math.pi * (k + 0.5) / petals
+                disc(petal, x + 0.6 * r * math.cos(a), y + 0.6 * r * math.sin(a), 0.27 * r, 0.0018)
+            disc(boss, x, y, 0.42 * r, 0.0022)
+
+        diamond = {b.after_bridge, b.apex} | {t.routes[0][-2] for t in b.tracks}
+        crystal = {b.apex} | {t.routes[0][-2] for t in b.tracks}          # the apex and the safe spaces
+        for site, (x, y) in enumerate(b.positions):
+            ground, petal = ("crystal", "lapis") if site in crystal else ("lapis", "crystal")
+            if site in diamond:
+                disc("gold", x, y, SITE_HALF + RIM, 0.0004)
+                disc(ground, x, y, SITE_HALF, 0.0010)
+                rosette(x, y, SITE_HALF, 16, petal, "gold")
+            else:
+                box("gold", x, y, SITE_HALF + RIM, SITE_HALF + RIM, 0.0004)
+                box(ground, x, y, SITE_HALF, SITE_HALF, 0.0010)
+                rosette(x, y, SITE_HALF * 0.95, 8, petal, "gold")
         sx, sy = b.size
         m = 0.012
-        gold += [box(0.0, sy / 2 - m, sx / 2 - 0.004, 0.004, 0.0004), box(0.0, -sy / 2 + m, sx / 2 - 0.004, 0.004, 0.0004),
-                 box(sx / 2 - m, 0.0, 0.004, sy / 2 - 0.004, 0.0004), box(-sx / 2 + m, 0.0, 0.004, sy / 2 - 0.004, 0.0004)]
+        box("gold", 0.0, sy / 2 - m, sx / 2 - 0.004, 0.004, 0.0004)
+        box("gold", 0.0, -sy / 2 + m, sx / 2 - 0.004, 0.004, 0.0004)
+        box("gold", sx / 2 - m, 0.0, 0.004, sy / 2 - 0.004, 0.0004)
+        box("gold", -sx / 2 + m, 0.0, 0.004, sy / 2 - 0.004, 0.0004)
+        # the bridge from the central area up to the first space after it
         (x10, y10) = b.positions[b.after_bridge]
         y0 = max(b.positions[s][1] for s in b.bridge_from) + SITE_HALF + RIM
         y1 = y10 - SITE_HALF - RIM
-        gold.append(box(x10, (y0 + y1) / 2, 0.018, (y1 - y0) / 2, 0.0004))
+        box("gold", x10, (y0 + y1) / 2, 0.018, (y1 - y0) / 2, 0.0004)
         rungs = max(2, int((y1 - y0) / 0.02))
-        lapis += [box(x10, y0 + (y1 - y0) * (k + 0.5) / rungs, 0.013, 0.004, 0.0010) for k in range(rungs)]
-        for name, parts, rgb in (("board-gold", gold, GOLD_RGB), ("board-lapis", lapis, SITE_RGB),
-                                 ("board-crystal", clear, CRYSTAL_RGB)):
-            node = track_node(name, parts)
+        for k in range(rungs):
+            box("lapis", x10, y0 + (y1 - y0) * (k + 0.5) / rungs, 0.013, 0.004, 0.0010)
+        # fluted crystal bars beside the bridge, over the wings' columns, from the row up to the safe spaces
+        frame = SITE_HALF + RIM
+        for track in b.tracks:
+            bx = b.positions[track.wing[0]][0]
+            lo = max(b.positions[s][1] for s in b.central) + frame + 0.012
+            hi = b.positions[track.safe][1] - frame - 0.012
+            box("gold", bx, (lo + hi) / 2, frame, (hi - lo) / 2, 0.0004)
+            bars = 5
+            w = 2 * SITE_HALF / bars
+            for k in range(bars):
+                box("crystal", bx - SITE_HALF + w * (k + 0.5), (lo + hi) / 2, w / 2 - 0.0025,
+                    (hi - lo) / 2 - RIM, 0.0010)
+        # a panel of daisies between the two wings
+        xs = [b.positions[t.wing[0]][0] for t in b.tracks]
+        ys = [b.positions[s][1] for t in b.tracks for s in t.wing]
+        px0, px1 = min(xs) + frame + 0.014, max(xs) - frame - 0.014
+        py0, py1 = min(ys) - SITE_HALF, max(ys) + SITE_HALF
+        box("gold", (px0 + px1) / 2, (py0 + py1) / 2, (px1 - px0) / 2, (py1 - py0) / 2, 0.0004)
+        box("lapis", (px0 + px1) / 2, (py0 + py1) / 2, (px1 - px0) / 2 - RIM, (py1 - py0) / 2 - RIM, 0.0010)
+        cols, rows = 3, 2
+        r = min((px1 - px0) / cols, (py1 - py0) / rows) * 0.42
+        for i in range(cols):
+            for k in range(rows):
+                x = px0 + (px1 - px0) * (i + 0.5) / cols
+                y = py0 + (py1 - py0) * (k + 0.5) / rows
+                rosette(x, y, r, 12, "ivory", "gold")
+        for name, rgb in (("gold", GOLD_RGB), ("lapis", SITE_RGB), ("crystal", CRYSTAL_RGB), ("ivory", BOARD_RGB)):
+            node = track_node(f"board-{name}", parts[name])
             node.reparent_to(app.render)
             node.set_color(*rgb, 1)
             app.casts_no_shadow(node)
         for site, (x, y) in enumerate(b.positions):
-            ink = (0.15, 0.2, 0.35, 1) if site in crystal else (0.97, 0.9, 0.7, 1)
-            app.label(str(site), (cx + x - SITE_HALF * 0.6, cy + y - SITE_HALF * 0.6, z + 0.0016), scale=0.026, color=ink)
+            app.label(str(site), (cx + x, cy + y - 0.012, z + 0.0026), scale=0.036, color=(0.2, 0.12, 0.04, 1))
         for player, colour in enumerate(COLOURS):
             sx0, sy0 = b.tracks[player].start
-            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, z + 0.001), scale=0.024,
-                      color=(*PIECE_RGB[colour], 1))
+            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
+                      scale=0.045, color=(*PIECE_RGB[colour], 1), plate=PLAQUE)
         ex, ey = b.exit_at
-        app.label("exit", (cx + ex, cy + ey + 0.035, z + 0.001), scale=0.024, color=(0.35, 0.25, 0.1, 1))
+        app.label("exit", (cx + ex, cy + ey + 0.04, self._surface(ex, ey + 0.04)), scale=0.045,
+                  color=(0.35, 0.25, 0.1, 1), plate=PLAQUE)
+        self._sticks_inset(app)
 
-    def decorate_body(self, app, name: str) -> None:
-        """A stick's flat face pale (split wood), so the side that lands up can be told at a glance."""
-        if name not in app.nodes or not name.startswith("stick"):
-            return
+    def _stick(self):
         from tabletop.games.devices import default_spec
         from tabletop.sim.spec import load_toml
 
-        stick = load_toml(default_spec("sticks")).table("stick")
-        length, radius = stick.number("length"), stick.number("radius")
+        return load_toml(default_spec("sticks")).table("stick")
+
+    def stick_length(self) -> float:
+        return self._stick().number("length")
+
+    def stick_radius(self) -> float:
+        return self._stick().number("radius")
+
+    def _surface(self, x: float, y: float) -> float:
+        """The height of what lies at board point (x, y): the board's face, or the table beside it."""
+        sx, sy = self.board.size
+        return (BOARD_THICKNESS if abs(x) <= sx / 2 and abs(y) <= sy / 2 else FLOOR_Z) + 0.0015
+
+    def _sticks_inset(self, app) -> None:
+        """A close-up of the sticks in the right column above the buttons: a camera straight above
+        the two sticks' midpoint, high enough to hold both, so the side each shows can be read."""
+        from tabletop.sim.view.hud import inset_region
+
+        region = inset_region(app.base.getAspectRatio())
+        cam = app.inset(region, fov=40.0, clear=(0.1, 0.08, 0.06))
+        cam.set_hpr(0.0, -90.0, 0.0)
+        half_fov = math.radians(20.0)
+        wide = app.base.getAspectRatio() * (region[1] - region[0]) / (region[3] - region[2])
+        half = 0.6 * self.stick_length() + 0.01       # a stick's half length, turned any way, and a margin
+
+        def follow():
+            nodes = [app.nodes[n] for n in STICKS if n in app.nodes]
+            if nodes:
+                points = [n.get_pos(app.render) for n in nodes]
+                mx = sum(p.x for p in points) / len(points)
+                my = sum(p.y for p in points) / len(points)
+                reach = max(max((abs(p.x - mx) + half) / wide, abs(p.y - my) + half) for p in points)
+                cam.set_pos(mx, my, max(p.z for p in points) + reach / math.tan(half_fov))
+
+        app.before_draw(follow, "sticks-inset")
+
+    def decorate_body(self, app, name: str) -> None:
+        """A stick's flat face pale (split wood) and its rounded back dark, so the side that lands
+        up can be told at a glance."""
+        if name not in app.nodes or name not in STICKS or not app.nodes[name].find(f"{name}-flat").is_empty():
+            return
+        app.recolor(name, BACK_RGB)
+        length, radius = self.stick_length(), self.stick_radius()
         d = 4.0 * radius / (3.0 * math.pi)             # the flat face lies this far below the centre of mass
         face = track_node(f"{name}-flat", [{"kind": "box", "half": [length / 2 - 0.001, radius - 0.0008, 0.0003],
                                             "pos": [0.0, 0.0, -d - 0.0002], "orn": [0.0, 0.0, 0.0, 1.0]}])

@@ -211,6 +211,7 @@ class TableApp:
             shadows = offscreen or not self.software_renderer()
         self._lights(shadows)
         self._tasks: list = []
+        self._before_draw: list = []
         self._new_bodies: list[str] = []
         self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
         self.labels.hide(SHADOW_MASK)
@@ -353,14 +354,21 @@ class TableApp:
             self.nodes[track].show() if shown else self.nodes[track].hide()
 
     def label(self, text: str, pos, scale=0.02, color=(1, 1, 1, 1), flat=True, heading=0.0,
-              parent: NodePath | None = None) -> NodePath:
-        """A text label in the scene: lying flat on the surface (facing up) or always facing the camera."""
+              parent: NodePath | None = None, plate=None) -> NodePath:
+        """A text label in the scene: lying flat on the surface (facing up) or always facing the
+        camera; with a `plate` colour, the text is set on a card of that colour (a plaque)
+        instead of casting a shadow."""
         tn = TextNode(f"label-{text}")
         tn.set_text(text)
         tn.set_align(TextNode.A_center)
         tn.set_text_color(*color)
-        tn.set_shadow(0.04, 0.04)
-        tn.set_shadow_color(0, 0, 0, 0.8)
+        if plate is None:
+            tn.set_shadow(0.04, 0.04)
+            tn.set_shadow_color(0, 0, 0, 0.8)
+        else:
+            tn.set_card_color(*plate)
+            tn.set_card_as_margin(0.3, 0.3, 0.15, 0.1)
+            tn.set_card_decal(True)
         node = (parent or self.labels).attach_new_node(tn.generate())
         node.set_scale(scale)
         node.set_pos(*pos)
@@ -491,6 +499,8 @@ class TableApp:
     def screenshot(self, path: str | Path) -> Path:
         """Render a frame and write it as PNG (to a temp name first, then renamed)."""
         path = Path(path)
+        for fn in self._before_draw:
+            fn()
         self.base.graphicsEngine.render_frame()
         self.base.graphicsEngine.render_frame()
         tmp = path.with_name(f".{path.stem}.tmp.png")
@@ -498,6 +508,35 @@ class TableApp:
             raise ViewError(f"could not write the screenshot {path}")
         os.replace(tmp, path)
         return path
+
+    def inset(self, region, fov: float = 20.0, clear=(0.12, 0.1, 0.08)) -> NodePath:
+        """A second camera drawing into `region` (left, right, bottom, top as fractions of the
+        window) over the main view: a close-up. Returns the camera, looking along its own +Y;
+        place it (or parent it to a moving node) to aim it."""
+        base = self.base
+        ar = base.getAspectRatio()
+        cam = base.makeCamera(base.win, sort=10, displayRegion=region,
+                              aspectRatio=(region[1] - region[0]) * ar / (region[3] - region[2]))
+        dr = cam.node().get_display_region(0)
+        dr.set_clear_color_active(True)
+        dr.set_clear_color((*clear, 1))
+        dr.set_clear_depth_active(True)
+        cam.reparent_to(self.render)
+        lens = cam.node().get_lens()
+        lens.set_min_fov(fov)              # the region's shorter side (its height) sees `fov` degrees
+        lens.set_near_far(0.01, 5.0)
+        return cam
+
+    def before_draw(self, fn, name: str) -> None:
+        """Call `fn()` before every frame is drawn: each frame of the window, and before a
+        screenshot taken between frames (a close-up's camera following what it shows)."""
+        self._before_draw.append(fn)
+
+        def task(t):
+            fn()
+            return t.cont
+
+        self.add_task(task, name)
 
     def add_task(self, fn, name: str):
         """A per-frame task of this window; removed with it (Panda3D's task manager is global)."""

@@ -49,6 +49,12 @@ def wrap(node: TextNode, line: str, width: float) -> list[str]:
     return rows
 
 
+def inset_region(aspect: float) -> tuple[float, float, float, float]:
+    """Where a close-up goes (left, right, bottom, top as fractions of the window): the right
+    column between the players' panel above and the buttons below."""
+    return (0.5 + (aspect - RIGHT + PAD) / (2 * aspect), 1 - PAD / (2 * aspect), 0.25, 0.47)
+
+
 class Hud:
     """Text panels in the window's 2D layer (aspect2d); the log shows its last LOG_ROWS rows,
     scrolled with `scroll` (by lines of the log)."""
