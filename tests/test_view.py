@@ -577,3 +577,38 @@ def test_knossos_sticks_close_up_shows_both_sticks(open_window, tmp_path):
     face = ((r > 0.8) & (b > 0.55)).mean()                  # their pale split faces
     assert cloth < 0.02, f"the close-up shows the cloth ({cloth:.0%}), not the tray"
     assert stick + face > 0.04, f"the sticks fill {stick + face:.1%} of the close-up"
+
+
+def test_king_kong_a_pawn_that_cannot_move_is_told_why():
+    """Clicking another player's pawn names whose turn it is; the player's own pawn before its
+    roll points to the numbered choices (roll the die)."""
+    import numpy as np
+
+    from tabletop.games.king_kong.rules import COLOURS, Phase
+    from tabletop.games.king_kong.view import KongAdapter
+
+    adapter = KongAdapter(3)
+    try:
+        seat = adapter.make_seats(["ai"])[0]
+        s = adapter.new_state()
+        rng = np.random.default_rng(1)
+        seen = set()
+        while len(seen) < 2:
+            assert not s.is_terminal()
+            if not s.is_chance_node() and s.phase in (Phase.TURN, Phase.MOVE) and s.phase not in seen:
+                seen.add(s.phase)
+                p = s.current
+                q = (p + 1) % 3
+                said = adapter.why_not(s, q)
+                assert said == f"that is {adapter.piece_name(q)}: {COLOURS[p]} is to move, with {adapter.piece_name(p)}", said
+                if s.phase is Phase.TURN and not adapter.destinations(s, p):
+                    assert "numbered choices" in adapter.why_not(s, p)
+            if s.phase is Phase.SHUFFLE:
+                s.apply(ChanceOutcome(" ".join(str(c) for c in rng.permutation(s.shuffle_pile()))))
+            elif s.is_chance_node():
+                labels = s.chance_outcomes()
+                s.apply(ChanceOutcome(labels[rng.integers(len(labels))]))
+            else:
+                s.apply(seat.choose(s, rng))
+    finally:
+        adapter.close()

@@ -271,6 +271,14 @@ class KongAdapter(TableAdapter):
                 out.append(Destination(action, (x, y, z), text))
         return out
 
+    def why_not(self, state: State, piece: int) -> str:
+        """Another player's pawn: whose turn it is. The player's own pawn without a move: what to
+        do instead (a pawn after its roll always has a space to go to: Kong never hems one in)."""
+        if not state.is_terminal() and not state.is_chance_node() and piece != state.current:
+            who = COLOURS[state.current]
+            return f"that is {self.piece_name(piece)}: {who} is to move, with {self.piece_name(state.current)}"
+        return super().why_not(state, piece)
+
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:
         return state.chance_event in ("die", "spin-outer", "spin-inner")
