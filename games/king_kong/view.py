@@ -24,6 +24,7 @@ GLASS_RGB = (0.55, 0.7, 0.86)           # ... and its four panes
 SECTOR_RGB = ((0.93, 0.42, 0.3), (0.98, 0.78, 0.3), (0.45, 0.72, 0.95), (0.55, 0.82, 0.5),
               (0.8, 0.55, 0.9), (0.98, 0.6, 0.7))   # the spinner's sectors, by label
 FUR_RGB = (0.2, 0.13, 0.08)
+FACE_RGB = (0.5, 0.37, 0.27)          # the bare skin of his muzzle and chest
 GIRL_RGB = (0.95, 0.85, 0.75)
 DRESS_RGB = (0.95, 0.95, 0.98)
 SECTOR_STEP_DEG = 5.0                   # a sector drawn as convex pieces this wide
@@ -185,8 +186,11 @@ class KongAdapter(TableAdapter):
             app.casts_no_shadow(node)
 
     def _dress_kong(self, app) -> None:
-        """Kong as a gorilla: a head with a brow and a muzzle above his body, shoulders over the arms,
-        and the girl in his right hand (at its groove); parented to the figure, so they move with him."""
+        """Kong as a gorilla over his cardboard figure: a barrel chest and belly rounding the body,
+        shoulders, thick furred arms and legs along the limbs ending in fists and feet short of
+        the grooves (where the pawns stand), a head with ears, a brow, a pale muzzle and eyes,
+        and the girl in his right hand; parented to the figure, so they move with him. Every
+        place comes from the figure's geometry (kong.toml)."""
         from tabletop.games.king_kong.layout import FIGURE
 
         figure = app.nodes.get(f"{KONG}:{FIGURE}")
@@ -195,21 +199,46 @@ class KongAdapter(TableAdapter):
         k = self.kong
         (bx, by), (w, h) = k.body_centre, k.body_size
         z = k.clearance + k.thickness
-        head_y = by + h / 2 + 0.018
-        fur = [{"kind": "cylinder", "radius": 0.024, "length": 0.004, "pos": [bx, head_y, z + 0.002],
-                "orn": [0.0, 0.0, 0.0, 1.0]},
-               {"kind": "box", "half": [w / 2 + 0.012, 0.016, 0.002], "pos": [bx, by + h / 2 - 0.014, z + 0.002],
-                "orn": [0.0, 0.0, 0.0, 1.0]},
-               {"kind": "box", "half": [0.02, 0.004, 0.0025], "pos": [bx, head_y + 0.008, z + 0.0045],
-                "orn": [0.0, 0.0, 0.0, 1.0]}]
-        face = [{"kind": "cylinder", "radius": 0.013, "length": 0.002, "pos": [bx, head_y - 0.007, z + 0.0045],
-                 "orn": [0.0, 0.0, 0.0, 1.0]}]
+        flat = [0.0, 0.0, 0.0, 1.0]
+
+        def disc(x, y, r, dz, t=0.003):
+            return {"kind": "cylinder", "radius": r, "length": t, "pos": [x, y, z + dz], "orn": flat}
+
+        def along(a, b, r, dz):
+            """A capsule lying from a to b (figure frame), `dz` above the figure."""
+            (ax, ay), (qx, qy) = a, b
+            dx, dy = qx - ax, qy - ay
+            length = math.hypot(dx, dy)
+            c = math.sqrt(0.5)
+            return {"kind": "capsule", "radius": r, "length": max(1e-4, length - 2 * r),
+                    "pos": [(ax + qx) / 2, (ay + qy) / 2, z + dz],
+                    "orn": [-dy / length * c, dx / length * c, 0.0, c]}
+
+        head_y = by + h / 2 + 0.02
+        fur = [disc(bx, by + h * 0.18, w * 0.62, 0.002), disc(bx, by - h * 0.2, w * 0.55, 0.002),
+               {"kind": "box", "half": [w / 2 + 0.01, 0.014, 0.003], "pos": [bx, by + h / 2 - 0.016, z + 0.003],
+                "orn": flat},
+               disc(bx, head_y, 0.026, 0.004, 0.006),
+               disc(bx - 0.024, head_y + 0.002, 0.008, 0.004), disc(bx + 0.024, head_y + 0.002, 0.008, 0.004)]
+        ends = []
+        for limb in k.limbs:
+            gx, gy = k.grooves[limb.groove]
+            ax, ay = limb.start
+            # the fist or foot stops short of the groove, so the pawn standing there stays in sight
+            f = 1.0 - (k.pawn_radius + 0.006) / math.hypot(gx - ax, gy - ay)
+            end = (ax + (gx - ax) * f, ay + (gy - ay) * f)
+            fur.append(along(limb.start, end, limb.width * 0.55, 0.004))
+            ends.append(disc(*end, limb.width * 0.62, 0.005, 0.006))
+        fur += ends
+        brow = [{"kind": "box", "half": [0.021, 0.0045, 0.002], "pos": [bx, head_y + 0.009, z + 0.009], "orn": flat}]
+        face = [disc(bx, head_y - 0.008, 0.014, 0.008, 0.002), disc(bx, by + h * 0.12, w * 0.27, 0.004, 0.002)]
+        eyes = [disc(bx + sx, head_y + 0.003, 0.0035, 0.0092, 0.001) for sx in (-0.009, 0.009)]
         gx, gy = k.grooves["right_hand"]
-        girl = [{"kind": "sphere", "radius": 0.006, "pos": [gx - 0.012, gy + 0.018, z + 0.014],
-                 "orn": [0.0, 0.0, 0.0, 1.0]}]
-        dress = [{"kind": "cylinder", "radius": 0.007, "length": 0.016, "pos": [gx - 0.012, gy + 0.018, z + 0.004],
-                  "orn": [0.0, 0.0, 0.0, 1.0]}]
-        for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-face", face, (0.42, 0.3, 0.22)),
+        girl = [{"kind": "sphere", "radius": 0.006, "pos": [gx - 0.012, gy + 0.018, z + 0.016], "orn": flat}]
+        dress = [{"kind": "cylinder", "radius": 0.007, "length": 0.016, "pos": [gx - 0.012, gy + 0.018, z + 0.006],
+                  "orn": flat}]
+        for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-brow", brow, FUR_RGB),
+                                 ("kong-face", face, FACE_RGB), ("kong-eyes", eyes, (0.05, 0.04, 0.03)),
                                  ("kong-girl", girl, GIRL_RGB), ("kong-dress", dress, DRESS_RGB)):
             node = track_node(name, parts)
             node.reparent_to(figure)
