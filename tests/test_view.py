@@ -612,3 +612,41 @@ def test_king_kong_a_pawn_that_cannot_move_is_told_why():
                 s.apply(seat.choose(s, rng))
     finally:
         adapter.close()
+
+
+def test_king_kong_close_up_follows_the_die_and_the_spinner(open_window, tmp_path):
+    """The close-up shows the die while it rolls, and the spinner's coloured circles while Kong's
+    move is spun and chosen."""
+    import numpy as np
+    from PIL import Image
+
+    from tabletop.games.king_kong.rules import Phase
+    from tabletop.sim.view.hud import inset_region
+
+    app, ctrl = open_window("king-kong", ["ai", "ai", "ai"], size=(1280, 720))
+    x0, x1, y0, y1 = inset_region(app.base.getAspectRatio())
+
+    def close_up(name):
+        app.screenshot(tmp_path / f"{name}.png")
+        rgb = np.asarray(Image.open(tmp_path / f"{name}.png").convert("RGB"), dtype=float) / 255
+        h, w, _ = rgb.shape
+        inset = rgb[int((1 - y1) * h) + 2:int((1 - y0) * h) - 2, int(x0 * w) + 2:int(x1 * w) - 2]
+        vivid = (inset.max(axis=2) - inset.min(axis=2) > 0.35).mean()      # the sectors' colours
+        white = (inset.min(axis=2) > 0.85).mean()                           # the die's faces
+        return vivid, white
+
+    ctrl.speed = 50.0                     # the animations fast-forwarded
+    seen = {}
+    for _ in range(3000):
+        phase = ctrl.state.phase
+        if phase is Phase.DIE and ctrl.anim is not None and phase not in seen:
+            ctrl.anim.show(ctrl.anim.duration * 0.9)          # the die near its rest
+            seen[phase] = close_up(phase.value)
+        if phase is Phase.TWIST and ctrl.anim is None:
+            seen[phase] = close_up(phase.value)
+            break
+        app.render_frame()
+    vivid, white = seen[Phase.TWIST]
+    assert vivid > 0.15, f"the spinner's sectors fill {vivid:.0%} of the close-up"
+    vivid, white = seen[Phase.DIE]
+    assert white > 0.03 and vivid < 0.05, f"the die: {white:.0%} white, {vivid:.0%} vivid"

@@ -112,6 +112,8 @@ class KongAdapter(TableAdapter):
             app.draw_late(app.nodes[name])
         self._paint(app)
         self.pickable_pieces(app, self.table.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
+        self.close_up = "die"
+        self._close_up(app)
         app.camera.set_home((0.22, -0.02, 0.0), 1.75, 0.0, 62.0)
 
     def _paint(self, app) -> None:
@@ -149,8 +151,8 @@ class KongAdapter(TableAdapter):
         app.label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), scale=0.03, color=(0.3, 0.2, 0.1, 1))
         for tower in ("L", "R"):
             sp = self.board.space(f"{tower}-elevator")
-            app.label("elevator", ((sp.rect[0] + sp.rect[1]) / 2, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
-                      scale=0.014, color=(0.15, 0.2, 0.1, 1), heading=90)
+            app.label("ELEVATOR", ((sp.rect[0] + sp.rect[1]) / 2 + 0.008, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
+                      scale=0.024, color=(0.15, 0.2, 0.1, 1), heading=90)
         spinner = self.spinner
         ox, oy, oz = SPINNER_ORIGIN
         rings = ((spinner.outer, 0.062, 0.050, spinner.card_radius - 0.004),
@@ -274,6 +276,10 @@ class KongAdapter(TableAdapter):
     def place_pieces(self, app, state: State) -> None:
         super().place_pieces(app, state)
         app.set_poses(self.kong_poses(state.climb, state.twist))
+        if state.phase in (Phase.SPIN_OUTER, Phase.TWIST, Phase.SPIN_INNER, Phase.CLIMB):
+            self.close_up = "spinner"
+        elif state.phase in (Phase.ORDER, Phase.TURN, Phase.DIE):
+            self.close_up = "die"
 
     def kong_poses(self, climb: int, twist: int) -> dict:
         """The poses of Kong's slide and figure at (climb, twist) notches, from the figure's geometry."""
@@ -334,22 +340,28 @@ class KongAdapter(TableAdapter):
         pips = track_node("die-pips", parts)
         pips.reparent_to(app.nodes["die"])
         pips.set_color(0.08, 0.08, 0.1, 1)
-        self._die_inset(app, app.nodes["die"], die.size)
 
-    def _die_inset(self, app, die, size: float) -> None:
-        """A close-up of the die in the right column above the buttons: a camera that keeps above
-        the die (its position, the world's rotation: a CompassEffect) looking straight down, so its
-        pips can be read wherever it rolls."""
-        from panda3d.core import CompassEffect
-
+    def _close_up(self, app) -> None:
+        """A close-up in the right column above the buttons, looking straight down: on the die
+        while it is rolled and read (its pips, wherever it lies), on the spinner while it is spun
+        and its result chosen from (both circles' labels and the pointer)."""
         from tabletop.sim.view.hud import inset_region
 
         cam = app.inset(inset_region(app.base.getAspectRatio()), fov=18.0)
-        cam.reparent_to(die)
-        cam.set_effect(CompassEffect.make(app.render, CompassEffect.P_rot))
-        cam.set_pos(0.0, 0.0, 7 * size)
         cam.set_hpr(0.0, -90.0, 0.0)
-        cam.node().get_lens().set_near_far(0.01, 2.0)
+        half = math.tan(math.radians(9.0))
+        ox, oy, oz = SPINNER_ORIGIN
+        spinner_height = oz + (self.spinner.card_radius + 0.006) / half
+
+        def aim():
+            die = app.nodes.get("die")
+            if self.close_up == "spinner" or die is None:
+                cam.set_pos(ox, oy, spinner_height)
+            else:
+                p = die.get_pos(app.render)
+                cam.set_pos(p.x, p.y, p.z + 7 * self.die.size)
+
+        app.before_draw(aim, "close-up")
 
     def motion_color(self, state: State, event: str, name: str):
         return DIE_RGB if name == "die" else None
