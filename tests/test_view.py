@@ -403,8 +403,8 @@ def board_points(app, adapter, game):
 @pytest.mark.parametrize("game,seats", [("king-of-the-hill", ["ai", "ai"]), ("knossos", ["ai", "ai"]),
                                         ("king-kong", ["ai", "ai", "ai", "ai", "ai", "ai"])])
 def test_hud_leaves_the_table_free(open_window, game, seats, size):
-    """At the default camera no board space, piece or gadget projects into a HUD panel, early
-    and later in a game; every panel's text lies inside its panel."""
+    """At the default camera no board space, piece or gadget projects into a HUD panel or a
+    close-up, early and later in a game; every panel's text lies inside its panel."""
     app, ctrl = open_window(game, seats, size=size)
     hud = ctrl.hud
     for turns in (0, 6):
@@ -413,6 +413,8 @@ def test_hud_leaves_the_table_free(open_window, game, seats, size):
         points = board_points(app, ctrl.adapter, game) + list(ctrl.adapter.piece_positions(ctrl.state).values())
         rects = hud.rects()
         assert any(name.startswith("DirectFrame") for name, *_ in rects)
+        rects += [("close-up", (l * 2 - 1) * hud.ar, (r * 2 - 1) * hud.ar, b * 2 - 1, t * 2 - 1)
+                  for l, r, b, t in app.insets]
         for point in points:
             film = app.project(point)
             assert film is not None, f"{point} is off screen"

@@ -212,6 +212,7 @@ class TableApp:
         self._lights(shadows)
         self._tasks: list = []
         self._before_draw: list = []
+        self.insets: list[tuple[float, float, float, float]] = []   # the close-ups' regions (inset)
         self._new_bodies: list[str] = []
         self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
         self.labels.hide(SHADOW_MASK)
@@ -515,6 +516,7 @@ class TableApp:
         place it (or parent it to a moving node) to aim it."""
         base = self.base
         ar = base.getAspectRatio()
+        self.insets.append(tuple(region))
         cam = base.makeCamera(base.win, sort=10, displayRegion=region,
                               aspectRatio=(region[1] - region[0]) * ar / (region[3] - region[2]))
         dr = cam.node().get_display_region(0)
