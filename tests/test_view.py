@@ -182,6 +182,12 @@ def test_help_and_camera_keys(open_window):
     assert ctrl.hud.help.isHidden()
     messenger.send("f1")
     assert not ctrl.hud.help.isHidden() and "Space" in ctrl.hud.help_keys.getText()
+    win = app.base.win                   # the help (2D layer) draws over the sticks' close-up
+    regions = [win.get_display_region(i) for i in range(win.get_num_display_regions())]
+    layer = next(r.get_sort() for r in regions if r.get_camera() == app.base.cam2d)
+    close_ups = [r for r in regions
+                 if any(max(abs(a - b) for a, b in zip(r.get_dimensions(), inset)) < 1e-6 for inset in app.insets)]
+    assert close_ups and all(r.get_sort() < layer for r in close_ups)
     messenger.send("f1")
     assert ctrl.hud.help.isHidden()
     home = app.base.camera.get_pos()

@@ -517,7 +517,7 @@ class TableApp:
         base = self.base
         ar = base.getAspectRatio()
         self.insets.append(tuple(region))
-        cam = base.makeCamera(base.win, sort=10, displayRegion=region,
+        cam = base.makeCamera(base.win, sort=5, displayRegion=region,   # after the table, under the 2D layer (help)
                               aspectRatio=(region[1] - region[0]) * ar / (region[3] - region[2]))
         dr = cam.node().get_display_region(0)
         dr.set_clear_color_active(True)
