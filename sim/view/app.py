@@ -22,6 +22,7 @@ from panda3d.core import (AmbientLight, AntialiasAttrib, ColorWriteAttrib, CullB
                           Vec3, loadPrcFileData)
 
 from tabletop.sim.errors import InputError
+from tabletop.sim.view.art import glass_color
 from tabletop.sim.view.geometry import set_pose, track_node
 from tabletop.sim.view.shaders import scene_shader
 
@@ -336,7 +337,11 @@ class TableApp:
     def recolor(self, name: str, color) -> None:
         """Give every track of a body a new colour (the same body drawn for different players)."""
         for track in self.body_tracks.get(name, ()):
-            self.nodes[track].set_color(*color, 1)
+            node = self.nodes[track]
+            if node.has_python_tag("glass"):
+                glass_color(node, color)
+            else:
+                node.set_color(*color, 1)
 
     def set_poses(self, poses: dict) -> None:
         """Put tracks at poses; a None pose hides the track."""

@@ -4,7 +4,7 @@ polygons, arrows, antialiased) that becomes a texture (TableApp.texture) for pla
 from __future__ import annotations
 
 import numpy as np
-from panda3d.core import Material, NodePath, TextNode
+from panda3d.core import Material, NodePath, TextNode, TransparencyAttrib
 
 from tabletop.sim.view.geometry import sphere
 
@@ -114,7 +114,9 @@ def sign(parent: NodePath, text: str, pos, height: float, color=(1, 1, 1, 1), na
 
 
 def glassy(node: NodePath, radius: float, color) -> None:
-    """Draw a ball's node as polished coloured glass: a smooth sphere, a sharp white highlight."""
+    """Draw a ball's node as a glass marble: a clear, faintly tinted shell with a sharp white
+    highlight around a twisted vane of coloured glass (a cat's eye), so that it reads as glass
+    and its colour still shows from every side. `glass_color` recolours it."""
     geom = node.node()
     geom.remove_all_geoms()
     geom.add_geoms_from(sphere(radius).node())
@@ -122,7 +124,28 @@ def glassy(node: NodePath, radius: float, color) -> None:
     m.set_diffuse((0.85, 0.85, 0.85, 1.0))
     m.set_ambient((1.0, 1.0, 1.0, 1.0))
     m.set_specular((1.0, 1.0, 1.0, 1.0))
-    m.set_shininess(70.0)
+    m.set_shininess(90.0)
     node.set_material(m, 2)
-    node.set_color(*color, 1.0)
-    node.clear_transparency()
+    node.set_transparency(TransparencyAttrib.M_alpha)
+    vanes = node.attach_new_node("vane")
+    for turn in (0.0, 60.0, 120.0):          # three blades about the axis: a twisted vane seen from any side
+        blade = vanes.attach_new_node(sphere(radius * 0.86, "blade", 16).node())
+        blade.set_scale(1.0, 0.34, 1.0)
+        blade.set_h(turn)
+        blade.set_r(turn / 4)
+    v = Material()
+    v.set_diffuse((1.0, 1.0, 1.0, 1.0))
+    v.set_ambient((1.0, 1.0, 1.0, 1.0))
+    v.set_specular((0.5, 0.5, 0.5, 1.0))
+    v.set_shininess(40.0)
+    vanes.set_material(v, 3)
+    vanes.set_transparency(TransparencyAttrib.M_none, 3)
+    node.set_python_tag("glass", vanes)
+    glass_color(node, color)
+
+
+def glass_color(node: NodePath, color) -> None:
+    """A glassy() marble in a new colour: the vane in it, the shell a pale tint of it."""
+    r, g, b = color[:3]
+    node.set_color(0.3 + 0.7 * r, 0.3 + 0.7 * g, 0.3 + 0.7 * b, 0.5)
+    node.get_python_tag("glass").set_color(r, g, b, 1.0, 3)
