@@ -465,6 +465,19 @@ def test_clicks_and_keys_that_do_nothing_say_why(open_window):
     assert ctrl.selected is None and ctrl.hud.prompt.getText() == before
 
 
+def kong_step(s, rng, seat) -> None:
+    """One step of a King Kong game by the rules alone: chance drawn uniformly, the seat's choice."""
+    from tabletop.games.king_kong.rules import Phase
+
+    if s.phase is Phase.SHUFFLE:          # too many orders to list: the label is one
+        s.apply(ChanceOutcome(" ".join(str(c) for c in rng.permutation(s.shuffle_pile()))))
+    elif s.is_chance_node():
+        labels = s.chance_outcomes()
+        s.apply(ChanceOutcome(labels[rng.integers(len(labels))]))
+    else:
+        s.apply(seat.choose(s, rng))
+
+
 def test_king_kong_fly_is_a_numbered_choice():
     """A pawn that can fly as well as roll gets a numbered choice for flying next to "roll the
     die", which lights the spaces it can fly to (the adapter's choice list; no window needed)."""
@@ -480,13 +493,7 @@ def test_king_kong_fly_is_a_numbered_choice():
         seat = adapter.make_seats(["ai"])[0]
         while not (s.phase is Phase.TURN and any(isinstance(a, Fly) for a in s.legal_actions())):
             assert not s.is_terminal()
-            if s.phase is Phase.SHUFFLE:          # too many orders to list: the label is one
-                s.apply(ChanceOutcome(" ".join(str(c) for c in rng.permutation(s.shuffle_pile()))))
-            elif s.is_chance_node():
-                labels = s.chance_outcomes()
-                s.apply(ChanceOutcome(labels[rng.integers(len(labels))]))
-            else:
-                s.apply(seat.choose(s, rng))
+            kong_step(s, rng, seat)
         assert adapter.menu(s) == [Roll()]
         flights = [(piece, text, group) for piece, text, group in adapter.piece_choices(s)
                    if all(isinstance(d.action, Fly) for d in group)]
@@ -611,13 +618,7 @@ def test_king_kong_a_pawn_that_cannot_move_is_told_why():
                 assert said == f"that is {adapter.piece_name(q)}: {COLOURS[p]} is to move, with {adapter.piece_name(p)}", said
                 if s.phase is Phase.TURN and not adapter.destinations(s, p):
                     assert "numbered choices" in adapter.why_not(s, p)
-            if s.phase is Phase.SHUFFLE:
-                s.apply(ChanceOutcome(" ".join(str(c) for c in rng.permutation(s.shuffle_pile()))))
-            elif s.is_chance_node():
-                labels = s.chance_outcomes()
-                s.apply(ChanceOutcome(labels[rng.integers(len(labels))]))
-            else:
-                s.apply(seat.choose(s, rng))
+            kong_step(s, rng, seat)
     finally:
         adapter.close()
 

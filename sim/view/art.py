@@ -120,12 +120,7 @@ def glassy(node: NodePath, radius: float, color) -> None:
     geom = node.node()
     geom.remove_all_geoms()
     geom.add_geoms_from(sphere(radius).node())
-    m = Material()
-    m.set_diffuse((0.85, 0.85, 0.85, 1.0))
-    m.set_ambient((1.0, 1.0, 1.0, 1.0))
-    m.set_specular((1.0, 1.0, 1.0, 1.0))
-    m.set_shininess(90.0)
-    node.set_material(m, 2)
+    node.set_material(_lit(0.85, 1.0, 90.0), 2)
     node.set_transparency(TransparencyAttrib.M_alpha)
     vanes = node.attach_new_node("vane")
     for turn in (0.0, 60.0, 120.0):          # three blades about the axis: a twisted vane seen from any side
@@ -133,15 +128,19 @@ def glassy(node: NodePath, radius: float, color) -> None:
         blade.set_scale(1.0, 0.34, 1.0)
         blade.set_h(turn)
         blade.set_r(turn / 4)
-    v = Material()
-    v.set_diffuse((1.0, 1.0, 1.0, 1.0))
-    v.set_ambient((1.0, 1.0, 1.0, 1.0))
-    v.set_specular((0.5, 0.5, 0.5, 1.0))
-    v.set_shininess(40.0)
-    vanes.set_material(v, 3)
+    vanes.set_material(_lit(1.0, 0.5, 40.0), 3)
     vanes.set_transparency(TransparencyAttrib.M_none, 3)
     node.set_python_tag("glass", vanes)
     glass_color(node, color)
+
+
+def _lit(diffuse: float, specular: float, shininess: float) -> Material:
+    m = Material()
+    m.set_diffuse((diffuse, diffuse, diffuse, 1.0))
+    m.set_ambient((1.0, 1.0, 1.0, 1.0))
+    m.set_specular((specular, specular, specular, 1.0))
+    m.set_shininess(shininess)
+    return m
 
 
 def glass_color(node: NodePath, color) -> None:
