@@ -169,7 +169,8 @@ class KnossosAdapter(TableAdapter):
             app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
                       scale=0.045, color=(*PIECE_RGB[colour], 1), plate=PLAQUE)
         ex, ey = b.exit_at
-        app.label("exit", (cx + ex, cy + ey + 0.04, self._surface(ex, ey + 0.04)), scale=0.045,
+        beside = 2 * 2.2 * PIECE_RADIUS + 0.045          # right of the four borne-off pieces' row
+        app.label("exit", (cx + ex + beside, cy + ey - 0.01, self._surface(ex + beside, ey)), scale=0.045,
                   color=(0.35, 0.25, 0.1, 1), plate=PLAQUE)
         self._sticks_inset(app)
 
