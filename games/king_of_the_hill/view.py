@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from tabletop.games.king_of_the_hill.ai import SEATS
-from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_sign_places, hidden_from, paint_caves,
+from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_sign_places, SurfaceGrid, hidden_from, paint_caves,
                                                  paint_hill, sign_places, skin, surface_height, zone_centre)
 from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
@@ -300,7 +300,8 @@ class HillAdapter(TableAdapter):
         feet = [[Point3(*p) + right * (x * node.get_sz(app.render)) + up * (lo.z * node.get_sz(app.render))
                  for p in places for x in (lo.x, hi.x)]
                 for (node, _, places), (lo, hi) in ((m, m[0].get_child(0).get_tight_bounds(m[0])) for m in movable)]
-        blocked = [hidden_from(self.table.crater, np.array(f), eye).reshape(-1, 2).any(axis=1)
+        ground = SurfaceGrid(self.table.crater)
+        blocked = [hidden_from(ground, np.array(f), eye).reshape(-1, 2).any(axis=1)
                    if node.get_depth_test() else np.zeros(len(places), bool)
                    for f, (node, _, places) in zip(feet, movable)]
         behind = [np.zeros(len(places)) if seat is None else
@@ -310,14 +311,17 @@ class HillAdapter(TableAdapter):
                   for o, b, (_, seat, _) in zip(options, behind, movable)]
         still = np.array([sign_rect(node, node.get_pos(app.render)) for node in fixed]).reshape(-1, 4)
         chosen = [0] * len(movable)
+        now = np.vstack([still] + [o[:1] for o in options])      # the fixed signs, then each movable one where it stands
         for _ in range(rounds):
             moved = False
             for k, opts in enumerate(options):
-                others = np.vstack([still] + [options[j][chosen[j]][None] for j in range(len(options)) if j != k])
+                row = len(still) + k
+                others = np.delete(now, row, axis=0)
                 score = (blocked[k] + hits(opts, others)) * 100 + hidden[k] * 10 + np.arange(len(opts)) / len(opts)
                 best = int(np.argmin(score))
                 moved |= best != chosen[k]
                 chosen[k] = best
+                now[row] = opts[best]
             if not moved:
                 break
         for (node, _, places), c in zip(movable, chosen):
