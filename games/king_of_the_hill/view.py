@@ -117,11 +117,15 @@ class HillAdapter(TableAdapter):
         crater = self.table.crater
         canvas = paint_caves(crater, crater.base_size / 2 + 0.002)
         texture = app.texture(canvas.rgb, "cave-floors")
-        self.caves = app.render.attach_new_node("caves")
-        for name in cave_names(crater):
+        parts, start = [], 0
+        for name in cave_names(crater):                 # one mesh: one draw
             verts, faces = cave_floor(crater, name)
-            uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
-            textured_node(f"{name}-floor", verts, vertex_normals(verts, faces), faces, uvs).reparent_to(self.caves)
+            parts.append((verts, faces + start))
+            start += len(verts)
+        verts, faces = np.vstack([v for v, _ in parts]), np.vstack([f for _, f in parts])
+        uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
+        self.caves = textured_node("caves", verts, vertex_normals(verts, faces), faces, uvs)
+        self.caves.reparent_to(app.render)
         self.caves.set_texture(texture)
         self.caves.set_shader_off(1)          # unlit: an opening, not a lit trough (which reads as a log)
         self.caves.set_light_off(1)
