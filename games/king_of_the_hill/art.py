@@ -21,8 +21,10 @@ SEAT_RGB = (0.62, 0.48, 0.28)
 EDGE_RGB = (0.80, 0.16, 0.12)
 ZONE_RGB = (0.98, 0.80, 0.22)
 START_RGB = (0.97, 0.97, 0.95)
-CAVE_RGB = (0.22, 0.17, 0.11)
-CAVE_SEAT_RGB = (0.10, 0.07, 0.05)
+CAVE_SEAT_RGB = (0.10, 0.07, 0.05)      # the ring round a path space above a cave seat
+CAVE_FLOOR_RGB = (0.09, 0.07, 0.05)     # inside a cave: dark
+CAVE_RIM_RGB = (0.62, 0.52, 0.34)       # the opening's cut edge
+CAVE_MARK_RGB = (0.85, 0.72, 0.45)      # a cave seat's ring on the cave floor
 
 
 def skin(crater: HillShape) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +60,70 @@ def cave_seats(crater: HillShape) -> dict[str, tuple[float, float, float]]:
     return {name: region.center for name, region in crater.seat_regions.items()}
 
 
+def cave_names(crater: HillShape) -> tuple[str, ...]:
+    return tuple(cave[0] for cave in crater.caves)
+
+
+def _pocket_line(crater: HillShape, name: str, count: int, trim: float = 0.0) -> np.ndarray:
+    """Points along cave `name`'s valley from a cave's radius before its mouth to its end wall,
+    less `trim` at each end."""
+    _, line, s, _, _, mouth, total = next(v for v in crater.valleys if v[0] == name)
+    u = np.linspace(mouth - crater.cave_radius + trim, total - trim, count)
+    return np.column_stack([np.interp(u, s, line[:, 0]), np.interp(u, s, line[:, 1])])
+
+
+def cave_floor(crater: HillShape, name: str, along: int = 40, across: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, faces) of cave `name`'s floor as the physics shapes it (HillShape.floor_height):
+    the round-bottomed pocket along its valley from the tunnel's mouth to the end wall, over both
+    seats and the hump between them, as wide as the pocket."""
+    centre = _pocket_line(crater, name, along)
+    t = np.gradient(centre, axis=0)
+    t /= np.linalg.norm(t, axis=1, keepdims=True)
+    left = np.column_stack([-t[:, 1], t[:, 0]])
+    v = np.linspace(-1.0, 1.0, across) * crater.cave_radius
+    X = centre[:, :1] + v[None, :] * left[:, :1]
+    Y = centre[:, 1:] + v[None, :] * left[:, 1:]
+    Z = np.minimum(crater.floor_height(X, Y), crater.ceiling_z)
+    verts = np.column_stack([X.ravel(), Y.ravel(), Z.ravel()])
+    idx = np.arange(X.size).reshape(X.shape)
+    a, b, c, d = idx[:-1, :-1], idx[:-1, 1:], idx[1:, 1:], idx[1:, :-1]
+    faces = np.concatenate([np.column_stack([a.ravel(), c.ravel(), b.ravel()]),
+                            np.column_stack([a.ravel(), d.ravel(), c.ravel()])])     # facing up
+    return verts, faces
+
+
+def paint_caves(crater: HillShape, half: float, pixels: int = 512) -> Canvas:
+    """The caves' floors' texture (top-down over [-half, half]^2), drawn unlit: each pocket a dark
+    opening inside a pale rim (its cut edge, cave_floor's outline), and a pale ring round each cave
+    seat where a marble comes to rest."""
+    cv = Canvas(half, pixels, CAVE_RIM_RGB)
+    R, rim = crater.cave_radius, 0.0015
+    for name in cave_names(crater):
+        cv.stroke(_pocket_line(crater, name, 24, trim=R), 2 * (R - rim), CAVE_FLOOR_RGB)
+    for p in cave_seats(crater).values():
+        cv.disc(p, 1.15 * crater.marble_radius, CAVE_MARK_RGB, ring=0.0012)
+    return cv
+
+
+def cave_sign_places(crater: HillShape, height: float) -> dict[str, list[tuple[float, float, float]]]:
+    """Where each cave's name may stand, best first: beyond the end wall of its pocket, on along
+    the valley, then to either side, at the height of the pocket's floor (the view draws the cave
+    and its name through the hill) or the hill's surface there, whichever is higher."""
+    out = {}
+    R = crater.cave_radius
+    for name in cave_names(crater):
+        line = _pocket_line(crater, name, 24)
+        end, t = line[-1], (line[-1] - line[-2]) / np.linalg.norm(line[-1] - line[-2])
+        n = np.array([-t[1], t[0]])
+        floor = float(crater.floor_height(np.array([end[0]]), np.array([end[1]]))[0])
+        spots = []
+        for reach, side in ((1.6, 0.0), (2.4, 0.0), (1.2, 1.8), (1.2, -1.8), (3.2, 0.0), (2.4, 2.4), (2.4, -2.4)):
+            x, y = end + R * (reach * t + side * n)
+            spots.append((float(x), float(y), max(surface_height(crater, x, y), floor) + 0.6 * height + 0.002))
+        out[name] = spots
+    return out
+
+
 def zone_centre(board: Board) -> np.ndarray:
     """The middle of the Finish Zone's seats."""
     return np.mean(np.asarray(board.zone_positions), axis=0)
@@ -75,12 +141,8 @@ def paint_hill(board: Board, crater: HillShape, half: float) -> Canvas:
                              0.0, 1.0) ** 0.7, CRATER_RGB)
     cv.disc((0, 0), crater.hole_radius + 0.0008, (0.02, 0.02, 0.02))
     cv.disc((0, 0), crater.path_outer_radius + 0.0025, (0.28, 0.42, 0.20), ring=0.0025)   # the rim wall's top
-    seats = cave_seats(crater)
-    for name in ("cave1", "cave2", "cave3"):
-        ends = [seats[f"{name}/seat1"], seats[f"{name}/seat2"]]
-        cv.stroke(ends, 2 * crater.cave_radius + 0.014, CAVE_RGB)
-        for p in ends:
-            cv.disc(p, 1.5 * r, CAVE_SEAT_RGB, ring=0.0022)
+    for p in cave_seats(crater).values():         # the path space above a cave seat: a dark ring
+        cv.disc(p, 1.5 * r, CAVE_SEAT_RGB, ring=0.0022)
     path = np.asarray(board.path_positions)
     zone = np.asarray(board.zone_positions)
     route = np.vstack([path, zone[:1]])
@@ -110,11 +172,52 @@ def surface_height(crater: HillShape, x: float, y: float) -> float:
     return hill_height(x, y)
 
 
-def sign_spots(points, crater: HillShape, height: float) -> list[tuple[float, float, float]]:
-    """Where the number of each seat of a route stands: beside the seat, across the route on the
-    side nearer the player in front (-y), lifted clear of the surface, so neither a marble on the
-    seat nor a lit destination hides it."""
+class SurfaceGrid:
+    """surface_height sampled on a square grid over the hill's base (and a little beyond), looked
+    up bilinearly: many heights at once (a line of sight's samples) at numpy's speed."""
+
+    def __init__(self, crater: HillShape, step: float = 0.0025):
+        half = crater.base_size / 2 + 0.01
+        self.lo, self.step = -half, step
+        axis = np.arange(-half, half + step / 2, step)
+        x, y = np.meshgrid(axis, axis, indexing="ij")
+        inside = np.hypot(x, y) <= crater.outer_radius          # as surface_height, an array at a time
+        self.z = np.empty_like(x)
+        self.z[inside] = np.maximum(crater.shell_height(x[inside], y[inside]), crater.ceiling_z)   # the hole's tube
+        self.z[~inside] = np.vectorize(hill_height)(x[~inside], y[~inside])
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        n = self.z.shape[0] - 1
+        u = np.clip((np.asarray(x) - self.lo) / self.step, 0.0, n - 1e-9)
+        v = np.clip((np.asarray(y) - self.lo) / self.step, 0.0, n - 1e-9)
+        i, j = u.astype(int), v.astype(int)
+        fu, fv = u - i, v - j
+        z = self.z
+        return ((1 - fu) * (1 - fv) * z[i, j] + fu * (1 - fv) * z[i + 1, j]
+                + (1 - fu) * fv * z[i, j + 1] + fu * fv * z[i + 1, j + 1])
+
+
+def hidden_from(ground: SurfaceGrid, points, eye, reach: float = 0.15, step: float = 0.002) -> np.ndarray:
+    """Whether the drawn hill (`ground`) hides each of `points` from `eye`: the line of sight
+    passes under the surface within `reach` of the point."""
     pts = np.asarray(points, float)
+    d = np.asarray(eye, float)[None, :] - pts
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    t = np.arange(step, reach, step)
+    ray = pts[:, None, :] + t[None, :, None] * d[:, None, :]
+    return (ray[..., 2] < ground(ray[..., 0], ray[..., 1])).any(axis=1)
+
+
+def sign_places(points, crater: HillShape, height: float, avoid=()) -> list[list[tuple[float, float, float]]]:
+    """Where the number of each seat of a route may stand, best first: beside the seat, across
+    the route (so neither a marble on the seat nor a lit destination hides it), lifted clear of
+    the surface; first on the side away from the nearest seat that is not a neighbour on the
+    route (of this route or among `avoid`: where two stretches of path run side by side, their
+    numbers stand on their outer sides), the side nearer the player in front (-y) on a tie;
+    then the other side, then both a little farther out, then each of those turned a little
+    along the route."""
+    pts = np.asarray(points, float)
+    blockers = np.vstack([pts[:, :2]] + ([np.asarray(avoid, float)[:, :2]] if len(avoid) else []))
     r = crater.marble_radius
     out = []
     for i, p in enumerate(pts):
@@ -122,6 +225,18 @@ def sign_spots(points, crater: HillShape, height: float) -> list[tuple[float, fl
         side = np.array([t[1], -t[0]]) / np.linalg.norm(t)
         if side[1] > 0 or (abs(side[1]) < 1e-9 and side @ p[:2] < 0):
             side = -side
-        x, y = p[:2] + 1.45 * r * side
-        out.append((float(x), float(y), surface_height(crater, x, y) + 0.6 * height + 0.002))
+        others = np.delete(blockers, [j for j in (i - 1, i, i + 1) if 0 <= j < len(pts)], axis=0)
+        if len(others):
+            clear = [np.min(np.linalg.norm(others - (p[:2] + 1.45 * r * sd), axis=1)) for sd in (side, -side)]
+            if clear[1] > clear[0] + 0.002:
+                side = -side
+        along = t / np.linalg.norm(t)
+        spots = []
+        for turn in (0.0, 40.0, -40.0, 70.0, -70.0):
+            c, sn = np.cos(np.radians(turn)), np.sin(np.radians(turn))
+            for reach in (1.45, 2.1):
+                for sd in (side, -side):
+                    x, y = p[:2] + reach * r * (c * sd + sn * along)
+                    spots.append((float(x), float(y), surface_height(crater, x, y) + 0.6 * height + 0.002))
+        out.append(spots)
     return out

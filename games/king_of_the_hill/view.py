@@ -8,15 +8,15 @@ import math
 import numpy as np
 
 from tabletop.games.king_of_the_hill.ai import SEATS
-from tabletop.games.king_of_the_hill.art import (cave_seats, paint_hill, sign_spots, skin, surface_height,
-                                                 zone_centre)
+from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_sign_places, SurfaceGrid, hidden_from, paint_caves,
+                                                 paint_hill, sign_places, skin, surface_height, zone_centre)
 from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.games.king_of_the_hill.tipper_shape import rot_y
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
-from panda3d.core import TransparencyAttrib
+from panda3d.core import Point3, TransparencyAttrib
 
 from tabletop.sim.scene import look
 from tabletop.sim.view.art import glassy, sign
@@ -27,10 +27,10 @@ MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0
               "yellow": (0.96, 0.82, 0.10)}
 TIPPER_RGB = (0.92, 0.52, 0.10)
 TRAY_FLOOR_RGB = (0.98, 0.86, 0.55)
-PEG_RGB = (0.96, 0.95, 0.90)
+PEG_RGB = (0.72, 0.30, 0.06)          # the walls' orange, darker: a peg reads against the pale floor
 STAND_RGB = (0.30, 0.24, 0.20)
 DRAWER_RGB = (0.42, 0.27, 0.14)
-BALL_RGB = (0.85, 0.85, 0.88)
+BALL_RGB = (0.16, 0.20, 0.27)         # polished dark steel: it reads on the pale floor and among the pegs
 LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
@@ -72,6 +72,7 @@ class HillAdapter(TableAdapter):
         self.radius = self.table.crater.marble_radius
         self.marker_drop = self.radius
         self.piece_bodies = self.table.marbles
+        self._sign_places = None      # the signs and where each may stand, until place_pieces lays them out
 
     # -- set-up ----------------------------------------------------------------------------
     def build(self, app) -> None:
@@ -82,13 +83,15 @@ class HillAdapter(TableAdapter):
         for m, name in enumerate(self.table.marbles):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
         self.add_world_bodies(app, colors, skip=("hill",))
-        for name in self.table.marbles + ["marble", "ball"]:
-            for track in app.body_tracks.get(name, ()):
-                radius = self.table.tipper.ball_radius if name == "ball" else self.radius
-                glassy(app.nodes[track], radius, colors.get(name, BALL_RGB))
+        for name in self.table.marbles:
+            for track in app.body_tracks[name]:
+                glassy(app.nodes[track], self.radius, colors[name])
+        for name in ("marble", "ball"):
+            self.decorate_body(app, name)
         app.casts_no_shadow(app.nodes["table"])
         app.draw_early(app.nodes["hill"], 0)
-        app.draw_early(app.nodes["tray:0"], 1)
+        self._add_caves(app)
+        app.draw_early(app.nodes["tray:0"], 3)
         app.draw_late(app.nodes["table"], 0)
         self.pickable_pieces(app, self.radius * 1.4)
         self._add_labels(app)
@@ -106,8 +109,52 @@ class HillAdapter(TableAdapter):
         node.set_shader(scene_shader(app.shadows, textured=True))
         app.casts_no_shadow(node)
 
+    def _add_caves(self, app) -> None:
+        """The three caves, seen through the hill: each cave's floor (art.cave_floor, painted by
+        art.paint_caves) drawn over the hill's skin, as a cut-away model shows what lies inside; the crater's
+        marble is drawn the same way (decorate_body), so it is seen running into its cave and resting
+        on a seat under the path space it will be placed on."""
+        crater = self.table.crater
+        canvas = paint_caves(crater, crater.base_size / 2 + 0.002)
+        texture = app.texture(canvas.rgb, "cave-floors")
+        parts, start = [], 0
+        for name in cave_names(crater):                 # one mesh: one draw
+            verts, faces = cave_floor(crater, name)
+            parts.append((verts, faces + start))
+            start += len(verts)
+        verts, faces = np.vstack([v for v, _ in parts]), np.vstack([f for _, f in parts])
+        uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
+        self.caves = textured_node("caves", verts, vertex_normals(verts, faces), faces, uvs)
+        self.caves.reparent_to(app.render)
+        self.caves.set_texture(texture)
+        self.caves.set_shader_off(1)          # unlit: an opening, not a lit trough (which reads as a log)
+        self.caves.set_light_off(1)
+        self.caves.set_two_sided(True)
+        self._see_through(app, self.caves, 1)
+        app.casts_no_shadow(self.caves)
+
+    @staticmethod
+    def _see_through(app, node, order: int) -> None:
+        """Draw `node` right after the hill, over it (no depth test): what lies inside the hill is seen."""
+        app.draw_early(node, order)
+        node.set_depth_test(False)
+
+    def decorate_body(self, app, name: str) -> None:
+        """The Tipper's ball: polished dark steel; the crater's marble: glass in its owner's colour
+        (motion_color), seen through the hill (_add_caves)."""
+        if name not in ("ball", "marble"):
+            return
+        for track in app.body_tracks.get(name, ()):
+            node = app.nodes[track]
+            if name == "ball":
+                glassy(node, self.table.tipper.ball_radius, BALL_RGB)
+            else:
+                colour = node.get_color() if node.has_color() else (0.85, 0.85, 0.88, 1.0)
+                glassy(node, self.radius, tuple(colour)[:3])
+                self._see_through(app, node, 2)
+
     def _add_tray(self, app, tray: dict) -> None:
-        """The Tipper's tray: orange walls round a pale floor, white round pegs (drawn as the
+        """The Tipper's tray: orange walls round a pale floor, dark orange round pegs (drawn as the
         cylinders the spec describes, in place of the octagonal posts the physics is built of, and
         without their millimetre-high ridges, which read as spikes from above), under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
         tipper = self.table.tipper
@@ -175,25 +222,30 @@ class HillAdapter(TableAdapter):
         self.signs = app.render.attach_new_node("koth-signs")
         app.casts_no_shadow(self.signs)
         h = LABEL_HEIGHT
-        spots = sign_spots(b.path_positions, crater, h)
-        (x0, y0, _), (x1, y1, _) = b.path_positions[0], spots[0]
+        path = sign_places(b.path_positions, crater, h, avoid=b.zone_positions)
+        (x0, y0, _), (x1, y1, _) = b.path_positions[0], path[0][0]
         x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
-        spots[0] = (x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)
-        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p, h, START_TEXT if i == 0 else SPACE_TEXT,
-                                 f"space-{i}") for i, p in enumerate(spots)]
+        path[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)]
+        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p[0], h,
+                                 START_TEXT if i == 0 else SPACE_TEXT, f"space-{i}") for i, p in enumerate(path)]
         start = self.space_signs[0]       # it stands out over the hill's foot: the slope must not cut it
         start.set_depth_test(False)
         start.set_bin("fixed", 40)
-        self.zone_signs = [sign(self.signs, str(i + 1), p, h, ZONE_TEXT, f"zone-{i + 1}")
-                           for i, p in enumerate(sign_spots(b.zone_positions, crater, h))]
+        zone = sign_places(b.zone_positions, crater, h)
+        self.zone_signs = [sign(self.signs, str(i + 1), p[0], h, ZONE_TEXT, f"zone-{i + 1}") for i, p in enumerate(zone)]
         c = zone_centre(b)
         inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
-        sign(self.signs, "FINISH ZONE", (inner[0], inner[1], crater.lip_z + 0.004), h, ZONE_TEXT, "finish-zone")
-        seats = cave_seats(crater)
-        for cave in ("cave1", "cave2", "cave3"):
-            p = np.asarray(seats[f"{cave}/seat2"][:2])
-            q = p / np.linalg.norm(p) * (np.linalg.norm(p) + 0.022)
-            sign(self.signs, f"cave {cave[-1]}", (q[0], q[1], 0.045), h * 0.8, (0.85, 0.95, 0.8, 1), cave)
+        self.finish_sign = sign(self.signs, "FINISH ZONE", (inner[0], inner[1], crater.lip_z + 0.004), h, ZONE_TEXT,
+                                "finish-zone")
+        caves = cave_sign_places(crater, h)
+        self.cave_signs = [sign(self.signs, f"cave {name[-1]}", places[0], h * 0.8, (0.85, 0.95, 0.8, 1), name)
+                           for name, places in caves.items()]
+        for s in self.cave_signs:          # named where the cave is drawn: through the hill
+            s.set_depth_test(False)
+            s.set_bin("fixed", 40)
+        seats = list(b.path_positions) + [None] * (len(zone) + len(caves))      # the Zone's stand over its seats
+        self._sign_places = (list(zip(self.space_signs + self.zone_signs + self.cave_signs, seats,
+                                      path + zone + list(caves.values()))), [self.finish_sign])
         tipper = self.table.tipper
         for end in ("A", "B"):
             for label in tipper.slot_order:
@@ -201,6 +253,85 @@ class HillAdapter(TableAdapter):
                 app.label(label, (p[0], p[1] - 0.0045, self.lid_top + 0.0004), scale=0.016, color=(0.1, 0.1, 0.1, 1),
                           parent=app.nodes["tray:0"])
         self._add_drawer(app)
+
+    def place_pieces(self, app, state) -> None:
+        """Put the marbles on their seats; the first time, once the window has framed its home
+        camera round the table (after build), move the signs clear of each other (_unclutter)."""
+        if self._sign_places is not None:
+            self._unclutter(app, *self._sign_places)
+            self._sign_places = None
+        super().place_pieces(app, state)
+
+    def _unclutter(self, app, movable, fixed, rounds: int = 8) -> None:
+        """Move each (sign, seat, places) of `movable` to the first of its places where, on the
+        picture from the home camera, the hill hides none of its foot and it overlaps the fewest
+        other signs, then (a marble on its seat would hide a number behind it) a marble on its
+        seat (if any) covers under a third of it; round after round until none moves. A sign's
+        rectangle: its glyphs' bounds laid along the camera's right and up, projected."""
+        orbit, cam = app.camera, app.base.camera
+        was = (orbit.target, orbit.distance, orbit.heading, orbit.pitch)
+        orbit.reset()
+        right = app.render.get_relative_vector(cam, (1, 0, 0))
+        up = app.render.get_relative_vector(cam, (0, 0, 1))
+        aspect = app.base.camLens.get_aspect_ratio()
+
+        def rect(centre, half_x, half_z):
+            film = [app.project(Point3(*centre) + right * x + up * z) for x in half_x for z in half_z]
+            if any(f is None for f in film):
+                return (9.0, -9.0, 9.0, -9.0)            # off screen: overlaps nothing
+            xs, ys = [f[0] * aspect for f in film], [f[1] for f in film]
+            return min(xs), max(xs), min(ys), max(ys)
+
+        def sign_rect(node, pos):
+            lo, hi = node.get_child(0).get_tight_bounds(node)
+            k = node.get_sz(app.render)
+            return rect(pos, (lo.x * k, hi.x * k), (lo.z * k, hi.z * k))
+
+        def hits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            """How many of the rectangles b each rectangle of a overlaps."""
+            return ((a[:, None, 0] < b[None, :, 1]) & (b[None, :, 0] < a[:, None, 1])
+                    & (a[:, None, 2] < b[None, :, 3]) & (b[None, :, 2] < a[:, None, 3])).sum(axis=1)
+
+        def covered(a: np.ndarray, b) -> np.ndarray:
+            """The share of each rectangle of a that the rectangle b covers."""
+            w = np.clip(np.minimum(a[:, 1], b[1]) - np.maximum(a[:, 0], b[0]), 0.0, None)
+            h = np.clip(np.minimum(a[:, 3], b[3]) - np.maximum(a[:, 2], b[2]), 0.0, None)
+            return w * h / ((a[:, 1] - a[:, 0]) * (a[:, 3] - a[:, 2]))
+
+        r = self.radius
+        eye = cam.get_pos(app.render)
+        options = [np.array([sign_rect(node, p) for p in places]) for node, _, places in movable]
+        feet = [[Point3(*p) + right * (x * node.get_sz(app.render)) + up * (lo.z * node.get_sz(app.render))
+                 for p in places for x in (lo.x, hi.x)]
+                for (node, _, places), (lo, hi) in ((m, m[0].get_child(0).get_tight_bounds(m[0])) for m in movable)]
+        ground = SurfaceGrid(self.table.crater)
+        blocked = [hidden_from(ground, np.array(f), eye).reshape(-1, 2).any(axis=1)
+                   if node.get_depth_test() else np.zeros(len(places), bool)
+                   for f, (node, _, places) in zip(feet, movable)]
+        behind = [np.zeros(len(places)) if seat is None else
+                  np.array([(Point3(*p) - eye).length() > (Point3(*seat) - eye).length() for p in places])
+                  for _, seat, places in movable]
+        hidden = [np.zeros(len(o)) if seat is None else (covered(o, rect(seat, (-r, r), (-r, r))) > 0.3) * b
+                  for o, b, (_, seat, _) in zip(options, behind, movable)]
+        still = np.array([sign_rect(node, node.get_pos(app.render)) for node in fixed]).reshape(-1, 4)
+        chosen = [0] * len(movable)
+        now = np.vstack([still] + [o[:1] for o in options])      # the fixed signs, then each movable one where it stands
+        for _ in range(rounds):
+            moved = False
+            for k, opts in enumerate(options):
+                row = len(still) + k
+                others = np.delete(now, row, axis=0)
+                score = (blocked[k] + hits(opts, others)) * 100 + hidden[k] * 10 + np.arange(len(opts)) / len(opts)
+                best = int(np.argmin(score))
+                moved |= best != chosen[k]
+                chosen[k] = best
+                now[row] = opts[best]
+            if not moved:
+                break
+        for (node, _, places), c in zip(movable, chosen):
+            node.set_pos(app.render, *places[c])
+        orbit.target, orbit.distance, orbit.heading, orbit.pitch = was
+        orbit.apply()
 
     def _add_drawer(self, app) -> None:
         """The open drawer under the marbles not yet entered: a shallow wooden tray."""
