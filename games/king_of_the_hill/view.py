@@ -30,7 +30,8 @@ TRAY_FLOOR_RGB = (0.98, 0.86, 0.55)
 PEG_RGB = (0.72, 0.30, 0.06)          # the walls' orange, darker: a peg reads against the pale floor
 STAND_RGB = (0.30, 0.24, 0.20)
 DRAWER_RGB = (0.42, 0.27, 0.14)
-BALL_RGB = (0.16, 0.20, 0.27)         # polished dark steel: it reads on the pale floor and among the pegs
+CAVE_ALPHA = 0.8                        # how strongly a cave seen through the hill covers the paint above it
+BALL_RGB = (0.16, 0.20, 0.27)         # dark smoky glass: it reads on the pale floor and among the pegs
 LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
@@ -130,6 +131,10 @@ class HillAdapter(TableAdapter):
         self.caves.set_shader_off(1)          # unlit: an opening, not a lit trough (which reads as a log)
         self.caves.set_light_off(1)
         self.caves.set_two_sided(True)
+        from panda3d.core import TransparencyAttrib
+
+        self.caves.set_transparency(TransparencyAttrib.M_alpha)
+        self.caves.set_alpha_scale(CAVE_ALPHA)   # the path painted over a cave still shows through it
         self._see_through(app, self.caves, 1)
         app.casts_no_shadow(self.caves)
 
@@ -140,7 +145,7 @@ class HillAdapter(TableAdapter):
         node.set_depth_test(False)
 
     def decorate_body(self, app, name: str) -> None:
-        """The Tipper's ball: polished dark steel; the crater's marble: glass in its owner's colour
+        """The Tipper's ball: dark smoky glass, to stand out on the pale tray; the crater's marble: glass in its owner's colour
         (motion_color), seen through the hill (_add_caves)."""
         if name not in ("ball", "marble"):
             return
@@ -149,8 +154,9 @@ class HillAdapter(TableAdapter):
             if name == "ball":
                 glassy(node, self.table.tipper.ball_radius, BALL_RGB)
             else:
-                colour = node.get_color() if node.has_color() else (0.85, 0.85, 0.88, 1.0)
-                glassy(node, self.radius, tuple(colour)[:3])
+                if not node.has_python_tag("glass"):   # drawn for the first time during a motion
+                    colour = node.get_color() if node.has_color() else (0.85, 0.85, 0.88, 1.0)
+                    glassy(node, self.radius, tuple(colour)[:3])
                 self._see_through(app, node, 2)
 
     def _add_tray(self, app, tray: dict) -> None:

@@ -116,7 +116,11 @@ def sign(parent: NodePath, text: str, pos, height: float, color=(1, 1, 1, 1), na
 def glassy(node: NodePath, radius: float, color) -> None:
     """Draw a ball's node as a glass marble: a clear, faintly tinted shell with a sharp white
     highlight around a twisted vane of coloured glass (a cat's eye), so that it reads as glass
-    and its colour still shows from every side. `glass_color` recolours it."""
+    and its colour still shows from every side. `glass_color` recolours it; a node already
+    drawn as glass is only recoloured."""
+    if node.has_python_tag("glass"):
+        glass_color(node, color)
+        return
     geom = node.node()
     geom.remove_all_geoms()
     geom.add_geoms_from(sphere(radius).node())
