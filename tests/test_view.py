@@ -659,3 +659,23 @@ def test_king_kong_close_up_follows_the_die_and_the_spinner(open_window, tmp_pat
     assert vivid > 0.15, f"the spinner's sectors fill {vivid:.0%} of the close-up"
     vivid, white = seen[Phase.DIE]
     assert white > 0.03 and vivid < 0.05, f"the die: {white:.0%} white, {vivid:.0%} vivid"
+
+
+def test_koth_players_panel_says_where_every_marble_is():
+    """The players' panel names each marble's place, the finished game's included: a player whose
+    marbles are both home reads "zone #1, zone #2", not "drawer"."""
+    from tabletop.games.king_of_the_hill.rules import IN_CRATER
+    from tabletop.games.king_of_the_hill.view import HillAdapter
+
+    adapter = HillAdapter(2, "standard")
+    try:
+        s = adapter.new_state()
+        L = adapter.board.path_length
+        assert adapter.players(s, ["ai", "ai"]).splitlines()[0].endswith("zone 0/2  drawer, drawer")
+        assert [adapter.game.owner(m) for m in range(4)] == [0, 0, 1, 1]
+        s.track[:] = [L, L + 1, 37, IN_CRATER]
+        lines = adapter.players(s, ["ai", "ai"]).splitlines()
+        assert lines[0].endswith("zone 2/2  zone #2, zone #1"), lines
+        assert lines[1].endswith("zone 0/2  space 37, crater"), lines
+    finally:
+        adapter.close()

@@ -10,7 +10,7 @@ import numpy as np
 from tabletop.games.king_of_the_hill.ai import SEATS
 from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_sign_places, SurfaceGrid, hidden_from, paint_caves,
                                                  paint_hill, sign_places, skin, surface_height, zone_centre)
-from tabletop.games.king_of_the_hill.rules import COLOURS, IN_CRATER, Move, Phase, State
+from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Move, Phase, State
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.games.king_of_the_hill.tipper_shape import rot_y
@@ -418,12 +418,23 @@ class HillAdapter(TableAdapter):
         lines = []
         L = self.board.path_length
         for p in range(self.game.players):
-            mine = [t for m, t in enumerate(state.track) if self.game.owner(m) == p]
+            mine = sorted((t for m, t in enumerate(state.track) if self.game.owner(m) == p), reverse=True)
             zone = sum(1 for t in mine if t >= L)
-            best = max((t for t in mine if 0 <= t < L), default=None)
-            where = "drawer" if best is None else f"best space {best}"
+            where = ", ".join(self._where(t) for t in mine)
             lines.append(f"{COLOURS[p]:7s} {kinds[p]:6s} zone {zone}/{self.game.marbles_to_win}  {where}")
         return "\n".join(lines)
+
+    def _where(self, track: int) -> str:
+        """Where a marble is, in a word or two: "drawer", "crater", "Start", "space 37",
+        "zone #2" (the board's own numbers, as the log names them)."""
+        L = self.board.path_length
+        if track == DRAWER:
+            return "drawer"
+        if track == IN_CRATER:
+            return "crater"
+        if track == 0:
+            return "Start"
+        return f"zone #{track - L + 1}" if track >= L else f"space {track}"
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
         """The replay's config and banner, as headless play writes them."""
