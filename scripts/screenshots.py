@@ -4,7 +4,8 @@
 
 Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 and N turns (every
 seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
-through the first motion of that gadget: the Tipper's ball among the pegs, a marble in the crater,
+through the first motion of that gadget (for the Tipper: the moment of its first tilts when the ball
+is nearest the middle of a field of pegs): the Tipper's ball among the pegs, a marble in the crater,
 the sticks in the air, Kong twisting among the pawns.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 # game: seats, seed, the mid-game turn, and the moments (event, how far into its motion, picture name)
 GAMES = {
-    "king-of-the-hill": ("ai,ai,ai,ai", 3, 40, [("tipper", 0.3, "tipper"), ("crater", 0.25, "crater")]),
+    "king-of-the-hill": ("ai,ai,ai,ai", 3, 40, [("tipper", "among-pegs", "tipper"), ("crater", 0.25, "crater")]),
     "knossos": ("ai,ai", 3, 12, [("sticks", 0.2, "sticks")]),
     "king-kong": ("ai,ai,ai", 3, 8, [("kong-move", 0.5, "kong-move")]),
 }
@@ -37,11 +38,14 @@ def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]
         window.playing = False
         steps = window.timeline.steps
         for event, fraction, name in wanted:
-            step = next((s for s in steps if s.chance == event and s.motion is not None and s.duration > 0.5), None)
-            if step is None:
+            shown = [s for s in steps if s.chance == event and s.motion is not None and s.duration > 0.5]
+            if not shown:
                 print(f"{game}: no {event} motion in the recorded game", file=sys.stderr)
                 continue
-            window.show(step.start + fraction * step.duration)
+            if fraction == "among-pegs":
+                window.show(among_pegs(window, shown[:12]))
+            else:
+                window.show(shown[0].start + fraction * shown[0].duration)
             path = folder / f"{game}-{name}.png"
             app.screenshot(path)
             out.append(path)
@@ -49,6 +53,25 @@ def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]
         window.adapter.close()
         app.destroy()
     return out
+
+
+def among_pegs(window, steps) -> float:
+    """The playback time, among the first recorded tilts, at which the Tipper's ball lies nearest
+    the middle of a field of pegs (the pegs' centroid on either side of the tray's waist)."""
+    from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN
+
+    tipper = window.adapter.table.tipper
+    ox, oy, _ = TIPPER_ORIGIN
+    mx = sum(abs(x) for x, _ in tipper.pegs) / len(tipper.pegs)
+    my = sum(y for _, y in tipper.pegs) / len(tipper.pegs)
+    best = (float("inf"), 0.0)
+    for step in steps:
+        motion, states = window.timeline.motion(step)
+        for k, state in enumerate(states):
+            x, y = state["ball"][0] - ox, state["ball"][1] - oy
+            d = (abs(x) - mx) ** 2 + (y - my) ** 2
+            best = min(best, (d, step.start + min(motion.times[k], step.duration)))
+    return best[1]
 
 
 def main() -> None:
