@@ -18,7 +18,7 @@ PIECE_RGB = {"red": (0.85, 0.14, 0.10), "blue": (0.22, 0.55, 1.0)}   # the blue 
 BOARD_RGB = (0.86, 0.8, 0.66)           # ivory
 GOLD_RGB = (0.83, 0.64, 0.24)
 SITE_RGB = (0.16, 0.27, 0.6)            # lapis lazuli
-CRYSTAL_RGB = (0.78, 0.86, 0.9)         # rock crystal: the safe spaces and the apex
+CRYSTAL_RGB = (0.6, 0.76, 0.9)         # rock crystal: the safe spaces and the apex
 FLAT_RGB = (0.88, 0.78, 0.6)           # a stick's flat face (pale, split wood); the rounded back is dark
 BACK_RGB = (0.32, 0.19, 0.09)            # its rounded back: the dark, oiled bark side
 STICKS = ("stick0", "stick1")  # the sticks device's bodies (tabletop.sim.devices.sticks.STICKS, which loads PyBullet)
@@ -100,10 +100,11 @@ class KnossosAdapter(TableAdapter):
                                   "orn": [0.0, 0.0, 0.0, 1.0]})
 
         def rosette(x, y, r, petals, petal, boss):
+            size = min(0.25, 0.75 * math.sin(math.pi / petals))         # petals that do not touch
             for k in range(petals):
                 a = 2 * math.pi * (k + 0.5) / petals
-                disc(petal, x + 0.6 * r * math.cos(a), y + 0.6 * r * math.sin(a), 0.27 * r, 0.0018)
-            disc(boss, x, y, 0.42 * r, 0.0022)
+                disc(petal, x + 0.72 * r * math.cos(a), y + 0.72 * r * math.sin(a), size * r, 0.0018)
+            disc(boss, x, y, 0.5 * r, 0.0022)
 
         diamond = {b.after_bridge, b.apex} | {t.routes[0][-2] for t in b.tracks}
         crystal = {b.apex} | {t.routes[0][-2] for t in b.tracks}          # the apex and the safe spaces
@@ -112,7 +113,7 @@ class KnossosAdapter(TableAdapter):
             if site in diamond:
                 disc("gold", x, y, SITE_HALF + RIM, 0.0004)
                 disc(ground, x, y, SITE_HALF, 0.0010)
-                rosette(x, y, SITE_HALF, 16, petal, "gold")
+                rosette(x, y, SITE_HALF, 10, petal, "gold")
             else:
                 box("gold", x, y, SITE_HALF + RIM, SITE_HALF + RIM, 0.0004)
                 box(ground, x, y, SITE_HALF, SITE_HALF, 0.0010)
@@ -163,7 +164,7 @@ class KnossosAdapter(TableAdapter):
             node.set_color(*rgb, 1)
             app.casts_no_shadow(node)
         for site, (x, y) in enumerate(b.positions):
-            app.label(str(site), (cx + x, cy + y - 0.012, z + 0.0026), scale=0.036, color=(0.2, 0.12, 0.04, 1))
+            app.label(str(site), (cx + x, cy + y - 0.0135, z + 0.0026), scale=0.04, color=(0.2, 0.12, 0.04, 1))
         for player, colour in enumerate(COLOURS):
             sx0, sy0 = b.tracks[player].start
             app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
