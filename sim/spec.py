@@ -189,3 +189,22 @@ def digest(obj: Any) -> str:
     """A stable short hash of JSON-able data (used to key mesh caches)."""
     blob = json.dumps(obj, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def read_spec(part, spec_path: str | Path, overrides=()) -> None:
+    """Read `part`'s spec: keep its path and `--set` overrides on it and hand the loaded Table to
+    its `_load`, which checks the values and keeps what it needs."""
+    part.spec_path = Path(spec_path)
+    part.overrides = tuple(overrides)
+    part._load(load_toml(part.spec_path, part.overrides))
+
+
+class SpecShape:
+    """A part whose dimensions and materials come from a spec file (with `--set` overrides), read
+    by the subclass's `_load`: the shapes views draw without PyBullet, and the devices built on them."""
+
+    def __init__(self, spec_path: str | Path, overrides=()):
+        read_spec(self, spec_path, overrides)
+
+    def _load(self, spec: Table) -> None:
+        raise NotImplementedError

@@ -4,13 +4,12 @@ numbers on the tray) without PyBullet. tabletop.games.king_of_the_hill.tipper bu
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import Material, load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule
-from tabletop.sim.spec import Table, load_toml
+from tabletop.sim.spec import SpecShape, Table
 
 
 def rot_y(v, angle):
@@ -30,14 +29,9 @@ def _seg_dist(p, a, b):
     return math.hypot(p[0] - ax - t * dx, p[1] - ay - t * dy)
 
 
-class TipperShape:
+class TipperShape(SpecShape):
     """The Tipper's dimensions and slot geometry, read and checked from its spec (tray frame: X along
     the beam, end "A" at -X and "B" at +X, Y across, Z up, origin on the floor at the centre)."""
-
-    def __init__(self, spec_path: Path, overrides=()):
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
 
     # -- spec -------------------------------------------------------------------------------
     def _load(self, spec: Table) -> None:

@@ -126,13 +126,9 @@ class Device(abc.ABC):
     def setup(self, spec_path, overrides, world, origin=(0.0, 0.0, 0.0)):
         """The common start of a device built from a spec at a pose: read and validate the spec
         (the subclass's `_load`), then join `world` or make one of its own; returns the World."""
-        from pathlib import Path
+        from tabletop.sim.spec import read_spec
 
-        from tabletop.sim.spec import load_toml
-
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
+        read_spec(self, spec_path, overrides)
         self.origin = tuple(float(v) for v in origin)
         return self.attach_world(world, self.timestep, self.solver_iterations)
 

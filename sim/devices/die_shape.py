@@ -3,25 +3,19 @@ edge rounding, material and the labels of its faces, the lid's dimensions; no Wo
 the die's pips without PyBullet. tabletop.sim.devices.die builds the lid and throws the die."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.paths import assets_dir
-from tabletop.sim.spec import Table, load_toml
+from tabletop.sim.spec import SpecShape, Table
 
 LABELS = ("1", "2", "3", "4", "5", "6")
 AXES = ("+x", "-x", "+y", "-y", "+z", "-z")       # the order of `die.faces`
 
 
-class DieShape:
+class DieShape(SpecShape):
     """The die (edge `size`, faces `faces` labelling +X, -X, +Y, -Y, +Z, -Z) and the lid, read
     and checked from the spec."""
-
-    def __init__(self, spec_path: Path, overrides=()):
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
 
     def _load(self, spec: Table) -> None:
         src = spec.source

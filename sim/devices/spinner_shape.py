@@ -17,7 +17,7 @@ from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule
 from tabletop.sim.scene import RecordedScene, track_name
-from tabletop.sim.spec import Table, load_toml
+from tabletop.sim.spec import SpecShape, Table
 
 CARD = "spinner_card"
 POINTER = "spinner_pointer"       # the fixed-base multibody: base = the post, link 0 = the pointer
@@ -92,14 +92,12 @@ def pointer_outline(tip: float, tail: float, tail_width: float, shoulder: float,
             (shoulder, shoulder_width / 2), (-tail, tail_width / 2)]
 
 
-class SpinnerShape:
+class SpinnerShape(SpecShape):
     """The spinner's dimensions, circles and pointer, read and checked from its spec, with the
     card's top centre at `origin` (device frame: Z up, angles counter-clockwise from +X)."""
 
     def __init__(self, spec_path: Path, origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
-        self.spec_path = Path(spec_path)
-        self.overrides = tuple(overrides)
-        self._load(load_toml(self.spec_path, self.overrides))
+        super().__init__(spec_path, overrides)
         self.origin = tuple(float(v) for v in origin)
 
     # -- spec -------------------------------------------------------------------------------
