@@ -27,6 +27,34 @@ CHANCE = -1      # current_player of a chance node
 TERMINAL = -4    # current_player of a finished game
 
 
+class SeatLine(str):
+    """A log line only its `seat` may read whole (a card drawn into a hand): the full text is the
+    string itself (headless logs, replays and verification keep it), `public` what the other
+    seats read in its place ("blue draws 2 cards")."""
+
+    seat: int
+    public: str
+
+    def __new__(cls, text: str, seat: int, public: str):
+        line = super().__new__(cls, text)
+        line.seat, line.public = seat, public
+        return line
+
+    def __reduce__(self):
+        return SeatLine, (str(self), self.seat, self.public)
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def seen_by(line: str, seats) -> str:
+    """`line` as a viewer who may read the private lines of `seats` (a collection of players)
+    reads it: whole if it is public or one of theirs, else its public form."""
+    if isinstance(line, SeatLine) and line.seat not in seats:
+        return line.public
+    return str(line)
+
+
 @dataclass(frozen=True)
 class Pass:
     """The only action when no move is legal: the turn is lost."""
@@ -170,5 +198,7 @@ class State:
     def _must_answer(self) -> str:
         return f"the {self.chance_event} must be answered first"
 
-    def _log(self, text: str) -> None:
-        self.events.append(text)
+    def _log(self, text: str, seat: int | None = None, public: str = "") -> None:
+        """Add a line to the log; with `seat`, a line only that seat may read whole (`public`: what
+        the others read instead)."""
+        self.events.append(text if seat is None else SeatLine(text, seat, public))

@@ -22,7 +22,7 @@ def test_a_game_prints_each_turn_each_kong_move_and_the_result():
     out = runs[0].stdout
     lines = out.strip().splitlines()
     assert "outcomes uniform: a stand-in, NOT physics" in lines[0]
-    assert "rolls" in out and "moves Kong" in out and "Kong climbs" in out
+    assert "rolls" in out and "moves Kong" in out and "Kong will climb" in out
     assert lines[-1].startswith("result: ") and " after " in lines[-1]
     assert runs[0].stdout == runs[1].stdout
 

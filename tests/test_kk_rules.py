@@ -305,7 +305,7 @@ def test_the_outer_circle_twists_kong(twist, label, choice, end, steps):
 @pytest.mark.parametrize("twist,label,offered,end,note", [
     (2, "L2", None, 3, "(stopped at the twist limit)"),
     (3, "L1", None, 3, "Kong does not twist (he is at the twist limit)"),
-    (2, "UP", None, 0, "Kong twists right 2 notches"),        # only the short way: the long way meets the stop
+    (2, "UP", None, 0, "Kong will twist right 2 notches"),        # only the short way: the long way meets the stop
     (-3, "LR2", Twist(RIGHT), -3, "Kong does not twist"),
 ])
 def test_with_a_twist_stop_a_twist_ends_at_the_limit(tmp_path, twist, label, offered, end, note):
@@ -510,7 +510,7 @@ def test_pawns_in_grooves_and_beside_kongs_path_are_at_risk_elevators_and_start_
     assert [(r.player, r.where, r.group) for r in risk] == [(0, "left_hand", "left_hand"), (1, "L1-4", "adjacent")]
     assert s.chance_event == "kong-move" and len(s.chance_outcomes()) == 9
     assert "red:standing blue:knocked" in s.chance_outcomes()
-    assert "Kong climbs 1 notch to notch 5 of 24; at risk: red in the left hand groove, blue on L1-4" in s.events
+    assert "Kong will climb 1 notch to notch 5 of 24; at risk: red in the left hand groove, blue on L1-4" in s.events
 
 
 def test_when_no_pawn_is_at_risk_kongs_move_gives_none():

@@ -571,7 +571,8 @@ class State(base.State):
                 for p in range(self.game.players):
                     self.hands[p].append(self.draw.pop(0))
             for p in range(self.game.players):
-                self._log(f"{COLOURS[p]} is dealt {self.game.deck.names(self.hands[p])}")
+                self._log(f"{COLOURS[p]} is dealt {self.game.deck.names(self.hands[p])}", p,
+                          f"{COLOURS[p]} is dealt {_count(len(self.hands[p]), 'card')}")
             self.phase = Phase.ORDER
             return
         self._log(f"the draw pile is empty: the discard pile ({_count(len(order), 'card')}) is shuffled into "
@@ -635,7 +636,8 @@ class State(base.State):
         else:
             way = "left" if direction == LEFT else "right"
             short = "" if notches is None or len(steps) == notches else " (stopped at the twist limit)"
-            self._log(f"Kong twists {way} {_count(len(steps), 'notch')}{short}: {_pose_twist(self._end_twist(steps))}")
+            self._log(f"Kong will twist {way} {_count(len(steps), 'notch')}{short} (ending "
+                      f"{_pose_twist(self._end_twist(steps))})")
         self.phase = Phase.SPIN_INNER
 
     def _apply_inner(self, label: str) -> None:
@@ -665,13 +667,14 @@ class State(base.State):
             elif g.board.space(self.pos[p]).is_window and self.pos[p] in swept:
                 risk.append(AtRisk(p, self.pos[p], False))
         self.kong_move = KongMove(start, (climb, end_twist), self.twist_steps, climb - start[0], tuple(risk))
-        self._log(f"Kong climbs {_count(notches, 'notch')} to notch {climb} of {g.kong.top}"
+        self._log(f"Kong will climb {_count(notches, 'notch')} to notch {climb} of {g.kong.top}"
                   + (f"; at risk: {', '.join(_risk_text(r) for r in risk)}" if risk else "; no pawn is at risk"))
         self.phase = Phase.KONG_MOVE
 
     def _apply_kong_move(self, label: str) -> None:
         move = self.kong_move
         fates = {} if label == NO_RISK else {r.player: t.partition(":")[2] for r, t in zip(move.at_risk, label.split())}
+        self._log(f"Kong moves: now at notch {move.end[0]}, {_pose_twist(move.end[1])}")
         if move.at_risk:
             self._log("Kong's move: " + ", ".join(f"{_risk_text(r)} {_fate_text(fates[r.player])}"
                                                     for r in move.at_risk))
@@ -757,16 +760,21 @@ class State(base.State):
             while len(self.hands[p]) < HAND_SIZE and (self.draw or self.discard):
                 if not self.draw:
                     if drawn:
-                        self._log(f"{COLOURS[p]} draws {self.game.deck.names(drawn)}")
+                        self._draws(p, drawn)
                     self.shuffling, self.phase, self.current = "discard", Phase.SHUFFLE, self.spinner
                     return
                 card = self.draw.pop(0)
                 self.hands[p].append(card)
                 drawn.append(card)
             if drawn:
-                self._log(f"{COLOURS[p]} draws {self.game.deck.names(drawn)}")
+                self._draws(p, drawn)
             self.pending_refills.pop(0)
         self._begin_turn(0)
+
+    def _draws(self, p: int, drawn: list[int]) -> None:
+        """The cards `p` draws: named to `p` alone (a hand is held without revealing it)."""
+        self._log(f"{COLOURS[p]} draws {self.game.deck.names(drawn)}", p,
+                  f"{COLOURS[p]} draws {_count(len(drawn), 'card')}")
 
     def _begin_turn(self, index: int) -> None:
         self.turn_index = index
