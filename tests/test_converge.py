@@ -1,10 +1,10 @@
-"""`tabletop converge`: the paired statistics on hand-made records, and the command end to end."""
+"""`tabletop converge`: the paired statistics and the three-way verdict on hand-made records, and the
+command end to end."""
 from __future__ import annotations
 
 import json
 import math
 
-import numpy as np
 import pytest
 
 from tabletop.games.cli import main
@@ -25,40 +25,103 @@ def mixed(n: int) -> list[str]:
     return [LABELS[i % 3] for i in range(n)]
 
 
-def test_a_refinement_identical_to_the_base_passes():
-    base = records(mixed(90))
+def test_a_refinement_identical_to_the_base_converges_given_enough_trials():
+    base = records(mixed(600))
     c = cv.check("same", (("physics.timestep", "0.001"),), LABELS, base, base)
-    assert c["passed"] and c["failed"] == []
+    assert c["verdict"] == cv.CONVERGED and c["passed"] and c["failed"] == [] and c["trials_needed"] is None
     assert c["p_value"] == 1.0 and c["chi2"] == 0.0 and c["dof"] == 2
     assert c["max_abs_dp"] == 0.0
+    half = cv.Z95 * math.sqrt(2) / 602          # Bonett-Price with no trial changed: one in, one out added
     for v in c["labels"].values():
-        assert v["dp"] == 0.0 and v["dp_ci95"] == [0.0, 0.0] and v["p_base"] == v["p_refined"] == pytest.approx(1 / 3)
+        assert v["dp"] == 0.0 and v["dp_ci95"] == pytest.approx([-half, half])
+        assert v["p_base"] == v["p_refined"] == pytest.approx(1 / 3) and v["band"] == "inside"
     assert c["stuart_maxwell"]["chi2"] == 0.0 and c["stuart_maxwell"]["p_value"] == 1.0
     assert c["overrides"] == {"physics.timestep": 0.001}
 
 
-def test_a_clearly_shifted_refinement_fails():
-    """A third of the trials move from b to a: the paired dp and its interval show it, both tests reject."""
+def test_a_clearly_shifted_refinement_is_not_converged():
+    """A sixth of the trials move from b to a: the paired dp and its interval show a change surely over
+    0.02; both tests (reported, not judged) reject too."""
     base_labels = mixed(300)
     refined_labels = ["a" if lb == "b" and i % 2 else lb for i, lb in enumerate(base_labels)]
     c = cv.check("shifted", (), LABELS, records(base_labels), records(refined_labels))
-    assert not c["passed"]
+    assert c["verdict"] == cv.NOT_CONVERGED and not c["passed"] and c["trials_needed"] is None
     assert c["max_abs_dp_label"] in ("a", "b") and c["max_abs_dp"] == pytest.approx(50 / 300)
     lo, hi = c["labels"]["a"]["dp_ci95"]
-    assert 0.0 < lo < c["labels"]["a"]["dp"] < hi
+    assert cv.TOLERANCE < lo < c["labels"]["a"]["dp"] < hi
+    assert c["labels"]["a"]["band"] == c["labels"]["b"]["band"] == "outside"
     assert c["labels"]["c"]["dp"] == 0.0
-    assert c["p_value"] < cv.MIN_P_VALUE and c["stuart_maxwell"]["p_value"] < 1e-6
-    assert any("chi-square" in f for f in c["failed"]) and any("|dp|" in f for f in c["failed"])
+    assert c["p_value"] < 0.01 and c["stuart_maxwell"]["p_value"] < 1e-6
+    assert [f.split(":")[0] for f in c["failed"]] == ["a", "b"] and "wholly outside +-0.02" in c["failed"][0]
+    assert cv.describe_check(c).startswith("not converged (a: dp +0.1667")
 
 
-def test_paired_interval_is_mean_plus_minus_1_96_sd_over_root_n():
+def test_paired_interval_is_bonett_price_adjusted_wald():
+    """4 of 20 trials move into a, none out: p12 = 5/22, p21 = 1/22, centre 4/22, variance
+    (p12 + p21 - centre^2) / 22 (Bonett & Price 2012); dp itself stays 4/20."""
     base = records(["a"] * 10 + ["b"] * 10)
     other = records(["a"] * 10 + ["a"] * 4 + ["b"] * 6)
     d = cv.paired_differences(LABELS, base, other)["a"]
-    diffs = np.array([0] * 10 + [1] * 4 + [0] * 6)
-    half = 1.959963984540054 * diffs.std(ddof=1) / math.sqrt(20)
-    assert d["dp"] == pytest.approx(0.2)
-    assert d["dp_ci95"] == pytest.approx([0.2 - half, 0.2 + half])
+    centre = 4 / 22
+    half = 1.959963984540054 * math.sqrt((6 / 22 - centre ** 2) / 22)
+    assert d["dp"] == pytest.approx(0.2) and (d["moved_in"], d["moved_out"], d["paired"]) == (4, 0, 20)
+    assert d["dp_ci95"] == pytest.approx([centre - half, centre + half])
+    assert cv.paired_change_interval(0, 0, 0) == (0.0, (-1.0, 1.0))
+    assert cv.paired_change_interval(0, 1, 1)[1][0] >= -1.0
+
+
+def test_no_change_in_a_small_run_is_not_called_converged():
+    """40 trials, none changed its label: the plain normal interval would be [0, 0]; this one keeps
+    +-0.066, which straddles +-0.02, so the verdict is cannot tell, with the count that would do."""
+    base = records(mixed(40))
+    c = cv.check("same", (), LABELS, base, base)
+    assert c["verdict"] == cv.CANNOT_TELL and not c["passed"] and c["undecided"] == list(LABELS)
+    assert c["labels"]["a"]["dp_ci95"][1] == pytest.approx(0.066, abs=1e-3)
+    assert c["trials_needed"] == 280                  # 1.96 sqrt(2) / (n + 2) <= 0.01 from n = 276, rounded up
+    assert cv.describe_check(c) == ("cannot tell at 40 paired trials: the 95% intervals of a, b, c straddle "
+                                    "+-0.02; needs about 280 trials")
+
+
+@pytest.mark.parametrize("ci,where", [
+    ((-0.02, 0.02), "inside"), ((-0.003, 0.0199), "inside"),
+    ((0.003, 0.107), "straddles"), ((-0.021, 0.0), "straddles"), ((-0.05, 0.05), "straddles"),
+    ((0.0201, 0.09), "outside"), ((-0.09, -0.021), "outside"),
+])
+def test_band_three_ways(ci, where):
+    assert cv.band(ci) == where
+
+
+def test_trials_needed_from_the_observed_paired_variance():
+    """The issue's case: 200 paired trials, dp +0.055 with 95% [+0.001, +0.108] (20 trials moved in,
+    9 out): cannot tell, and at the same rates the interval is +-0.01 wide from about 5,500 trials."""
+    assert cv.band(cv.paired_change_interval(20, 9, 200)[1]) == "straddles"
+    n = cv.trials_needed(20, 9, 200)
+    assert n == 5500
+    # the estimate is what it says: at about that many trials, the same rates give +-0.01 ...
+    lo, hi = cv.paired_change_interval(round(20 / 200 * n), round(9 / 200 * n), n)[1]
+    assert (hi - lo) / 2 == pytest.approx(cv.TARGET_HALF_WIDTH, rel=0.02)
+    # ... and it is the normal-approximation count (z sd / 0.01)^2 to within the rounding
+    var = (20 + 9) / 200 - (11 / 200) ** 2
+    assert n == pytest.approx((cv.Z95 / cv.TARGET_HALF_WIDTH) ** 2 * var, rel=0.02)
+    assert cv.trials_needed(0, 0, 40) == cv.trials_needed(0, 0, 4000) == 280   # rates, not counts
+    assert cv.trials_needed(5, 5, 50) > cv.trials_needed(1, 1, 50)             # more change, more trials
+
+
+def test_a_straddling_refinement_says_cannot_tell_and_how_many_trials_would_do():
+    """200 trials, 20 move from b to a and 9 back: dp(a) = +0.055 [+0.001, +0.108] straddles +0.02."""
+    base_labels = mixed(300)[:200]
+    bs = [i for i, lb in enumerate(base_labels) if lb == "b"][:20]
+    as_ = [i for i, lb in enumerate(base_labels) if lb == "a"][:9]
+    refined = list(base_labels)
+    for i in bs:
+        refined[i] = "a"
+    for i in as_:
+        refined[i] = "b"
+    c = cv.check("straddle", (), LABELS, records(base_labels), records(refined))
+    assert c["labels"]["a"]["dp"] == pytest.approx(0.055)
+    assert c["verdict"] == cv.CANNOT_TELL and c["failed"] == [] and c["undecided"] == ["a", "b"]
+    assert c["trials_needed"] == 5500
+    assert "needs about 5,500 trials" in cv.describe_check(c)
 
 
 def test_only_trials_both_runs_labelled_are_paired():
@@ -97,7 +160,7 @@ def test_an_escape_or_an_unsettled_trial_fails_a_refinement(statuses, reason):
     labels = mixed(90)
     refined = records([None if i in statuses else lb for i, lb in enumerate(labels)], statuses)
     c = cv.check("r", (), LABELS, records(labels), refined)
-    assert not c["passed"] and any(reason in f for f in c["failed"])
+    assert c["verdict"] == cv.NOT_CONVERGED and any(reason in f for f in c["failed"])
     assert c["max_abs_dp"] == 0.0 and c["p_value"] > 0.99    # the odds themselves agree
 
 
@@ -110,10 +173,24 @@ def test_converge_runs_the_base_and_each_refinement_on_the_same_seeds():
 
     block = cv.converge(run, LABELS, [("same", (("x", "1"),)), ("other", (("x", "2"),))])
     assert seen == [(), (("x", "1"),), (("x", "2"),)]
-    assert [c["passed"] for c in block["checks"]] == [True, False] and block["converged"] is False
+    assert [c["verdict"] for c in block["checks"]] == [cv.CANNOT_TELL, cv.NOT_CONVERGED]
+    assert block["verdict"] == cv.NOT_CONVERGED and block["converged"] is False and block["trials_needed"] is None
+    assert cv.describe_result(block) == "not converged (other)"
     assert block["base"]["trials"] == 60
-    assert block["criteria"]["min_p_value"] == cv.MIN_P_VALUE and block["criteria"]["max_abs_dp"] == cv.MAX_ABS_DP
-    assert "Stuart-Maxwell" in block["criteria"]["test"]
+    assert block["criteria"]["tolerance"] == cv.TOLERANCE == 0.02
+    assert block["criteria"]["target_half_width"] == cv.TARGET_HALF_WIDTH == 0.01
+    assert "Stuart-Maxwell" in block["criteria"]["test"] and "cannot tell" in block["criteria"]["test"]
+
+
+def test_the_device_verdict_from_its_refinements():
+    def c(verdict, needed=None, name="r"):
+        return {"verdict": verdict, "trials_needed": needed, "name": name}
+    assert cv.overall([c(cv.CONVERGED), c(cv.CONVERGED)]) == (cv.CONVERGED, None)
+    assert cv.overall([c(cv.CONVERGED), c(cv.CANNOT_TELL, 900), c(cv.CANNOT_TELL, 3100)]) == (cv.CANNOT_TELL, 3100)
+    assert cv.overall([c(cv.CANNOT_TELL, 900), c(cv.NOT_CONVERGED)]) == (cv.NOT_CONVERGED, None)
+    result = {"verdict": cv.CANNOT_TELL, "trials_needed": 3100, "base": {"trials": 200},
+              "checks": [c(cv.CONVERGED, name="a"), c(cv.CANNOT_TELL, 3100, name="b")]}
+    assert cv.describe_result(result) == "cannot tell at 200 trials (b): needs about 3,100 trials"
 
 
 def test_select_refinements():
