@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 
 from tabletop.games.king_kong.ai import SEATS
-from tabletop.games.king_kong.rules import COLOURS, Attack, Escape, Fly, Game, Move, Phase, State
+from tabletop.games.king_kong.rules import (COLOURS, Attack, Discard, Escape, Fly, Game, Move, Phase, SafetyNet,
+                                            State, _count)
 from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
 from tabletop.games.view.adapter import TableAdapter
@@ -44,6 +45,7 @@ class KongAdapter(TableAdapter):
     game_name = "king-kong"
     chance_button = "Roll / spin  [Space]"
     seat_kinds = SEATS
+    hidden_hands = True            # "Each player holds these cards in his hand without revealing them"
     follow_distance = 0.55
     help_lines = [
         "",
@@ -386,17 +388,43 @@ class KongAdapter(TableAdapter):
         return (f"King Kong - round {state.round}, Kong at notch {state.climb}/{self.kong.top}: "
                 f"{who} {doing}")
 
-    def players(self, state: State, kinds) -> str:
+    def players(self, state: State, kinds, viewer=()) -> str:
+        """Each seat's pawn and missions; the cards of the seats in `viewer` (those whose eyes are
+        on the screen), the others' only counted."""
         deck = self.game.deck
+        known = state.round > 0 or state.phase in (Phase.SPIN_OUTER, Phase.TWIST, Phase.SPIN_INNER, Phase.CLIMB,
+                                                   Phase.KONG_MOVE)   # the first roll has given the spinner
         lines = []
         for p in range(state.game.players):
             where = state.groove[p].replace("_", " ") if state.groove[p] else state.pos[p]
-            hand = ", ".join(_short(deck, c) for c in state.hands[p]) if kinds[p] == "human" \
-                else f"{len(state.hands[p])} cards"
+            hand = ", ".join(_short(deck, c) for c in state.hands[p]) if p in viewer and state.hands[p] \
+                else _count(len(state.hands[p]), "card")
             kept = len(state.kept[p])
-            spinner = " (spinner)" if p == state.spinner else ""
-            lines.append(f"{COLOURS[p]:6s} {kinds[p]:6s} missions {kept}  {where}{spinner}\n       {hand}")
+            spinner = " (spinner)" if known and p == state.spinner else ""
+            lines.append(f"{COLOURS[p]:6s} {kinds[p]:6s} {_count(kept, 'mission')}  {where}{spinner}\n       {hand}")
         return "\n".join(lines)
+
+    def seat_name(self, player: int) -> str:
+        return COLOURS[player]
+
+    def action_text(self, state: State, action) -> str:
+        """The player's own choices name their cards (the rules' actions number them)."""
+        deck = self.game.deck
+        if isinstance(action, Fly):
+            return f"fly by Helicopter Ride to {action.to}"
+        if isinstance(action, Attack):
+            return f"attack the {action.groove.replace('_', ' ')} with {deck[action.card]}"
+        if isinstance(action, Escape):
+            return f"escape with {deck[action.card]} to {action.to}"
+        if isinstance(action, SafetyNet):
+            return "play the Safety Net"
+        if isinstance(action, Discard):
+            return f"discard {deck.names(action.cards)}" if action.cards else "discard nothing"
+        return str(action)
+
+    def destination_text(self, state: State, dest: Destination) -> str:
+        action = dest.action
+        return f"to {action.to}" if isinstance(action, Move) else self.action_text(state, action)
 
     def menu_title(self, state: State) -> str:
         return {Phase.TURN: "roll or fly:", Phase.TWIST: "twist Kong:", Phase.CLIMB: "climb:",

@@ -16,13 +16,20 @@ import os
 from tabletop.games.errors import IllegalMoveError
 from tabletop.games.view.controller import Destination
 from tabletop.sim.scene import look, poses
-from tabletop.sim.view.geometry import disc
+from tabletop.sim.view.geometry import ring
+
+MARKER_RGB = (1.0, 0.86, 0.1)      # a lit destination: bright yellow ...
+MARKER_RIM = (0.12, 0.06, 0.0)     # ... in a dark rim, seen on light and dark spaces alike
+HALO_RGB = (0.2, 1.0, 1.0)         # the halo round the selected piece
 
 
 class TableAdapter:
     title = ""
     chance_button = ""
     marker_radius = 0.012
+    marker_drop = 0.0              # from a piece's centre down to where it stands
+    hidden_hands = False           # whether seats hold what the others may not see (cards)
+    _halo = None
     follow_distance = 0.4
     help_lines: list[str] = []
     seat_kinds: dict = {}          # seat kind -> AI class
@@ -72,6 +79,18 @@ class TableAdapter:
         name = getattr(self.game, "piece_name", None) or getattr(self.game, "marble_name", None)
         return name(piece) if name else f"piece {piece}"
 
+    def seat_name(self, player: int) -> str:
+        """What the window calls a seat (its colour, where the game has colours)."""
+        return f"player {player + 1}"
+
+    def action_text(self, state, action) -> str:
+        """A decision's action in words, for the numbered choices."""
+        return str(action)
+
+    def destination_text(self, state, dest: Destination) -> str:
+        """Where a lit destination takes the selected piece, in words, for the numbered list."""
+        return dest.text or self.action_text(state, dest.action)
+
     def piece_actions(self, state, piece: int) -> list:
         """Actions that would move `piece` now, legal or not, for the rules to say why not (a
         game's adapter fills this in; none: the window says so in general terms)."""
@@ -104,7 +123,7 @@ class TableAdapter:
                 kinds.setdefault(type(d.action), []).append(d)
             name = self.piece_name(piece)
             for group in kinds.values():
-                texts = [str(d.action) for d in group]
+                texts = [self.action_text(state, d.action) for d in group]
                 if len(texts) == 1:
                     text = texts[0]
                 else:
@@ -121,23 +140,39 @@ class TableAdapter:
         for piece, pos in self.piece_positions(state).items():
             self.put_piece(app, piece, pos)
 
-    def marker(self, app, dest: Destination):
-        """A lit disc where a selected piece can go, with its caption floating above."""
-        node = disc(self.marker_radius, 0.002, "marker")
-        node.reparent_to(app.render)
+    def marker(self, app, dest: Destination, key: str = ""):
+        """A lit place where the selected piece can go: a bright disc in a dark rim, drawn over
+        the table so that no slope or figure hides it, with its number key (`key`, when the keys
+        can choose it) on a plate above it."""
+        node = app.render.attach_new_node("marker")
         x, y, z = dest.position
         node.set_pos(x, y, z - self.marker_drop + 0.0008)
-        node.set_color(1.0, 0.95, 0.3, 1)
-        node.set_shader_off(1)              # unlit: it glows whatever the light
-        node.set_light_off(1)
-        if dest.text:
-            app.label(dest.text, (0, 0, 0.03), scale=0.012, color=(1, 1, 0.6, 1), flat=False, parent=node)
+        r = self.marker_radius
+        for part, rgb in ((ring(0.0, r, "marker-fill"), MARKER_RGB), (ring(r, 1.25 * r, "marker-rim"), MARKER_RIM)):
+            part.copy_to(node).set_color(*rgb, 1)
+        if key:
+            app.label(key, (0.0, 0.0, 1.2 * r), scale=2.2 * r,
+                      color=(0.05, 0.05, 0.05, 1), flat=False, parent=node, plate=(*MARKER_RGB, 1))
+        _on_top(node, 20)
         return node
 
     def highlight(self, app, piece) -> None:
+        """The selected piece (None: none) drawn brighter, with a halo round its foot."""
+        if self._halo is not None:
+            self._halo.remove_node()
+            self._halo = None
         for i, name in enumerate(self.piece_bodies):
             node = app.nodes[name]
             node.set_color_scale(1.6, 1.6, 1.6, 1) if i == piece else node.clear_color_scale()
+        if piece is None:
+            return
+        p = app.nodes[self.piece_bodies[piece]].get_pos(app.render)
+        r = self.marker_radius
+        halo = ring(1.4 * r, 2.1 * r, "halo").copy_to(app.render)
+        halo.set_pos(p.x, p.y, p.z - self.marker_drop + 0.0012)
+        halo.set_color(*HALO_RGB, 1)
+        _on_top(halo, 21)
+        self._halo = halo
 
     def menu(self, state) -> list:
         """The current decision's actions that are not a piece going somewhere (roll or fly,
@@ -165,3 +200,13 @@ class TableAdapter:
 
     def after_motion(self, app, state, event: str, motion) -> None:
         pass
+
+
+def _on_top(node, order: int) -> None:
+    """Draw `node` after the table, over it (no depth test), unlit: it glows whatever the light."""
+    node.set_bin("fixed", order)
+    node.set_depth_test(False)
+    node.set_depth_write(False)
+    node.set_shader_off(1)
+    node.set_light_off(1)
+    node.set_two_sided(True)

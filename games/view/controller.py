@@ -25,7 +25,7 @@ from panda3d.core import ClockObject, Vec3
 
 from tabletop.games.chance import WatchedOutcomes
 from tabletop.games.match import Match
-from tabletop.games.state import ChanceOutcome, Pass
+from tabletop.games.state import ChanceOutcome, Pass, seen_by
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
@@ -78,6 +78,9 @@ class GameWindow:
         self.match: Match | None = None
         self.source = None
         self.games_started = 0
+        self.humans = [p for p, kind in enumerate(seats) if kind == "human"]
+        self.at_screen = self.humans[0] if len(self.humans) == 1 else None   # whose eyes are on the screen
+        self.curtain = False           # the screen is covered until the next human seat is ready
         adapter.build(app)
         app.freeze_labels()
         self.hud = Hud(app.base)
@@ -105,6 +108,8 @@ class GameWindow:
         self.match = Match(state, self.seats, self.source, self.seed, banner=[banner],
                            result_lines=self.adapter.result_lines, recorder=recorder)
         self.anim = None
+        self.at_screen = self.humans[0] if len(self.humans) == 1 else None
+        self.curtain = False
         self._clear_selection()
         self.hud.clear_log()
         self.hud.set_banner("")
@@ -282,33 +287,84 @@ class GameWindow:
             self.finish_animation()
 
     # -- the display -----------------------------------------------------------------------
+    def viewer(self) -> set[int]:
+        """The seats whose hidden cards the screen may show now: in a game with hidden hands,
+        with one human seat, that seat's; with two or more, the one at the screen while it is
+        that seat's turn (none between); with no human seat, or once the game is over, all."""
+        every = set(range(len(self.seat_kinds)))
+        if not self.adapter.hidden_hands or not self.humans or self.state.is_terminal():
+            return every
+        if len(self.humans) == 1:
+            return {self.humans[0]}
+        return {self.at_screen} if self.at_screen is not None and self._human_turn() == self.at_screen else set()
+
+    def _human_turn(self) -> int | None:
+        """The human seat that must act now (a move, or a throw by hand), or None."""
+        s = self.state
+        if s.is_terminal():
+            return None
+        if s.is_chance_node():
+            return self.actor() if self.human(self.actor()) and self.adapter.needs_gesture(s) else None
+        return s.current_player if self.human(s.current_player) else None
+
+    def _pass_screen(self) -> None:
+        """Two or more human seats at one screen in a game with hidden hands: when another human
+        seat is to act, the screen is covered until that player says they are ready, so nobody
+        sees a hand but its owner."""
+        human = self._human_turn()
+        if (self.adapter.hidden_hands and len(self.humans) > 1 and human is not None
+                and human != self.at_screen):
+            self.at_screen = None
+            self.curtain = True
+            name = self.adapter.seat_name(human)
+            self.hud.set_curtain(f"Pass the screen to {name}", f"{name}: press Enter (or click) when ready "
+                                 f"to see your hand", self.lift_curtain)
+        elif not self.curtain:
+            self.hud.set_curtain("", "", None)
+
+    def lift_curtain(self) -> None:
+        """The human seat to act is at the screen: show its hand."""
+        if self.curtain:
+            self.curtain = False
+            self.at_screen = self._human_turn()
+            self.hud.set_curtain("", "", None)
+            self._refresh()
+
     def _refresh(self) -> None:
         s = self.state
         a = self.adapter
+        self._pass_screen()
+        viewer = self.viewer()
+        self.hud.set_reader(lambda line: seen_by(line, viewer))
         self.hud.set_status(a.status(s))
-        self.hud.set_players(a.players(s, self.seat_kinds))
+        self.hud.set_players(a.players(s, self.seat_kinds, viewer) if a.hidden_hands
+                             else a.players(s, self.seat_kinds))
         human_chance = s.is_chance_node() and self.human(self.actor()) and a.needs_gesture(s)
         human_move = not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
+        if self.curtain:                        # nothing to choose until the player is at the screen
+            human_chance = human_move = False
         self.hud.enable("chance", human_chance)
         passing = human_move and s.legal_actions() == [Pass()]
         self.hud.enable("pass", passing)
         self.menu = a.menu(s) if human_move else []
-        self.choices = [(str(action), lambda act=action: self.act(act)) for action in self.menu]
-        for piece, text, group in a.piece_choices(s) if human_move else []:
+        self.choices = [(a.action_text(s, action), lambda act=action: self.act(act))
+                        for action in (self.menu if not self.curtain else [])]
+        for piece, text, group in a.piece_choices(s) if human_move and not self.curtain else []:
             run = (lambda act=group[0].action: self.act(act)) if len(group) == 1 else \
                 (lambda p=piece, g=group: self.select(p, g))
             self.choices.append((text, run))
-        self.hud.set_menu(a.menu_title(s), self.choices)
+        self.hud.set_menu(a.menu_title(s) if self.choices else "", self.choices)
         if s.is_terminal():
             self.hud.set_banner(a.result(s))
             self.hud.set_prompt("press N for a new game")
+        elif self.curtain:
+            self.hud.set_prompt(f"pass the screen to {a.seat_name(self._human_turn())}: Enter when ready")
         elif human_chance:
             self.hud.set_prompt(a.chance_prompt(s))
         elif passing:
             self.hud.set_prompt("no legal move: press Enter to pass")
         elif human_move:
-            keys = f" (or press 1-{len(self.choices) % 10})" if 1 < len(self.choices) <= 10 else \
-                " (or press 1)" if self.choices else ""
+            keys = f" (or press {key_range(len(self.choices))})" if self.choices else ""
             self.hud.set_prompt(a.move_prompt(s) + keys)
         else:
             self.hud.set_prompt("")
@@ -329,6 +385,8 @@ class GameWindow:
             return "wait until the pieces stop moving"
         if s.is_terminal():
             return "the game is over: press N for a new game"
+        if self.curtain:
+            return f"pass the screen to {self.adapter.seat_name(self._human_turn())}: press Enter when ready"
         if s.is_chance_node():
             if self.human(self.actor()) and self.adapter.needs_gesture(s):
                 return self.adapter.chance_prompt(s)
@@ -353,15 +411,23 @@ class GameWindow:
         self.selected = piece
         self.destinations = options
         self.adapter.highlight(self.app, piece)
+        n = len(options)
+        keyed = n <= 10                       # the number keys reach them all
         for i, d in enumerate(options):
             tag = f"dest:{i}"
-            caption = f"{(i + 1) % 10} {d.text}".strip() if len(options) <= 10 else ""
-            node = self.adapter.marker(self.app, dataclasses.replace(d, text=caption))
+            node = self.adapter.marker(self.app, d, str((i + 1) % 10) if keyed else "")
             self.app.make_pickable(tag, node, self.adapter.marker_radius)
             self._markers.append((tag, node))
-        n = len(options)
-        keys = "or press 1; " if n == 1 else f"or press 1-{n % 10}; " if n <= 10 else ""
-        self.hud.set_prompt(f"{self.adapter.piece_name(piece)}: click a lit space {keys}click elsewhere to cancel")
+        name = self.adapter.piece_name(piece)
+        if keyed:
+            how = "click the lit space or press 1" if n == 1 else \
+                f"click a lit space or press its number ({key_range(n)})"
+            self.hud.set_menu(f"{name} goes to:", [(self.adapter.destination_text(s, d),
+                                                    lambda act=d.action: self.act(act)) for d in options])
+        else:
+            how = f"click one of the {n} lit spaces"
+            self.hud.set_menu(f"{name}: {n} lit spaces, click one on the board", [])
+        self.hud.set_prompt(f"{name}: {how}; click elsewhere to cancel")
         self.hud.set_notice("")
         return True
 
@@ -377,23 +443,25 @@ class GameWindow:
         if waiting:
             self.hud.set_notice(waiting)
         elif len(self.destinations) > 10:
-            self.hud.set_notice("more lit spaces than number keys: click one")
+            self.hud.set_notice(f"{len(self.destinations)} lit spaces, more than the number keys: click one")
         elif self.destinations:
             if 0 <= index < len(self.destinations):
                 self.act(self.destinations[index].action)
             else:
-                self.hud.set_notice(f"no lit space {index + 1}: press 1-{len(self.destinations)}, "
+                self.hud.set_notice(f"no lit space {(index + 1) % 10}: press {key_range(len(self.destinations))}, "
                                     f"or click elsewhere to cancel")
         elif 0 <= index < len(self.choices):
             self.choices[index][1]()
         elif self.choices:
-            self.hud.set_notice(f"no choice {index + 1}: the choices are 1-{len(self.choices)}")
+            n = len(self.choices)
+            self.hud.set_notice(f"no choice {(index + 1) % 10}: "
+                                + ("the only choice is 1" if n == 1 else f"the choices are {key_range(n)}"))
         else:
             self.hud.set_notice(f"nothing to choose: {self.hud.prompt.getText() or 'no move now'}")
 
     def click(self, x: float, y: float) -> str | None:
         """A left click at film coordinates (x, y): select a piece or move to a destination."""
-        tag = self.app.pick(x, y)
+        tag = self.app.pick(x, y, prefer="dest:" if self.destinations else "")
         if tag is None:
             if self.selected is not None:
                 self.deselect()
@@ -401,7 +469,11 @@ class GameWindow:
             else:
                 self.hud.set_notice("no piece there: click one of your pieces (drag to turn the camera)")
         elif tag.startswith("dest:"):
-            self.choose(int(tag[5:]))
+            waiting = self.waiting()
+            if waiting:
+                self.hud.set_notice(waiting)
+            else:
+                self.act(self.destinations[int(tag[5:])].action)
         elif tag.startswith("piece:"):
             if not self.select(self.adapter.piece_id(tag[6:])):
                 self.deselect()
@@ -433,7 +505,9 @@ class GameWindow:
 
     def pass_key(self) -> None:
         s = self.state
-        if (not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
+        if self.curtain:
+            self.lift_curtain()
+        elif (not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
                 and s.legal_actions() == [Pass()]):
             self.act(Pass())
         else:
@@ -482,3 +556,8 @@ HELP = [
     "  F1  this help",
     "  Esc or Q  quit",
 ]
+
+
+def key_range(n: int) -> str:
+    """The number keys that choose among n (1 to 10) things: "1", "1-4", "1-9, 0"."""
+    return "1" if n == 1 else f"1-{n}" if n < 10 else "1-9, 0"

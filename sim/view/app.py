@@ -423,18 +423,19 @@ class TableApp:
         if old is not None:
             old.remove_node()
 
-    def pick(self, x: float, y: float) -> str | None:
-        """The tag under the screen point (x, y) in -1..1 film coordinates, nearest first."""
+    def pick(self, x: float, y: float, prefer: str = "") -> str | None:
+        """The tag under the screen point (x, y) in -1..1 film coordinates, nearest first; with
+        `prefer`, the nearest tag that starts with it wins over nearer others (a lit destination
+        over a piece standing on it)."""
         self._ray.set_from_lens(self.base.camNode, x, y)
         self._traverser.traverse(self.render)
         if self._queue.get_num_entries() == 0:
             return None
         self._queue.sort_entries()
-        for entry in self._queue.get_entries():
-            node = entry.get_into_node_path().get_parent()   # collision nodes themselves are never drawn
-            if not node.is_hidden():
-                return entry.get_into_node().get_tag("pick")
-        return None
+        tags = [entry.get_into_node().get_tag("pick") for entry in self._queue.get_entries()
+                if not entry.get_into_node_path().get_parent().is_hidden()]  # collision nodes are never drawn
+        preferred = [tag for tag in tags if prefer and tag.startswith(prefer)]
+        return (preferred or tags or [None])[0]
 
     def frame(self, rect, margin: float = 0.03) -> None:
         """Make the camera's home frame every body (a table top under them all aside) inside

@@ -146,6 +146,19 @@ def disc(radius: float, height: float, name: str = "disc") -> NodePath:
                               "pos": [0.0, 0.0, height / 2], "orn": [0.0, 0.0, 0.0, 1.0]}])
 
 
+@lru_cache(maxsize=None)
+def ring(inner: float, outer: float, name: str = "ring", count: int = 32) -> NodePath:
+    """A flat annulus in the plane z=0 facing up (a lit destination's rim, a selected piece's halo)."""
+    a = np.linspace(0.0, 2 * np.pi, count, endpoint=False)
+    rim = np.stack([np.cos(a), np.sin(a), np.zeros(count)], axis=1)
+    v = np.vstack([rim * inner, rim * outer])
+    n = np.tile([0.0, 0.0, 1.0], (2 * count, 1))
+    i = np.arange(count)
+    j = (i + 1) % count
+    f = np.vstack([np.stack([i, count + i, count + j], axis=1), np.stack([i, count + j, j], axis=1)])
+    return NodePath(_geom(v, n, f, name))
+
+
 def sphere(radius: float, name: str = "sphere", count: int = SEGMENTS) -> NodePath:
     """A smooth sphere about the origin with `count` facets round it (a marble seen up close)."""
     v, n, f = _unit_sphere(count)

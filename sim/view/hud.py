@@ -16,6 +16,7 @@ PANEL = (0.05, 0.06, 0.08, 1.0)     # opaque: blending a large panel costs a sof
 TEXT = (0.95, 0.95, 0.92, 1)
 KEY = (1, 1, 0.75, 1)
 NOTICE = (1.0, 0.7, 0.35, 1)
+STRIP = (0.0, 0.0, 0.0, 0.6)        # behind a line over the table: readable over any part of it
 BUTTON = ((0.18, 0.22, 0.3, 1), (0.3, 0.36, 0.5, 1), (0.25, 0.3, 0.42, 1), (0.12, 0.12, 0.14, 1))
 
 LEFT = 0.95          # width of the left column: status, choices, log (aspect2d units)
@@ -76,11 +77,11 @@ class Hud:
         fx0, fx1, fy0, fy1 = self.free_rect()
         self.free_width = fx1 - fx0
         self.banner = OnscreenText(text="", pos=((fx0 + fx1) / 2, 1 - 0.085), scale=0.06, fg=(1, 0.9, 0.4, 1),
-                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1), bg=STRIP)
         self.prompt = OnscreenText(text="", pos=((fx0 + fx1) / 2, -1 + 0.11), scale=0.045, fg=(1, 1, 0.8, 1),
-                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1), bg=STRIP)
         self.notice = OnscreenText(text="", pos=((fx0 + fx1) / 2, -1 + 0.045), scale=0.04, fg=NOTICE,
-                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
+                                   mayChange=True, parent=a2d, shadow=(0, 0, 0, 1), bg=STRIP)
         self.menu_title = OnscreenText(text="", scale=TEXT_SCALE * 1.15, fg=KEY, align=TextNode.A_left,
                                        mayChange=True, parent=a2d, shadow=(0, 0, 0, 1))
         self.help = DirectFrame(parent=a2d, frameColor=(0.03, 0.03, 0.05, 1), sortOrder=100)
@@ -88,7 +89,18 @@ class Hud:
         self.help_text = self._text(self.help, TEXT_SCALE * 1.1)
         self.help_prose = self._text(self.help, TEXT_SCALE * 1.1)
         self.help.hide()
+        self.curtain = DirectFrame(parent=a2d, frameColor=(0.04, 0.05, 0.08, 1), sortOrder=90,
+                                   frameSize=(-ar, ar, -1, 1))
+        self.curtain_title = OnscreenText(text="", pos=(0, 0.12), scale=0.09, fg=(1, 0.9, 0.4, 1), mayChange=True,
+                                          parent=self.curtain)
+        self.curtain_text = OnscreenText(text="", pos=(0, -0.02), scale=0.05, fg=TEXT, mayChange=True,
+                                         parent=self.curtain)
+        self.curtain_button = DirectButton(parent=self.curtain, text="Ready  [Enter]", text_scale=0.05,
+                                           pos=(0, 0, -0.2), frameSize=(-0.3, 0.3, -0.035, 0.07), frameColor=BUTTON,
+                                           text_fg=TEXT, relief=DGG.FLAT, pressEffect=1)
+        self.curtain.hide()
         self.lines: list[str] = []
+        self.reader = str              # how the screen's viewer reads a log line (hidden cards)
         self.scroll_back = 0
         self.buttons: dict[str, DirectButton] = {}
         self.menu: list[DirectButton] = []
@@ -150,6 +162,17 @@ class Hud:
         self.players_frame["frameSize"] = (0, RIGHT - PAD, -height, 0)
         self.players_frame.show() if rows else self.players_frame.hide()
 
+    def set_curtain(self, title: str, text: str, ready) -> None:
+        """Cover the whole window (title: who is to come to the screen) until `ready` is called by
+        its button; an empty title lifts the cover."""
+        if not title:
+            self.curtain.hide()
+            return
+        self.curtain_title.setText(title)
+        self.curtain_text.setText(text)
+        self.curtain_button["command"] = ready
+        self.curtain.show()
+
     def set_prompt(self, text: str) -> None:
         self._centred(self.prompt, text, 0.045)
 
@@ -173,6 +196,15 @@ class Hud:
         self.scroll_back = 0
         self._show_log()
 
+    def set_reader(self, reader) -> None:
+        """How each log line is shown from now on (`reader(line)`: the text the viewer may read)."""
+        self.reader = reader
+        self._show_log()
+
+    def shown_lines(self) -> list[str]:
+        """The whole log as the screen shows it (scrolled or not)."""
+        return [self.reader(line) for line in self.lines]
+
     def clear_log(self) -> None:
         self.lines = []
         self.scroll_back = 0
@@ -190,7 +222,7 @@ class Hud:
         end = len(self.lines) - self.scroll_back
         rows: list[str] = []
         for line in reversed(self.lines[max(0, end - self.log_rows):end]):
-            wrapped = wrap(node, line, (LEFT - 3 * PAD) / scale)
+            wrapped = wrap(node, self.reader(line), (LEFT - 3 * PAD) / scale)
             if rows and len(rows) + len(wrapped) > self.log_rows:
                 break
             rows[:0] = wrapped
@@ -214,7 +246,7 @@ class Hud:
         for b in self.menu:
             b.destroy()
         self.menu = []
-        self.menu_title.setText(title if items else "")
+        self.menu_title.setText(title)
         scale = TEXT_SCALE
         width = (LEFT - 4 * PAD) / scale
         for i, (text, command) in enumerate(items):
@@ -229,7 +261,7 @@ class Hud:
 
     def _place_menu(self) -> None:
         """Stack the choice buttons under the status panel, squeezed to the room above the log."""
-        top = self.status_bottom - PAD - (TEXT_SCALE * 1.6 if self.menu else 0)
+        top = self.status_bottom - PAD - (TEXT_SCALE * 1.6 if self.menu or self.menu_title.getText() else 0)
         self.menu_title.setPos(self.left_x + PAD, top + TEXT_SCALE * 0.5)
         room = top - (-1 + PAD + self.log_height + PAD)
         heights = [-b["frameSize"][2] for b in self.menu]
