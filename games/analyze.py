@@ -365,18 +365,34 @@ def print_report(console, result: dict) -> None:
     title = (f"{result['title']}: {_units(result, result['games'])}, seats {','.join(result['seats'])}, outcomes "
              f"{result['outcomes']['name']}, seed {result['seed']}")
     table = Table(title=title)
-    for column in ("figure", "what", result["outcomes"]["name"], "95% interval"):
-        table.add_column(column, justify="right" if column not in ("figure", "what") else "left", overflow="fold")
-    if compare:
-        for column in (compare["against"], "95% interval ", "difference", "95% interval  "):
-            table.add_column(column, justify="right")
-    for key, f in result["figures"].items():
-        row = [key, f["what"], _fmt(f["value"]), _ci(f["ci95"])]
-        if compare:
+    keys = max(map(len, result["figures"]))
+    name = result["outcomes"]["name"]
+    if not compare:
+        # a figure's key is never cut (no_wrap, as wide as the longest); the explanation takes the
+        # width left and wraps between words; the numbers keep a line each
+        table.add_column("figure", no_wrap=True, min_width=keys)
+        table.add_column("what", ratio=1, min_width=12)
+        table.add_column(name if len(name) <= 12 else "value", justify="right", no_wrap=True)
+        table.add_column("95% interval", justify="right", no_wrap=True)
+        for key, f in result["figures"].items():
+            table.add_row(key, f["what"], _fmt(f["value"]), _ci(f["ci95"]))
+    else:
+        # three rows a figure (this run, the other, the difference), the explanation under the key
+        # (a key is never cut: the column is at least as wide as the longest):
+        # four columns fit 80 characters, where seven side by side did not
+        from rich.text import Text
+
+        table.add_column("figure", ratio=1, min_width=keys)
+        table.add_column("run", overflow="fold", max_width=max(10, min(len(name), 24)))
+        table.add_column("value", justify="right", no_wrap=True)
+        table.add_column("95% interval", justify="right", no_wrap=True)
+        for key, f in result["figures"].items():
             g, d = compare["figures"].get(key), compare["differences"].get(key)
-            row += [_fmt(g["value"]), _ci(g["ci95"])] if g else ["", ""]
-            row += [f"{d['value']:+.4f}", _ci(d["ci95"])] if d else ["", ""]
-        table.add_row(*row)
+            table.add_row(key, name, _fmt(f["value"]), _ci(f["ci95"]))
+            table.add_row(Text(f["what"], style="dim"), compare["against"],
+                          *([_fmt(g["value"]), _ci(g["ci95"])] if g else ["", ""]))
+            table.add_row("", "difference", *([f"{d['value']:+.4f}", _ci(d["ci95"])] if d else ["", ""]),
+                          end_section=True)
     console.print(table)
     console.print(f"first player: {result['first_player']}")
     console.print(f"intervals: {INTERVALS_DOC}", soft_wrap=True)

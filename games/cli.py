@@ -79,9 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="knossos: games needed to win the match (default 3)")
     play.add_argument("--outcomes", default="physics",
                       help="where chance comes from: physics (simulate every tilt, knock, throw, roll, spin "
-                           "and Kong move; the default), table:FILE.json[,FILE.json] (sample from saved "
-                           "estimate results: king-of-the-hill a tipper and a crater result, knossos a "
-                           "sticks result, king-kong die, spinner and kong-knockover results), or, for "
+                           "and Kong move; the default), measured (with --headless: sample the published "
+                           "10,000-trial estimates, assets/measured, as analyze does), table:FILE.json[,FILE.json] "
+                           "(sample from saved estimate results: king-of-the-hill a tipper and a crater result, "
+                           "knossos a sticks result, king-kong die, spinner and kong-knockover results; a bare "
+                           "name such as sticks-10k-seed1.json names a packaged measured table), or, for "
                            "king-kong only, uniform (a stand-in, not physics: die faces and spinner sectors "
                            "equally likely, fixed knock-over odds)")
     play.add_argument("--record", type=Path, metavar="FILE.ttr",
@@ -258,6 +260,9 @@ def cmd_play(args) -> int:
         play_headless(args)
         return 0
     spec, seats = _check_play(args)
+    if args.outcomes != "physics":
+        raise InputError(f"--outcomes {args.outcomes}: the window simulates every chance event (physics); "
+                         f"other sources are for --headless play")
     from tabletop.games.view.window import parse_size, play_window
     if args.after_turns < 0:
         raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
@@ -300,15 +305,59 @@ def _check_seats(spec, text: str, kinds) -> list[str]:
     return seats
 
 
-def play_headless(args, emit=None):
+HUMAN_HEADLESS = "--seats: a human seat needs the window; drop --headless or use ai/random seats"
+
+
+def play_headless(args, emit=None, human=HUMAN_HEADLESS):
     """`play --headless`: the game of the parsed `args` played to its end, its log printed (or each
     line given to `emit`), its replay recorded unless --no-record; returns the final state. The
-    command and tabletop.play (tabletop/api.py) both run this."""
+    command and tabletop.play (tabletop/api.py) both run this; `human` is the message a human seat
+    gets (the API's names its own terms)."""
     spec, seats = _check_play(args)
     if "human" in seats:
-        raise InputError("--seats: a human seat needs the window; drop --headless or use ai/random seats")
-    return spec.play_headless(seats, args.seed, args.outcomes, _record_path(args, args.game), args.variant,
+        raise InputError(human)
+    outcomes = play_outcomes(spec, args.outcomes)
+    return spec.play_headless(seats, args.seed, outcomes, _record_path(args, args.game), args.variant,
                               args.games_to_win, emit)
+
+
+def play_outcomes(spec, outcomes: str) -> str:
+    """`play`'s --outcomes as the game's sources take it: `measured` (as analyze's default: the
+    published tables in the package's assets/measured) becomes `table:` those files, and a
+    `table:` file that is no path here but the name of a packaged table is that table."""
+    from tabletop.games.chance import measured_paths
+
+    if outcomes == "measured":
+        if not spec.devices:
+            raise InputError(f"--outcomes measured: {spec.name} has no measured tables")
+        return "table:" + ",".join(str(p) for p in measured_paths(spec.devices))
+    return resolve_tables(outcomes)
+
+
+def packaged_table(name: str) -> Path | None:
+    """The packaged measured table (assets/measured) that `name` names (`sticks-10k-seed1.json`,
+    with or without `.json` or a leading `assets/measured/`), or None."""
+    from tabletop.sim.paths import assets_dir
+
+    folder = assets_dir() / "measured"
+    base = Path(name).name
+    for candidate in (base, base + ".json"):
+        if (folder / candidate).is_file() and Path(name).parent in (Path("."), Path("assets/measured")):
+            return folder / candidate
+    return None
+
+
+def resolve_tables(outcomes: str) -> str:
+    """An --outcomes `table:FILE.json[,FILE.json]` whose files that are no path from here but name a
+    packaged measured table (a bare `sticks-10k-seed1.json`, or `assets/measured/...` outside the
+    checkout) are given as that table's path; any other text unchanged."""
+    if not outcomes.startswith("table:"):
+        return outcomes
+    files = []
+    for f in outcomes[6:].split(","):
+        packaged = packaged_table(f) if f and not Path(f).exists() else None
+        files.append(str(packaged) if packaged is not None else f)
+    return "table:" + ",".join(files)
 
 
 def _record_path(args, name: str, suffix: str = "") -> Path | None:
@@ -435,7 +484,7 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.games.devices import DEVICES, device_ref, entry
     from tabletop.sim.batch import run_batch, summarize
     from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
-    from tabletop.sim.output import check_output_path
+    from tabletop.sim.output import check_output_path, check_plot_path
     from tabletop.sim.spec import digest
     from tabletop.sim.world import engine_versions
 
@@ -447,7 +496,7 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
     if args.precision is not None and not 0.0 < args.precision < 0.5:
         raise InputError(f"--precision: a 95% half-width between 0 and 0.5, got {args.precision}")
     if args.plot is not None:
-        check_output_path(args.plot, "--plot")
+        check_plot_path(args.plot, "--plot")
     cap = args.trials or (100_000 if args.precision is not None else 1000)
     if args.record is not None and args.record_trials is None:
         raise InputError("--record needs --record-trials K: the number of trials to record")
@@ -469,7 +518,11 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
     if args.out is not None:
         header = {"device": args.device, "seed": args.seed, "params": digest(params)}
         try:
-            checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(checkpoint_path(args.out), header)
+            if args.resume:
+                _check_resumed_params(checkpoint_path(args.out), header, params)
+                checkpoint = Checkpoint.resume(checkpoint_path(args.out), header)
+            else:   # the parameters themselves too, so that a refused resume can say which one differs
+                checkpoint = Checkpoint.create(checkpoint_path(args.out), {**header, "param_values": _jsonable(params)})
         except InputError:
             stack.close()
             device.close()
@@ -539,26 +592,92 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
         from tabletop.sim.analysis import chi_square
 
         result["against"] = {"name": args.against, **chi_square(result["counts"], reference)}
+    return _finish(result, args, show, lambda: _plot_estimate(result, labels, args.plot), checkpoint, err)
+
+
+def _plot_estimate(result: dict, labels, path: Path) -> None:
+    """The estimate's bars, the x-axis saying what a label is, and the fair odds where there are any."""
     from tabletop.sim.analysis import plot_outcomes
 
-    return _finish(result, args, show, lambda: plot_outcomes(result, args.plot), checkpoint, err)
+    fair = fair_odds(result["device"], labels)
+    plot_outcomes(result, path, xlabel=OUTCOME_NOTES.get(result["device"], ("outcome",))[0],
+                  **({"fair": fair[0], "fair_note": fair[1]} if fair else {}))
+
+
+def _jsonable(value):
+    """`value` as its JSON text reads back (what a checkpoint header keeps)."""
+    import json
+
+    return json.loads(json.dumps(value, default=str))
+
+
+def _flat(value, prefix: str = "") -> dict:
+    """A nested dict's leaves by dotted name ({"physics.timestep": 0.001, ...})."""
+    if isinstance(value, dict) and value:
+        out = {}
+        for key, v in value.items():
+            out.update(_flat(v, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: value}
+
+
+def _check_resumed_params(path: Path, header: dict, params: dict) -> None:
+    """Before `--resume` opens the checkpoint at `path`: a checkpoint of the same device and seed made
+    with other physical parameters is refused in one line naming the parameters that differ (an
+    older checkpoint, which kept only their digest, is refused saying so). Anything else is left
+    to Checkpoint.resume."""
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            head = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return
+    if not isinstance(head, dict) or head.get("params") == header["params"] \
+            or any(head.get(k) != header[k] for k in ("device", "seed")):
+        return
+    kept = head.get("param_values")
+    if not isinstance(kept, dict):
+        raise InputError(f"--resume: {path} is from a run with other physical parameters (an older checkpoint "
+                         f"that does not say which); delete it to start afresh")
+    old, new = _flat(kept), _flat(_jsonable(params))
+    differ = [k for k in sorted(set(old) | set(new)) if old.get(k, "(none)") != new.get(k, "(none)")]
+    shown = "; ".join(f"{k} {old.get(k, '(none)')!r} there, {new.get(k, '(none)')!r} now" for k in differ[:3])
+    more = f"; and {len(differ) - 3} more" if len(differ) > 3 else ""
+    raise InputError(f"--resume: {path} is from a run with other physical parameters: {shown}{more}; "
+                     f"give the same --spec and --set, or delete it to start afresh")
 
 
 def _finish(result: dict, args, show, plot, checkpoint, err) -> dict:
-    """A long run's end: show the result, draw `plot()` to --plot, write --out (the checkpoint then
-    goes); returns the result."""
+    """A long run's end: show the result, write --out (the JSON, whole or not at all; the checkpoint
+    then goes, the result being safe), then draw `plot()` to --plot; returns the result. A plot that
+    fails now (a full disk, a lost permission) is one InputError that says where the result is,
+    carrying it as `.result`."""
     from tabletop.sim.output import write_json_atomic
 
     if show is not None:
         show(result)
-    if args.plot is not None:
-        plot()
-        err.print(f"wrote {args.plot}")
     if args.out is not None:
         write_json_atomic(args.out, result)
-        checkpoint.remove()
+        if checkpoint is not None:
+            checkpoint.remove()
         err.print(f"wrote {args.out}")
+    if args.plot is not None:
+        _draw(plot, args.plot, result, args.out)
+        err.print(f"wrote {args.plot}")
     return result
+
+
+def _draw(plot, path: Path, result, out: Path | None) -> None:
+    """`plot()` drawn to `path`; a failure is one InputError (the result kept as its `.result`)."""
+    try:
+        plot()
+    except (OSError, ValueError, RuntimeError) as exc:
+        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc).splitlines()[0]
+        kept = f"the result is in {out}" if out is not None else "the result is shown above; give --out to keep it"
+        error = InputError(f"--plot {path}: could not write the plot ({reason}); {kept}")
+        error.result = result
+        raise error from None
 
 
 def cmd_analyze(args) -> int:
@@ -592,7 +711,7 @@ def _solve_knossos(args, spec, games_to_win: int, show) -> dict:
     for option, path in (("--out", args.out), ("--policy", args.policy)):
         if path is not None:
             check_output_path(path, option)
-    kind, files = an.resolve_outcomes(spec.analysis(), args.outcomes)
+    kind, files = an.resolve_outcomes(spec.analysis(), resolve_tables(args.outcomes))
     table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
     name = "fair" if kind == "fair" else ("sticks" if args.outcomes == "measured" else args.outcomes)
     tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
@@ -636,7 +755,7 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.games.registry import game_spec
     from tabletop.sim.batch import TaskRef, run_batch
     from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
-    from tabletop.sim.output import check_output_path
+    from tabletop.sim.output import check_output_path, check_plot_path
     from tabletop.sim.world import engine_versions
 
     spec = game_spec(args.game)
@@ -647,14 +766,15 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     if args.compare is not None and args.outcomes == args.compare:
         raise InputError(f"--compare {args.compare}: the outcomes are {args.outcomes} already; "
                          f"compare another source with it")
-    for option, path in (("--out", args.out), ("--plot", args.plot)):
-        if path is not None:
-            check_output_path(path, option)
+    if args.out is not None:
+        check_output_path(args.out, "--out")
+    if args.plot is not None:
+        check_plot_path(args.plot, "--plot")
     if args.resume and args.out is None:
         raise InputError("--resume needs --out: the checkpoint lives beside the result file")
     analysis = spec.analysis()
     outcomes = (args.outcomes,) + ((args.compare,) if args.compare else ())
-    sources = tuple(an.resolve_outcomes(analysis, o) for o in outcomes)
+    sources = tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes)
     task = an.GameTask(args.game, seats, sources, args.variant, games_to_win)   # bad tables or seats fail here
     runs = len(sources)
     ref = TaskRef("tabletop.games.analyze:make_task", (args.game, seats, sources, args.variant, games_to_win))
@@ -806,7 +926,7 @@ def cmd_sweep(args) -> int:
 
     from tabletop.games.devices import default_spec, device_ref, entry, make_device
     from tabletop.sim.batch import run_batch, summarize
-    from tabletop.sim.output import check_output_path, write_json_atomic, write_text_atomic
+    from tabletop.sim.output import check_output_path, check_plot_path, write_json_atomic, write_text_atomic
     from tabletop.sim.spec import parse_overrides
     from tabletop.sim.world import engine_versions
 
@@ -819,9 +939,11 @@ def cmd_sweep(args) -> int:
             raise ValueError
     except (ValueError, IndexError):
         raise InputError(f"--param: expected NAME=LO:HI:STEPS with STEPS >= 2, got {args.param!r}") from None
-    for option, path in (("--out", args.out), ("--csv", args.csv), ("--plot", args.plot)):
+    for option, path in (("--out", args.out), ("--csv", args.csv)):
         if path is not None:
             check_output_path(path, option)
+    if args.plot is not None:
+        check_plot_path(args.plot, "--plot")
     spec = (args.spec or default_spec(args.device)).resolve()
     base = parse_overrides(args.overrides)
     values = [float(v) for v in np.linspace(lo, hi, steps)]
@@ -841,7 +963,8 @@ def cmd_sweep(args) -> int:
             rows.append({"value": v, **{k: s[k] for k in ("trials", "labelled", "unsettled", "escaped", "lodged",
                                                           "counts", "probabilities")}})
             if not args.quiet:
-                err.print(f"{name} = {v:.6g}: " + ", ".join(f"{k} {pr['p']:.3f}" for k, pr in s["probabilities"].items()))
+                err.print(f"{name} = {v:.6g}: " + ", ".join(f"{k} {pr['p']:.3f}" for k, pr in s["probabilities"].items()),
+                          soft_wrap=True)
     table = io.StringIO()
     w = csv.writer(table)
     w.writerow([name, "trials", "labelled", *[f"p_{k}" for k in labels], *[f"lo_{k}" for k in labels],
@@ -850,26 +973,48 @@ def cmd_sweep(args) -> int:
         pr = r["probabilities"]
         w.writerow([r["value"], r["trials"], r["labelled"], *[pr[k]["p"] for k in labels],
                     *[pr[k]["ci95"][0] for k in labels], *[pr[k]["ci95"][1] for k in labels]])
-    from rich.table import Table
-
-    shown = Table(title=f"{args.device}: {args.trials} trials at each {name}")
-    shown.add_column(name, justify="right")
-    for k in labels:
-        shown.add_column(f"p({k})", justify="right")
-    for r in rows:
-        shown.add_row(f"{r['value']:.6g}", *[f"{r['probabilities'][k]['p']:.3f}" for k in labels])
-    out.print(shown)
+    out.print(_sweep_table(args.device, args.trials, name, labels, rows, out.width))
     result = {"device": args.device, "param": name, "values": values, "seed": args.seed, "trials_each": args.trials,
               "overrides": dict(base), "rows": rows, "spec": str(spec), "versions": engine_versions()}
     if args.out is not None:
         write_json_atomic(args.out, result)
+        err.print(f"wrote {args.out}")
     if args.csv is not None:
         write_text_atomic(args.csv, table.getvalue())
+        err.print(f"wrote {args.csv}")
     if args.plot is not None:
         from tabletop.sim.analysis import plot_sweep
 
-        plot_sweep(args.device, name, values, rows, args.plot)
+        _draw(lambda: plot_sweep(args.device, name, values, rows, args.plot), args.plot, result,
+              args.out or args.csv)
+        err.print(f"wrote {args.plot}")
     return 0
+
+
+def _sweep_table(device: str, trials: int, name: str, labels, rows: list[dict], width: int):
+    """The sweep's table: a row per value, a column per label's p. Headers are never cut: the
+    parameter's name is given on lines cut after its dots and slashes, and so are labels like
+    cave1/seat1 when the table would not fit `width` columns otherwise."""
+    from rich.table import Table
+
+    from tabletop.sim.analysis import wrap_name
+
+    values = [f"{r['value']:.6g}" for r in rows]
+    wide = 1 + sum(3 + max(len(k), 5) for k in labels)
+    room = max(8, width - wide - 3)
+    label_lines = {k: [k] for k in labels}
+    if wide + 3 + max(len(name), 8) > width:
+        label_lines = {k: wrap_name(k, 5) for k in labels}
+        room = max(8, width - 1 - sum(3 + max(max(map(len, label_lines[k])), 5) for k in labels) - 3)
+    head = wrap_name(name, max(room, max(map(len, values))))
+    shown = Table(title=f"{device}: the probability of each outcome at each value of {name}, {trials} trials each")
+    shown.add_column("\n".join(head), justify="right", no_wrap=True, min_width=max(map(len, head)))
+    for k in labels:
+        shown.add_column("\n".join(label_lines[k]), justify="right", no_wrap=True,
+                         min_width=max(5, *map(len, label_lines[k])))
+    for v, r in zip(values, rows):
+        shown.add_row(v, *[f"{r['probabilities'][k]['p']:.3f}" for k in labels])
+    return shown
 
 
 def _turn_range(text: str) -> tuple[int | None, int | None]:
@@ -924,6 +1069,69 @@ def _statuses(summary: dict) -> str:
             f"escaped {summary['escaped']}  lodged {summary['lodged']}")
 
 
+#: per device: (what a label is: the plot's x-axis, what the labels mean, what a lodged trial is; None
+#: where the device has none). The meanings are the devices' own (their module docstrings).
+OUTCOME_NOTES = {
+    "tipper": ("slot where the ball stops",
+               "1-6: the slot the ball stops in, the spaces a marble moves; J: jump, a marble moves 1-10 "
+               "spaces of its player's choice (J also ranks above 6 for who starts)",
+               "the ball came to rest outside every slot"),
+    "crater": ("cave and seat the marble reaches",
+               "caveN/seatM: the cave (1-3) and the seat in it (seat1 or seat2) where the knocked-in marble stops",
+               "the marble came to rest outside every cave seat"),
+    "sticks": ("the sticks' throw",
+               "1: both round sides up; 2: one round side and one flat side up; 3: both flat sides up",
+               "every throw settled, but the re-throws allowed (reading.max_rethrows) still left a stick "
+               "unreadable (on an edge or end, or resting on the other stick)"),
+    "die": ("face on top", "1-6: the face on top",
+            "cocked: the die came to rest leaning on a wall, no face flat up (a player would throw again)"),
+    "spinner": ("outer-circle sector where the pointer stops",
+                "the outer circle's twist: L1, L2 left (counter-clockwise) 1 or 2 notches; R1, R2 right; LR1, "
+                "LR2 1 or 2 notches, the spinner's choice of direction; UP return to up; the inner circle's "
+                "climb is the JSON's circles block", None),
+    "kong-knockover": ("the pawn's fate when Kong moves",
+                       "standing: the pawn stays up in its space; knocked: knocked over; pushed: pushed out "
+                       "of its space",
+                       "the pawn came to rest upright off the board (on the figure or on another pawn)"),
+    "throw": ("side the body rests on",
+              "the body's rest state: for a cuboid the body axis (+x ... -z) pointing up, for a cylinder "
+              "top, bottom or side, for a half-cylinder flat or round (assets/throw.toml)",
+              "the body rests in no rest state (leaning on a rim, balanced on an edge or a corner)"),
+}
+
+
+def outcome_notes(device: str) -> list[str]:
+    """What an estimate table's labels and statuses mean: the footnote under it."""
+    _, labels, lodged = OUTCOME_NOTES.get(device, ("outcome", None, "settled where no label is read"))
+    return ([f"labels: {labels}"] if labels else []) + [
+        "p is among the labelled trials; unsettled: still moving when the settle cap ran out; escaped: a body "
+        "left the model (a defect); lodged: " + (lodged or "never, for this device (every reading has a label)")]
+
+
+def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
+    """The device's fair odds where it has a notion of them ({label: p}, the legend's text): the
+    idealised chance `analyze --outcomes fair` plays with (a die's faces 1/6, the Tipper's slots
+    1/7, the cave seats 1/6, the sticks as two fair coins, the spinner's sectors by their share of
+    the card); None for the knock-overs and the generic throw, which have none."""
+    from tabletop.games.analyze import measured_files
+    from tabletop.games.chance import table_dicts
+    from tabletop.games.registry import GAMES
+
+    for spec in GAMES.values():
+        if device not in spec.devices:
+            continue
+        analysis = spec.analysis()
+        if device in analysis.fair_measured:
+            return None
+        for table in table_dicts(analysis.source("fair", measured_files(analysis.fair_measured))).values():
+            if set(table) == set(labels):
+                values = sorted(set(round(v, 9) for v in table.values()))
+                how = (f"each 1/{round(1 / values[0])}" if len(values) == 1 else
+                       "two fair coins" if device == "sticks" else "each label by its sectors' share")
+                return dict(table), f"fair odds: {how} (analyze --outcomes fair)"
+    return None
+
+
 def _print_table(console, result: dict) -> None:
     from rich.table import Table
 
@@ -942,6 +1150,8 @@ def _print_table(console, result: dict) -> None:
     console.print(table)
     console.print(f"{_statuses(result)}  mean simulated time {result['mean_sim_time_s']:.2f} s  "
                   f"elapsed {result['elapsed_s']:.1f} s")
+    for line in outcome_notes(result["device"]):
+        console.print(line, style="dim", highlight=False)
     if band:
         by_name = {p["name"]: p for p in result["sensitivity"]["parameters"]}
         top = [f"{name} ({by_name[name]['max_abs_dp']:.4f})" for name in result["sensitivity"]["ranking"][:3]]
@@ -1024,9 +1234,7 @@ def _print_converge(console, result: dict) -> None:
 
 
 def cmd_bench(args) -> int:
-    import json
-
-    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.output import check_output_path
 
     if args.rules:
         return _bench_rules(args)
@@ -1073,27 +1281,58 @@ def cmd_bench(args) -> int:
               f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
               + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
                  if "dask_2_s" in sc else ", Dask not installed"), flush=True)
-    if args.out is not None:
-        write_json_atomic(args.out, figures)
-    else:
-        print(json.dumps(figures, indent=2))
+    from tabletop.sim.bench import summary_rows
+
+    _print_summary(f"bench: {trials} trials per device beside a bare PyBullet loop", *summary_rows(figures),
+                   "bare: the trials' own steps alone; ratio: their time over the trials' time; separate loop: "
+                   "a bare loop from the start pose; at 1/480 s: the old numerics (1/480 s, 50 iterations), "
+                   "where the spec now steps finer; every figure is in the JSON of --out")
+    _write_figures(args.out, figures)
     return 0
 
 
-def _bench_rules(args) -> int:
-    import json
+def _print_summary(title: str, columns: list[str], rows: list[list[str]], note: str) -> None:
+    """A bench's figures as a table on stdout (the JSON only goes to --out)."""
+    from rich.console import Console
+    from rich.table import Table
 
+    table = Table(title=title)
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    console.print(note, style="dim", highlight=False)
+
+
+def _write_figures(out: Path | None, figures: dict) -> None:
+    from tabletop.sim.output import write_json_atomic
+
+    if out is not None:
+        write_json_atomic(out, figures)
+        print(f"wrote {out}", file=sys.stderr)
+
+
+def _bench_rules(args) -> int:
     from tabletop.games.rules_bench import bench_rules
-    from tabletop.sim.output import check_output_path, write_json_atomic
+    from tabletop.sim.output import check_output_path
 
     if args.out is not None:
         check_output_path(args.out)
     figures = bench_rules(args.rules_games or (30 if args.quick else 300), args.rules_seats,
                           emit=lambda line: print(line, flush=True))
-    if args.out is not None:
-        write_json_atomic(args.out, figures)
-    else:
-        print(json.dumps(figures, indent=2))
+    rows = [[name, f"{fig['games_per_s']:.1f}", f"{fig['decisions_per_s']:.0f}",
+             f"{fig['chance_events_per_s']:.0f}", f"{fig['decisions_per_game']:.1f}",
+             f"{fig['chance_events_per_game']:.1f}"] for name, fig in figures["games"].items()]
+    games = {name: fig["games"] for name, fig in figures["games"].items()}
+    _print_summary(f"bench --rules: games with table chance, {args.rules_seats} seats, per CPU second",
+                   ["game", "games/s", "decisions\nper s", "chance\nevents\nper s", "decisions\nper game",
+                    "chance\nevents\nper game"], rows,
+                   f"games played: {', '.join(f'{n} {k}' for n, k in games.items())}; knossos counts matches, "
+                   f"knossos-graph random matches on the rules' position graph; every figure is in the JSON "
+                   f"of --out")
+    _write_figures(args.out, figures)
     return 0
 
 
@@ -1154,8 +1393,17 @@ def cmd_validate(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from concurrent.futures.process import BrokenProcessPool
+
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not argv:
+            # `tabletop` alone asks what it can do: the help, on stdout, exit 0 (as `tabletop --help`);
+            # exit 2 stays the one-line answer to bad input
+            parser.print_help()
+            return 0
+        args = parser.parse_args(argv)
         return {"play": cmd_play, "estimate": cmd_estimate, "converge": cmd_converge, "sweep": cmd_sweep,
                 "bench": cmd_bench, "replay": cmd_replay, "validate": cmd_validate,
                 "analyze": cmd_analyze}[args.command](args)
@@ -1165,6 +1413,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:      # commands that save partial work (estimate's checkpoint) say so themselves
         print("tabletop: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenProcessPool:
+        print("tabletop: error: a worker process ended abruptly (killed, or out of memory); the chunks that "
+              "finished are in the checkpoint beside --out, if one was given: run again with --resume",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -55,33 +55,65 @@ def save_figure(fig, path: str | Path) -> None:
             os.unlink(tmp)
 
 
-def plot_outcomes(result: dict, path: str | Path) -> None:
+def wrap_name(name: str, width: int, breaks: str = "./") -> list[str]:
+    """A long dotted name (`materials.pairs.glass/polystyrene.friction`) cut into lines of at most
+    `width` characters after its separators (`breaks`), never inside a word; a part longer than
+    `width` keeps a line of its own."""
+    parts, part = [], ""
+    for ch in name:
+        part += ch
+        if ch in breaks:
+            parts.append(part)
+            part = ""
+    if part:
+        parts.append(part)
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return lines
+
+
+def plot_outcomes(result: dict, path: str | Path, xlabel: str = "outcome", fair: dict[str, float] | None = None,
+                  fair_note: str = "fair odds") -> None:
     """Bars of each label's probability with 95% interval whiskers (and the reference, if any).
     With a model band (`estimate --sensitivity`) each label gets a wide light bar spanning the band
-    and its probability as a point with the interval's error bar, so the two spreads compare."""
+    and its probability as a point with the interval's error bar, so the two spreads compare.
+    `xlabel` titles the x-axis (what a label is); `fair` ({label: p}, where the device has a notion
+    of fair odds) is drawn as a dashed mark over each label, `fair_note` saying what it is."""
     plt = pyplot()
     labels = list(result["probabilities"])
+    x = list(range(len(labels)))
     p = [result["probabilities"][k]["p"] for k in labels]
     lo = [pk - result["probabilities"][k]["ci95"][0] for k, pk in zip(labels, p)]
     hi = [result["probabilities"][k]["ci95"][1] - pk for k, pk in zip(labels, p)]
     band = result.get("model_band")
     fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 3.6))
     if band:
-        ax.bar(labels, [band[k][1] - band[k][0] for k in labels], bottom=[band[k][0] for k in labels], width=0.8,
+        ax.bar(x, [band[k][1] - band[k][0] for k in labels], bottom=[band[k][0] for k in labels], width=0.8,
                color="#A6C8E8", label="model band (inputs at the ends of their ranges)")
-        ax.errorbar(labels, p, yerr=[lo, hi], fmt="o", color="#4C72B0", ecolor="#222222", capsize=4,
+        ax.errorbar(x, p, yerr=[lo, hi], fmt="o", color="#4C72B0", ecolor="#222222", capsize=4,
                     label="simulated, 95% interval")
     else:
-        ax.bar(labels, p, color="#4C72B0", yerr=[lo, hi], capsize=4, ecolor="#222222", label="simulated, 95% interval")
+        ax.bar(x, p, color="#4C72B0", yerr=[lo, hi], capsize=4, ecolor="#222222", label="simulated, 95% interval")
+    if fair and all(k in fair for k in labels):
+        ax.hlines([fair[k] for k in labels], [i - 0.45 for i in x], [i + 0.45 for i in x], colors="#2A9D3A",
+                  linestyles="--", linewidth=1.5, zorder=4, label=fair_note)
+    else:
+        fair = None
     if "against" in result:
         ref = result["against"]["reference"]
-        ax.scatter(labels, [ref[k] for k in labels], marker="_", s=600, color="#C44E52", zorder=3,
+        ax.scatter(x, [ref[k] for k in labels], marker="_", s=600, color="#C44E52", zorder=3,
                    label=f"reference (chi-square p = {result['against']['p_value']:.3g})")
+    ax.set_xticks(x, labels)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("probability")
     ax.set_title(f"{result['device']}: {result['labelled']} labelled trials, seed {result['seed']}")
     ax.legend(loc="upper right", fontsize=8)
-    top = max(max(p[i] + hi[i], band[k][1] if band else 0.0) for i, k in enumerate(labels))
-    ax.set_ylim(0, top * 1.25)
+    top = max(max(p[i] + hi[i], band[k][1] if band else 0.0, fair[k] if fair else 0.0)
+              for i, k in enumerate(labels))
+    ax.set_ylim(0, (top or 1.0) * 1.25)
     fig.tight_layout()
     save_figure(fig, path)
     plt.close(fig)
@@ -100,7 +132,10 @@ def plot_sweep(device: str, param: str, values: Sequence[float], rows: Sequence[
         ax.fill_between(values, lo, hi, color=line.get_color(), alpha=0.18)
     ax.set_xlabel(param)
     ax.set_ylabel("probability")
-    ax.set_title(f"{device}: outcome probabilities against {param} (95% bands)")
+    # the parameter's name can be long (materials.pairs.glass/polystyrene.friction): on lines of its
+    # own, cut after its dots and slashes, so that the title fits the figure
+    ax.set_title("\n".join([f"{device}: outcome probabilities (95% bands) against"] + wrap_name(param, 48)),
+                 fontsize=11)
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     save_figure(fig, path)

@@ -108,3 +108,18 @@ def bench_scaling(ref: DeviceRef, name: str, trials: int, seed: int = 2024) -> d
         out["dask_2_s"] = time.perf_counter() - t0
     out["dask_vs_local_2"] = out["local_2_s"] / out["dask_2_s"]
     return out
+
+
+def summary_rows(figures: dict) -> tuple[list[str], list[list[str]]]:
+    """The device figures of a `tabletop bench` run as a table: (column titles, one row per device)
+    (every figure, and the scaling runs', stays in the JSON of --out). Titles are short, on lines of
+    their own, so that the table fits 80 columns uncut."""
+    columns = ["device", "trials/s", "bare\ntrials/s", "ratio", "us/step", "separate\nloop ratio",
+               "at 1/480 s\ntrials/s"]
+    rows = []
+    for name, fig in figures["devices"].items():
+        old = fig.get("legacy")
+        rows.append([name, f"{fig['trials_per_s']:.2f}", f"{fig['bare_trials_per_s']:.2f}",
+                     f"{fig['ratio_vs_bare']:.3f}", f"{fig['us_per_step']:.1f}",
+                     f"{fig['separate_loop']['ratio_vs_bare']:.3f}", f"{old['trials_per_s']:.2f}" if old else "-"])
+    return columns, rows

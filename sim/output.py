@@ -28,6 +28,27 @@ def check_output_path(path: str | Path, option: str = "--out") -> Path:
     return path
 
 
+def plot_formats() -> dict[str, str]:
+    """The file formats matplotlib can write, suffix -> name ("png": "Portable Network Graphics",
+    ...): its canvas's own list, read without importing pyplot or choosing a backend."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return dict(FigureCanvasBase.get_supported_filetypes())
+
+
+def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
+    """Fail early (InputError) when `path` cannot be written as a file or names a format matplotlib
+    cannot draw (its suffix: .png, .pdf, .svg, ...)."""
+    path = Path(path)
+    formats = plot_formats()
+    suffix = path.suffix[1:].lower()
+    if suffix not in formats:
+        known = ", ".join(f".{f}" for f in sorted(formats))
+        what = f"format {path.suffix!r} is not one matplotlib draws" if suffix else "a plot needs a file suffix"
+        raise InputError(f"{option} {path}: {what}; end the name in one of {known}")
+    return check_output_path(path, option)
+
+
 def check_output_dir(path: str | Path, option: str) -> Path:
     """Make the folder `path` (and its parents) or fail with an InputError saying why."""
     path = Path(path)

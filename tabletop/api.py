@@ -4,7 +4,7 @@ notebooks and scripts.
     import tabletop
     result = tabletop.estimate("spinner", trials=200, seed=1)
     result.counts, result.probabilities["L1/U1"].p, result.to_dict()   # to_dict(): what --out writes
-    game = tabletop.play("knossos", seats=["ai", "ai"], seed=3, outcomes="table:sticks.json")
+    game = tabletop.play("knossos", seats=["ai", "ai"], seed=3, outcomes="measured")
     game.result, game.winner, game.lines, game.history, game.state
     replay = tabletop.open_replay("replays/knossos.ttr")
 
@@ -139,6 +139,10 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     workers > 1 in a script, call it under `if __name__ == "__main__":` (the workers are spawned
     processes that import the script; a notebook needs nothing).
     """
+    if _spawned_import() and isinstance(workers, int) and workers > 1 and scheduler is None:
+        # a spawned worker importing a script that calls this at its top level: leave quietly (a
+        # pool started here could never start); the script's own process says what to do
+        raise SystemExit(1)
     if not isinstance(device, str):
         raise _bad(f"device: expected a device name, got {device!r}")
     argv = ["estimate", device]
@@ -164,13 +168,21 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     args = _parse(argv)
     try:
         return EstimateResult(run_estimate(args, argv=argv))
-    except BrokenProcessPool as exc:
+    except BrokenProcessPool:
         main = sys.modules.get("__main__")
         if args.workers > 1 and getattr(main, "__file__", None):
-            raise RuntimeError(f"{exc} The workers are spawned processes that import {main.__file__}: run "
-                               f"tabletop.estimate(..., workers={args.workers}) under `if __name__ == "
-                               f"\"__main__\":` there") from exc
-        raise
+            raise RuntimeError(f"tabletop.estimate(..., workers={args.workers}) in a script must be called under "
+                               f"`if __name__ == \"__main__\":` (its worker processes import {main.__file__}, "
+                               f"which calls it again)") from None
+        raise RuntimeError("a worker process of tabletop.estimate ended abruptly (killed, or out of "
+                           "memory)") from None
+
+
+def _spawned_import() -> bool:
+    """True while a spawned worker process imports the script that started it (multiprocessing's
+    own test before it refuses to start a process there)."""
+    mp = sys.modules.get("multiprocessing")
+    return mp is not None and bool(getattr(mp.current_process(), "_inheriting", False))
 
 
 # -- play -----------------------------------------------------------------------------------------
@@ -213,10 +225,13 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
          echo: bool = False) -> PlayedGame:
     """`tabletop play GAME --headless`: a game played by AI (or random) seats to its end.
 
-    `seats` is a list (or the command's comma-separated text) of seat kinds; `outcomes` is the
-    command's --outcomes ("physics", "table:FILE.json[,FILE.json]", King Kong's "uniform");
-    `variant` and `games_to_win` (default 3) are King of the Hill's and Knossos' options. No replay is written
-    unless `record` names the file; `echo=True` prints the log as it goes, as the command does.
+    `seats` is a list (or the command's comma-separated text) of seat kinds (no "human": there is
+    no window here); `outcomes` is the command's --outcomes: "physics", "measured" (the published
+    10,000-trial tables the package holds, from any folder), "table:FILE.json[,FILE.json]" (a bare
+    name such as "sticks-10k-seed1.json" that is no file here names a packaged table), King Kong's
+    "uniform"; `variant` and `games_to_win` (default 3) are King of the Hill's and Knossos' options.
+    No replay is written unless `record` names the file; `echo=True` prints the log as it goes, as
+    the command does, and with echo off nothing is printed.
     """
     if not isinstance(game, str):
         raise _bad(f"game: expected a game name, got {game!r}")
@@ -240,9 +255,31 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
 
     from tabletop.games.cli import play_headless
 
-    final = play_headless(args, emit)
+    human = ("seats: a human seat needs the window, and tabletop.play() opens none: give \"ai\" or "
+             "\"random\" seats here (the command `tabletop play GAME` opens the window for human seats)")
+    if echo:
+        final = play_headless(args, emit, human=human)
+    else:
+        final = _quietly(lambda: play_headless(args, emit, human=human))
     return PlayedGame(args.game, args.seed, [s.strip() for s in args.seats.split(",")], lines, final,
                       None if record is None else Path(record))
+
+
+def _quietly(run):
+    """`run()` with what it says on stderr held back; what is not the play's own notice ("recording
+    the replay to ...") is passed on afterwards (a warning is not lost)."""
+    import contextlib
+    import io
+
+    held = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(held):
+            return run()
+    finally:
+        rest = [line for line in held.getvalue().splitlines(keepends=True)
+                if not line.startswith("recording the replay to ")]
+        if rest:
+            sys.stderr.write("".join(rest))
 
 
 # -- replays --------------------------------------------------------------------------------------
