@@ -107,8 +107,9 @@ def paint_caves(crater: HillShape, half: float, pixels: int = 512) -> Canvas:
 
 def cave_sign_places(crater: HillShape, height: float) -> dict[str, list[tuple[float, float, float]]]:
     """Where each cave's name may stand, best first: beyond the end wall of its pocket, on along
-    the valley, then to either side, at the height of the pocket's floor (the view draws the cave
-    and its name through the hill) or the hill's surface there, whichever is higher."""
+    the valley, then to either side, then farther out (off the path's outer stretch, at the
+    hill's foot), at the height of the pocket's floor (the view draws the cave and its name
+    through the hill) or the hill's surface there, whichever is higher."""
     out = {}
     R = crater.cave_radius
     for name in cave_names(crater):
@@ -117,7 +118,8 @@ def cave_sign_places(crater: HillShape, height: float) -> dict[str, list[tuple[f
         n = np.array([-t[1], t[0]])
         floor = float(crater.floor_height(np.array([end[0]]), np.array([end[1]]))[0])
         spots = []
-        for reach, side in ((1.6, 0.0), (2.4, 0.0), (1.2, 1.8), (1.2, -1.8), (3.2, 0.0), (2.4, 2.4), (2.4, -2.4)):
+        for reach, side in ((1.6, 0.0), (2.4, 0.0), (1.2, 1.8), (1.2, -1.8), (3.2, 0.0), (2.4, 2.4), (2.4, -2.4),
+                            (4.2, 0.0), (3.6, 2.4), (3.6, -2.4), (5.2, 0.0), (4.6, 3.0), (4.6, -3.0)):
             x, y = end + R * (reach * t + side * n)
             spots.append((float(x), float(y), max(surface_height(crater, x, y), floor) + 0.6 * height + 0.002))
         out[name] = spots
@@ -208,14 +210,15 @@ def hidden_from(ground: SurfaceGrid, points, eye, reach: float = 0.15, step: flo
     return (ray[..., 2] < ground(ray[..., 0], ray[..., 1])).any(axis=1)
 
 
-def sign_places(points, crater: HillShape, height: float, avoid=()) -> list[list[tuple[float, float, float]]]:
+def sign_places(points, crater: HillShape, height: float, avoid=(),
+                reaches=(1.45, 2.1)) -> list[list[tuple[float, float, float]]]:
     """Where the number of each seat of a route may stand, best first: beside the seat, across
     the route (so neither a marble on the seat nor a lit destination hides it), lifted clear of
     the surface; first on the side away from the nearest seat that is not a neighbour on the
     route (of this route or among `avoid`: where two stretches of path run side by side, their
     numbers stand on their outer sides), the side nearer the player in front (-y) on a tie;
-    then the other side, then both a little farther out, then each of those turned a little
-    along the route."""
+    then the other side, then both farther out (`reaches`, in marble radii from the seat's
+    centre), then each of those turned a little along the route."""
     pts = np.asarray(points, float)
     blockers = np.vstack([pts[:, :2]] + ([np.asarray(avoid, float)[:, :2]] if len(avoid) else []))
     r = crater.marble_radius
@@ -234,7 +237,7 @@ def sign_places(points, crater: HillShape, height: float, avoid=()) -> list[list
         spots = []
         for turn in (0.0, 40.0, -40.0, 70.0, -70.0):
             c, sn = np.cos(np.radians(turn)), np.sin(np.radians(turn))
-            for reach in (1.45, 2.1):
+            for reach in reaches:
                 for sd in (side, -side):
                     x, y = p[:2] + reach * r * (c * sd + sn * along)
                     spots.append((float(x), float(y), surface_height(crater, x, y) + 0.6 * height + 0.002))

@@ -16,7 +16,7 @@ from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.games.king_of_the_hill.tipper_shape import rot_y
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
-from panda3d.core import Point3, TransparencyAttrib
+from panda3d.core import Point3, Quat, TransparencyAttrib
 
 from tabletop.sim.scene import look
 from tabletop.sim.view.art import glassy, sign
@@ -36,6 +36,11 @@ LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
 START_TEXT = (1.0, 0.25, 0.2, 1.0)        # red: START partly overlies its white seat
+SLOT_LABEL_SCALE = 0.016     # the Tipper's slot numbers, on plates beyond its end walls (m)
+MARKER_LIFT = 0.0012          # a lit destination's marker lies this far above the hill at every point (m)
+FAR_REACHES = (2.75, 3.4)     # where a number may stand while a marble is on its seat (marble radii from its centre)
+CAVE_SIGN_GAP = 0.018         # clear space round a cave's name (film units, -1..1 up the picture: 6 px of 720)
+MARBLE_GAP = 0.004            # ... and round a marble on a seat, that no number may cover
 
 
 class HillAdapter(TableAdapter):
@@ -74,6 +79,7 @@ class HillAdapter(TableAdapter):
         self.marker_drop = self.radius
         self.piece_bodies = self.table.marbles
         self._sign_places = None      # the signs and where each may stand, until place_pieces lays them out
+        self._signs = None            # ... and then what _measure_signs measured of them at the home camera
 
     # -- set-up ----------------------------------------------------------------------------
     def build(self, app) -> None:
@@ -223,21 +229,25 @@ class HillAdapter(TableAdapter):
 
     def _add_labels(self, app) -> None:
         """Every path space's number (START on space 0), the Finish Zone and its numbered seats,
-        the caves, facing the camera; the Tipper's slot labels flat on its lid."""
+        the caves, facing the camera; the Tipper's slot labels flat on plates beyond its end walls,
+        each level with its slot, where they never cover the ball resting in one."""
         b, crater = self.board, self.table.crater
         self.signs = app.render.attach_new_node("koth-signs")
         app.casts_no_shadow(self.signs)
         h = LABEL_HEIGHT
         path = sign_places(b.path_positions, crater, h, avoid=b.zone_positions)
+        path_far = self._far_places(b.path_positions, sign_places(b.path_positions, crater, h, avoid=b.zone_positions,
+                                                                  reaches=FAR_REACHES))
         (x0, y0, _), (x1, y1, _) = b.path_positions[0], path[0][0]
         x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
-        path[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)]
+        path[0], path_far[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)], []
         self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p[0], h,
                                  START_TEXT if i == 0 else SPACE_TEXT, f"space-{i}") for i, p in enumerate(path)]
         start = self.space_signs[0]       # it stands out over the hill's foot: the slope must not cut it
         start.set_depth_test(False)
         start.set_bin("fixed", 40)
         zone = sign_places(b.zone_positions, crater, h)
+        zone_far = self._far_places(b.zone_positions, sign_places(b.zone_positions, crater, h, reaches=FAR_REACHES))
         self.zone_signs = [sign(self.signs, str(i + 1), p[0], h, ZONE_TEXT, f"zone-{i + 1}") for i, p in enumerate(zone)]
         c = zone_centre(b)
         inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
@@ -249,31 +259,56 @@ class HillAdapter(TableAdapter):
         for s in self.cave_signs:          # named where the cave is drawn: through the hill
             s.set_depth_test(False)
             s.set_bin("fixed", 40)
-        seats = list(b.path_positions) + [None] * (len(zone) + len(caves))      # the Zone's stand over its seats
-        self._sign_places = (list(zip(self.space_signs + self.zone_signs + self.cave_signs, seats,
-                                      path + zone + list(caves.values()))), [self.finish_sign])
+        # each movable sign: (node, the seat a marble on which may hide it, its places near the
+        # seat, its places farther out (only while a marble stands on its own seat), its own seat,
+        # how much clear space it keeps round it)
+        movable = []
+        for i, (node, near, far) in enumerate(zip(self.space_signs, path, path_far)):
+            p = tuple(b.path_positions[i])
+            movable.append((node, p, near, far, p, 0.0))
+        for i, (node, near, far) in enumerate(zip(self.zone_signs, zone, zone_far)):      # the Zone's stand over its seats
+            movable.append((node, None, near, far, tuple(b.zone_positions[i]), 0.0))
+        for node, places in zip(self.cave_signs, caves.values()):
+            movable.append((node, None, places, [], None, CAVE_SIGN_GAP))
+        self._sign_places = (movable, [self.finish_sign])
         tipper = self.table.tipper
-        for end in ("A", "B"):
+        out = tipper.half_length + tipper.wall + SLOT_LABEL_SCALE * 0.45      # beyond the end wall: never over the ball
+        for end, sx in (("A", -1.0), ("B", 1.0)):
             for label in tipper.slot_order:
                 p = tipper.slot_rest_point(end, label)
-                app.label(label, (p[0], p[1] - 0.0045, self.lid_top + 0.0004), scale=0.016, color=(0.1, 0.1, 0.1, 1),
-                          parent=app.nodes["tray:0"])
+                app.label(label, (sx * out, p[1] - 0.0045, self.lid_top + 0.0004), scale=SLOT_LABEL_SCALE,
+                          color=(0.1, 0.1, 0.1, 1), parent=app.nodes["tray:0"], plate=(*TRAY_FLOOR_RGB, 1))
         self._add_drawer(app)
+
+    def _far_places(self, seats, farther) -> list[list[tuple[float, float, float]]]:
+        """Where each seat's number may stand while a marble is on it, best first: just behind
+        the marble, just in front of it, to its right, to its left (as the player sees the
+        table), then `farther` (sign_places' places farther out)."""
+        crater, r, h = self.table.crater, self.radius, LABEL_HEIGHT
+        out = []
+        for (x0, y0, _), more in zip(seats, farther):
+            spots = [(x0 + dx * r, y0 + dy * r) for dx, dy in ((0.0, 2.0), (0.0, -2.0), (2.4, 0.0), (-2.4, 0.0))]
+            out.append([(x, y, surface_height(crater, x, y) + 0.6 * h + 0.002) for x, y in spots] + list(more))
+        return out
 
     def place_pieces(self, app, state) -> None:
         """Put the marbles on their seats; the first time, once the window has framed its home
-        camera round the table (after build), move the signs clear of each other (_unclutter)."""
+        camera round the table (after build), measure where each sign may stand (_measure_signs);
+        every time, move the signs clear of each other and of the marbles on their seats
+        (_arrange_signs)."""
         if self._sign_places is not None:
-            self._unclutter(app, *self._sign_places)
+            self._signs = self._measure_signs(app, *self._sign_places)
             self._sign_places = None
         super().place_pieces(app, state)
+        if self._signs is not None:
+            self._arrange_signs(app, set(self.piece_positions(state).values()))
 
-    def _unclutter(self, app, movable, fixed, rounds: int = 8) -> None:
-        """Move each (sign, seat, places) of `movable` to the first of its places where, on the
-        picture from the home camera, the hill hides none of its foot and it overlaps the fewest
-        other signs, then (a marble on its seat would hide a number behind it) a marble on its
-        seat (if any) covers under a third of it; round after round until none moves. A sign's
-        rectangle: its glyphs' bounds laid along the camera's right and up, projected."""
+    def _measure_signs(self, app, movable, fixed) -> dict:
+        """On the picture from the home camera, the rectangle of each sign of `movable` at each of
+        its places, whether the hill hides its foot there, whether a marble on its seat would
+        cover a third of it from in front; the rectangles of the `fixed` signs and of a marble on
+        each path and Finish Zone seat. A sign's rectangle: its glyphs' bounds laid along the
+        camera's right and up, projected, grown by the clear space it keeps."""
         orbit, cam = app.camera, app.base.camera
         was = (orbit.target, orbit.distance, orbit.heading, orbit.pitch)
         orbit.reset()
@@ -281,22 +316,17 @@ class HillAdapter(TableAdapter):
         up = app.render.get_relative_vector(cam, (0, 0, 1))
         aspect = app.base.camLens.get_aspect_ratio()
 
-        def rect(centre, half_x, half_z):
+        def rect(centre, half_x, half_z, grow=0.0):
             film = [app.project(Point3(*centre) + right * x + up * z) for x in half_x for z in half_z]
             if any(f is None for f in film):
                 return (9.0, -9.0, 9.0, -9.0)            # off screen: overlaps nothing
             xs, ys = [f[0] * aspect for f in film], [f[1] for f in film]
-            return min(xs), max(xs), min(ys), max(ys)
+            return min(xs) - grow, max(xs) + grow, min(ys) - grow, max(ys) + grow
 
-        def sign_rect(node, pos):
+        def sign_rect(node, pos, grow=0.0):
             lo, hi = node.get_child(0).get_tight_bounds(node)
             k = node.get_sz(app.render)
-            return rect(pos, (lo.x * k, hi.x * k), (lo.z * k, hi.z * k))
-
-        def hits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            """How many of the rectangles b each rectangle of a overlaps."""
-            return ((a[:, None, 0] < b[None, :, 1]) & (b[None, :, 0] < a[:, None, 1])
-                    & (a[:, None, 2] < b[None, :, 3]) & (b[None, :, 2] < a[:, None, 3])).sum(axis=1)
+            return rect(pos, (lo.x * k, hi.x * k), (lo.z * k, hi.z * k), grow)
 
         def covered(a: np.ndarray, b) -> np.ndarray:
             """The share of each rectangle of a that the rectangle b covers."""
@@ -306,38 +336,70 @@ class HillAdapter(TableAdapter):
 
         r = self.radius
         eye = cam.get_pos(app.render)
-        options = [np.array([sign_rect(node, p) for p in places]) for node, _, places in movable]
-        feet = [[Point3(*p) + right * (x * node.get_sz(app.render)) + up * (lo.z * node.get_sz(app.render))
-                 for p in places for x in (lo.x, hi.x)]
-                for (node, _, places), (lo, hi) in ((m, m[0].get_child(0).get_tight_bounds(m[0])) for m in movable)]
+        places = [near + far for _, _, near, far, _, _ in movable]
+        options = [np.array([sign_rect(m[0], p, m[5]) for p in pl]) for m, pl in zip(movable, places)]
+        far = [np.arange(len(pl)) >= len(m[2]) for m, pl in zip(movable, places)]
+        feet = []
+        for (node, *_), pl in zip(movable, places):
+            lo, hi = node.get_child(0).get_tight_bounds(node)
+            k = node.get_sz(app.render)
+            feet.append([Point3(*p) + right * (x * k) + up * (lo.z * k) for p in pl for x in (lo.x, hi.x)])
         ground = SurfaceGrid(self.table.crater)
         blocked = [hidden_from(ground, np.array(f), eye).reshape(-1, 2).any(axis=1)
-                   if node.get_depth_test() else np.zeros(len(places), bool)
-                   for f, (node, _, places) in zip(feet, movable)]
-        behind = [np.zeros(len(places)) if seat is None else
-                  np.array([(Point3(*p) - eye).length() > (Point3(*seat) - eye).length() for p in places])
-                  for _, seat, places in movable]
-        hidden = [np.zeros(len(o)) if seat is None else (covered(o, rect(seat, (-r, r), (-r, r))) > 0.3) * b
-                  for o, b, (_, seat, _) in zip(options, behind, movable)]
+                   if m[0].get_depth_test() else np.zeros(len(pl), bool)
+                   for f, m, pl in zip(feet, movable, places)]
+        behind = [np.zeros(len(pl)) if m[1] is None else
+                  np.array([(Point3(*p) - eye).length() > (Point3(*m[1]) - eye).length() for p in pl])
+                  for m, pl in zip(movable, places)]
+        hidden = [np.zeros(len(o)) if m[1] is None else (covered(o, rect(m[1], (-r, r), (-r, r))) > 0.3) * bh
+                  for o, bh, m in zip(options, behind, movable)]
         still = np.array([sign_rect(node, node.get_pos(app.render)) for node in fixed]).reshape(-1, 4)
-        chosen = [0] * len(movable)
-        now = np.vstack([still] + [o[:1] for o in options])      # the fixed signs, then each movable one where it stands
+        seats = [tuple(p) for p in list(self.board.path_positions) + list(self.board.zone_positions)]
+        marbles = {p: rect(p, (-r, r), (-r, r), MARBLE_GAP) for p in seats}
+        orbit.target, orbit.distance, orbit.heading, orbit.pitch = was
+        orbit.apply()
+        return {"movable": movable, "places": places, "options": options, "far": far, "blocked": blocked,
+                "hidden": hidden, "still": still, "marbles": marbles, "chosen": [0] * len(movable), "shown": None}
+
+    def _arrange_signs(self, app, occupied: set, rounds: int = 8) -> None:
+        """Move each sign to the first of its places where, on the picture from the home camera,
+        no marble standing on a seat (`occupied`: marbles' positions) overlaps it, the hill hides
+        none of its foot, it overlaps the fewest other signs and (a marble on its seat would
+        hide a number behind it) a marble on its seat would cover under a third of it; a sign
+        takes one of its places farther out only while a marble stands on its own seat. Round
+        after round until none moves, from where the signs stand."""
+        L = self._signs
+
+        def hits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            """How many of the rectangles b each rectangle of a overlaps."""
+            return ((a[:, None, 0] < b[None, :, 1]) & (b[None, :, 0] < a[:, None, 1])
+                    & (a[:, None, 2] < b[None, :, 3]) & (b[None, :, 2] < a[:, None, 3])).sum(axis=1)
+
+        key = frozenset(p for p in occupied if p in L["marbles"])
+        if key == L["shown"]:
+            return
+        marbles = np.array([L["marbles"][p] for p in key]).reshape(-1, 4)
+        still, options, chosen = L["still"], L["options"], L["chosen"]
+        base = []
+        for k, (m, opts) in enumerate(zip(L["movable"], options)):
+            own = m[4] is not None and m[4] in key
+            base.append(hits(opts, marbles) * 1000 + (L["far"][k] * 10000 if not own else 0)
+                        + L["blocked"][k] * 100 + L["hidden"][k] * 10 + np.arange(len(opts)) / len(opts))
+        now = np.vstack([still] + [o[c:c + 1] for o, c in zip(options, chosen)])
         for _ in range(rounds):
             moved = False
             for k, opts in enumerate(options):
                 row = len(still) + k
                 others = np.delete(now, row, axis=0)
-                score = (blocked[k] + hits(opts, others)) * 100 + hidden[k] * 10 + np.arange(len(opts)) / len(opts)
-                best = int(np.argmin(score))
+                best = int(np.argmin(base[k] + hits(opts, others) * 100))
                 moved |= best != chosen[k]
                 chosen[k] = best
                 now[row] = opts[best]
             if not moved:
                 break
-        for (node, _, places), c in zip(movable, chosen):
+        for (node, *_), places, c in zip(L["movable"], L["places"], chosen):
             node.set_pos(app.render, *places[c])
-        orbit.target, orbit.distance, orbit.heading, orbit.pitch = was
-        orbit.apply()
+        L["shown"] = key
 
     def _add_drawer(self, app) -> None:
         """The open drawer under the marbles not yet entered: a shallow wooden tray."""
@@ -375,6 +437,44 @@ class HillAdapter(TableAdapter):
                 text = str(d) + (" knock!" if knocked is not None else "")
                 out.append(Destination(move, pos, text))
         return out
+
+    def marker(self, app, dest: Destination, *args, **kwargs):
+        """The lit destination (TableAdapter.marker) laid on the hill at the seat (marker_pose):
+        tilted with the slope and lifted just clear of it, so none of it is buried in the hill."""
+        node = super().marker(app, dest, *args, **kwargs)
+        pos, quat = self.marker_pose(dest)
+        node.set_pos(*pos)
+        node.set_quat(Quat(*quat))
+        return node
+
+    def marker_pose(self, dest: Destination) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
+        """Where a lit destination's marker lies, and how it is turned (a quaternion w, x, y, z
+        taking its +z to the hill's normal): the plane fitted to the drawn hill's surface
+        (art.surface_height) under the marker and its rim, lifted until every sampled point of
+        the surface lies at least MARKER_LIFT below it. Off the hill (the drawer) it lies flat
+        under the marble (marker_drop)."""
+        x, y, z = dest.position
+        crater = self.table.crater
+        reach = 1.3 * self.marker_radius
+        if surface_height(crater, x, y) < 1e-4:           # on the table: flat
+            return (x, y, z - self.marker_drop + MARKER_LIFT), (1.0, 0.0, 0.0, 0.0)
+        a = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
+        rings = [(0.0, 0.0)] + [(f * reach * math.cos(t), f * reach * math.sin(t)) for f in (0.5, 1.0) for t in a]
+        d = np.array(rings)
+        h = np.array([surface_height(crater, x + dx, y + dy) for dx, dy in d])
+        (gx, gy, c), *_ = np.linalg.lstsq(np.column_stack([d, np.ones(len(d))]), h, rcond=None)
+        lift = float(np.max(h - (gx * d[:, 0] + gy * d[:, 1] + c))) + MARKER_LIFT
+        n = np.array([-gx, -gy, 1.0])
+        n /= np.linalg.norm(n)
+        angle = math.acos(min(1.0, n[2]))
+        axis = np.array([-n[1], n[0], 0.0])                # z x n
+        k = np.linalg.norm(axis)
+        if k < 1e-9:
+            quat = (1.0, 0.0, 0.0, 0.0)
+        else:
+            axis = axis / k * math.sin(angle / 2)
+            quat = (math.cos(angle / 2), float(axis[0]), float(axis[1]), float(axis[2]))
+        return (x, y, float(c) + lift), quat
 
     def piece_actions(self, state: State, piece: int) -> list[Move]:
         """The moves the Tipper's result would give `piece` (for the rules' reason why not)."""
