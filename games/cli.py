@@ -638,14 +638,14 @@ def _check_resumed_params(path: Path, header: dict, params: dict) -> None:
         return
     kept = head.get("param_values")
     if not isinstance(kept, dict):
-        raise InputError(f"--resume: {path} is from a run with other physical parameters (an older checkpoint "
-                         f"that does not say which); delete it to start afresh")
+        raise InputError(f"--resume: {path} is from another run (params differ: an older checkpoint that does "
+                         f"not say which); delete it to start afresh")
     old, new = _flat(kept), _flat(_jsonable(params))
     differ = [k for k in sorted(set(old) | set(new)) if old.get(k, "(none)") != new.get(k, "(none)")]
     shown = "; ".join(f"{k} {old.get(k, '(none)')!r} there, {new.get(k, '(none)')!r} now" for k in differ[:3])
     more = f"; and {len(differ) - 3} more" if len(differ) > 3 else ""
-    raise InputError(f"--resume: {path} is from a run with other physical parameters: {shown}{more}; "
-                     f"give the same --spec and --set, or delete it to start afresh")
+    raise InputError(f"--resume: {path} is from another run (params differ: {shown}{more}); give the same "
+                     f"--spec and --set, or delete it to start afresh")
 
 
 def _finish(result: dict, args, show, plot, checkpoint, err) -> dict:
