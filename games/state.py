@@ -30,7 +30,7 @@ TERMINAL = -4    # current_player of a finished game
 class SeatLine(str):
     """A log line only its `seat` may read whole (a card drawn into a hand): the full text is the
     string itself (headless logs, replays and verification keep it), `public` what the other
-    seats read in its place ("blue draws 2 cards")."""
+    seats read in its place ("blue draws 2 cards"; "": nothing, the line is not theirs to see)."""
 
     seat: int
     public: str
@@ -49,7 +49,7 @@ class SeatLine(str):
 
 def seen_by(line: str, seats) -> str:
     """`line` as a viewer who may read the private lines of `seats` (a collection of players)
-    reads it: whole if it is public or one of theirs, else its public form."""
+    reads it: whole if it is public or one of theirs, else its public form ("" when none)."""
     if isinstance(line, SeatLine) and line.seat not in seats:
         return line.public
     return str(line)
@@ -200,5 +200,5 @@ class State:
 
     def _log(self, text: str, seat: int | None = None, public: str = "") -> None:
         """Add a line to the log; with `seat`, a line only that seat may read whole (`public`: what
-        the others read instead)."""
+        the others read instead, none when empty)."""
         self.events.append(text if seat is None else SeatLine(text, seat, public))

@@ -528,10 +528,11 @@ class State(base.State):
             self.pos[p] = action.to
             self._end_turn()
         elif isinstance(action, EndTurn):
+            # only a seat holding the card has this choice: the others do not learn it was declined
             if self.phase is Phase.ATTACK:
-                self._log(f"{name} does not attack")
+                self._log(f"{name} does not attack", p)
             else:
-                self._log(f"{name} stays in the {_groove(self.groove[p])} groove")
+                self._log(f"{name} stays in the {_groove(self.groove[p])} groove", p)
             self._end_turn()
         elif isinstance(action, Twist):
             self._log(f"{name} chooses to turn Kong {'left' if action.direction == LEFT else 'right'}")

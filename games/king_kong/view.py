@@ -381,10 +381,12 @@ class KongAdapter(TableAdapter):
         doing = {Phase.SHUFFLE: "- the cards are shuffled", Phase.ORDER: "rolls for the first turn",
                  Phase.SPIN_OUTER: "spins the outer circle (twist)", Phase.TWIST: "chooses Kong's twist",
                  Phase.SPIN_INNER: "spins the inner circle (climb)", Phase.CLIMB: "chooses Kong's climb",
-                 Phase.KONG_MOVE: "- Kong moves", Phase.SAFETY_NET: "decides on a Safety Net",
-                 Phase.DISCARD: "discards", Phase.TURN: "rolls or flies", Phase.DIE: "rolls the die",
-                 Phase.MOVE: f"moves (die: {state.roll})", Phase.ATTACK: "may attack",
-                 Phase.ESCAPE: "may escape"}.get(state.phase, str(state.phase))
+                 Phase.KONG_MOVE: "- Kong moves", Phase.SAFETY_NET: "- the missions are settled",
+                 Phase.DISCARD: "discards", Phase.TURN: "takes a turn", Phase.DIE: "takes a turn",
+                 Phase.MOVE: f"moves (die: {state.roll})", Phase.ATTACK: "takes a turn",
+                 Phase.ESCAPE: "takes a turn"}.get(state.phase, str(state.phase))
+        # the turn, attack, escape and Safety Net decisions come only to a seat holding the card:
+        # told alike, they say nothing of a hand (the menu's title tells the seat itself)
         return (f"King Kong - round {state.round}, Kong at notch {state.climb}/{self.kong.top}: "
                 f"{who} {doing}")
 
@@ -406,6 +408,10 @@ class KongAdapter(TableAdapter):
 
     def seat_name(self, player: int) -> str:
         return COLOURS[player]
+
+    def private_decision(self, state: State) -> bool:
+        """Decisions only a seat holding the card has (fly, attack, escape, Safety Net)."""
+        return state.phase in (Phase.TURN, Phase.ATTACK, Phase.ESCAPE, Phase.SAFETY_NET)
 
     def action_text(self, state: State, action) -> str:
         """The player's own choices name their cards (the rules' actions number them)."""

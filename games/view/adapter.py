@@ -83,6 +83,11 @@ class TableAdapter:
         """What the window calls a seat (its colour, where the game has colours)."""
         return f"player {player + 1}"
 
+    def private_decision(self, state) -> bool:
+        """Whether the decision now exists only because of what its seat hides (a card that lets
+        it fly or attack): an AI seat then takes it at once, so no pause tells the others."""
+        return False
+
     def action_text(self, state, action) -> str:
         """A decision's action in words, for the numbered choices."""
         return str(action)
@@ -151,8 +156,8 @@ class TableAdapter:
         for part, rgb in ((ring(0.0, r, "marker-fill"), MARKER_RGB), (ring(r, 1.25 * r, "marker-rim"), MARKER_RIM)):
             part.copy_to(node).set_color(*rgb, 1)
         if key:
-            app.label(key, (0.0, 0.0, 1.2 * r), scale=2.2 * r,
-                      color=(0.05, 0.05, 0.05, 1), flat=False, parent=node, plate=(*MARKER_RGB, 1))
+            app.label(key, (0.0, 0.0, 1.2 * r), scale=2.2 * r, color=(0.05, 0.05, 0.05, 1), flat=False,
+                      parent=node, plate=(*MARKER_RGB, 1)).set_tag("key", key)
         _on_top(node, 20)
         return node
 

@@ -168,7 +168,7 @@ class GameWindow:
                     self.chance()
         elif not self.human(s.current_player):
             self._wait -= dt
-            if self._wait <= 0:
+            if self._wait <= 0 or self.adapter.private_decision(s):
                 self.act(self.match.choose())
         return task.cont
 

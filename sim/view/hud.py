@@ -202,8 +202,9 @@ class Hud:
         self._show_log()
 
     def shown_lines(self) -> list[str]:
-        """The whole log as the screen shows it (scrolled or not)."""
-        return [self.reader(line) for line in self.lines]
+        """The whole log as the screen shows it (scrolled or not); a line the viewer may not see
+        at all is left out."""
+        return [text for text in map(self.reader, self.lines) if text]
 
     def clear_log(self) -> None:
         self.lines = []
@@ -222,7 +223,10 @@ class Hud:
         end = len(self.lines) - self.scroll_back
         rows: list[str] = []
         for line in reversed(self.lines[max(0, end - self.log_rows):end]):
-            wrapped = wrap(node, self.reader(line), (LEFT - 3 * PAD) / scale)
+            text = self.reader(line)
+            if not text:
+                continue
+            wrapped = wrap(node, text, (LEFT - 3 * PAD) / scale)
             if rows and len(rows) + len(wrapped) > self.log_rows:
                 break
             rows[:0] = wrapped

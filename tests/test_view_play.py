@@ -1,0 +1,260 @@
+"""Every human turn playable in the window, and no hidden card shown: the hard cases a player
+meets, played through the window's own mouse and key events (rendered offscreen, EGL).
+
+- a lit space is always clickable, however many are lit (a King Kong 5 from Start lights dozens);
+- the keys' numbers stand on the lit spaces when the keys reach them all (a King of the Hill J:
+  ten), the numbered list shows where the keys go, the selected piece wears a halo;
+- King Kong's cards: an AI seat's hand never reaches the screen (log, players panel, status,
+  prompt, notice, menu); with two human seats a curtain passes the screen and each sees only
+  their own hand.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("panda3d")
+
+from tabletop.games.state import ChanceOutcome, SeatLine  # noqa: E402
+from tests.test_view import click_at, open_window, until_human_moves  # noqa: E402,F401
+
+
+def scripted(ctrl, label: str) -> None:
+    """Answer the pending chance event with `label` (a script: the test chooses the roll)."""
+    assert ctrl.state.is_chance_node()
+    ctrl._apply(ChanceOutcome(label))
+    ctrl.finish_animation()
+
+
+def select_by_click(app, ctrl, piece) -> None:
+    click_at(app, ctrl, ctrl.adapter.piece_positions(ctrl.state)[piece])
+    assert ctrl.selected == piece, ctrl.hud.notice.getText()
+    assert ctrl.adapter._halo is not None, "the selected piece is not highlighted"
+
+
+def marker_keys(ctrl) -> list[str]:
+    """The number key drawn on each lit space ('' where none)."""
+    out = []
+    for _, node in ctrl._markers:
+        labels = node.find_all_matches("**/=key")
+        out.append(labels[0].get_tag("key") if labels else "")
+    return out
+
+
+def menu_texts(ctrl) -> list[str]:
+    return [b["text"] for b in ctrl.hud.menu]
+
+
+def test_king_kong_a_roll_that_lights_dozens_of_spaces_is_played_by_a_click(open_window):
+    """A 5 from Start lights far more spaces than there are number keys: clicking one moves the
+    pawn there (it was refused: "more lit spaces than number keys")."""
+    from tabletop.games.king_kong.rules import Move, Phase, Roll
+
+    app, ctrl = open_window("king-kong", ["human", "ai"], seed=5, size=(1280, 720))
+    for _ in range(400):
+        s = ctrl.state
+        if not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN:
+            break
+        if s.is_chance_node():
+            ctrl.chance()
+        else:
+            seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    me = ctrl.state.current_player
+    assert ctrl.state.pos[me] == "start"
+    ctrl.act(Roll())
+    ctrl.finish_animation()
+    scripted(ctrl, "5")
+    select_by_click(app, ctrl, me)
+    n = len(ctrl.destinations)
+    assert n > 10
+    assert marker_keys(ctrl) == [""] * n, "no key can reach them all: no numbers on the lit spaces"
+    assert f"{n} lit spaces" in ctrl.hud.menu_title.getText() and menu_texts(ctrl) == []
+    assert "click one of the" in ctrl.hud.prompt.getText()
+    far = max((d for d in ctrl.destinations if isinstance(d.action, Move)),
+              key=lambda d: d.position[1])     # the farthest up the towers
+    click_at(app, ctrl, far.position)
+    ctrl.finish_animation()
+    assert ctrl.state.pos[me] == far.action.to
+    assert ctrl.selected is None and not ctrl._markers
+
+
+def test_king_of_the_hill_a_j_offers_ten_spaces_numbered_and_clickable(open_window):
+    """A J lets a marble go 1 to 10 spaces: ten lit seats numbered 1-9 and 0 on the board and
+    in the numbered list; key 0 would take the tenth, and a click on the tenth takes it."""
+    app, ctrl = open_window("king-of-the-hill", ["human", "ai"], seed=3, size=(1280, 720))
+    scripted(ctrl, "J")              # turn order: the human tilts J, the AI a 1
+    scripted(ctrl, "1")
+    assert ctrl.human(ctrl.actor())
+    scripted(ctrl, "J")
+    s = ctrl.state
+    marble = next(m for m in range(len(s.track)) if len(ctrl.adapter.destinations(s, m)) == 10)
+    select_by_click(app, ctrl, marble)
+    assert marker_keys(ctrl) == [str(k % 10) for k in range(1, 11)]
+    items = menu_texts(ctrl)
+    assert len(items) == 10 and items[0].startswith("1 ") and items[9].startswith("0 ")
+    assert "goes to" in ctrl.hud.menu_title.getText()
+    assert "press its number (1-9, 0)" in ctrl.hud.prompt.getText()
+    tenth = ctrl.destinations[9]
+    expected = s.clone()
+    expected.apply(tenth.action)
+    click_at(app, ctrl, tenth.position)
+    ctrl.finish_animation()
+    assert ctrl.state.track[marble] == expected.track[marble]
+
+
+def test_knossos_a_move_by_click_with_its_number_and_the_list(open_window):
+    """A Knossos piece: its lit spaces carry their keys, the list says where each goes, and a
+    click on a lit space moves it there."""
+    app, ctrl = open_window("knossos", ["human", "ai"], seed=5, size=(1280, 720))
+    until_human_moves(ctrl)
+    s = ctrl.state
+    piece = next(p for p in range(len(s.pos)) if ctrl.adapter.destinations(s, p))
+    select_by_click(app, ctrl, piece)
+    n = len(ctrl.destinations)
+    assert marker_keys(ctrl) == [str(k % 10) for k in range(1, n + 1)]
+    assert len(menu_texts(ctrl)) == n and "goes to" in ctrl.hud.menu_title.getText()
+    option = ctrl.destinations[-1]
+    expected = s.clone()
+    expected.apply(option.action)
+    click_at(app, ctrl, option.position)
+    ctrl.finish_animation()
+    assert ctrl.state.pos[piece] == expected.pos[piece]
+
+
+# -- hidden cards -------------------------------------------------------------------------------
+
+def hud_texts(ctrl) -> dict[str, str]:
+    hud = ctrl.hud
+    return {"players": hud.players.getText(), "status": hud.status.getText(), "prompt": hud.prompt.getText(),
+            "notice": hud.notice.getText(), "banner": hud.banner.getText(),
+            "menu": "\n".join([hud.menu_title.getText()] + menu_texts(ctrl)), "log panel": hud.log_text.getText(),
+            "curtain": hud.curtain_title.getText() if not hud.curtain.is_hidden() else ""}
+
+
+def hand_rows(players_text: str) -> dict[str, str]:
+    """colour -> the hand row under it in the players panel (wrapped rows joined)."""
+    out, colour = {}, None
+    for row in players_text.split("\n"):
+        if row and not row.startswith(" "):
+            colour = row.split()[0]
+            out[colour] = ""
+        elif colour is not None:
+            out[colour] = (out[colour] + " " + row.strip()).strip()
+    return out
+
+
+def secret_names(s, viewers) -> set[str]:
+    """Names of cards held by seats outside `viewers` and by no one the viewers see, nowhere public."""
+    deck = s.game.deck
+    public = {str(deck[c]) for p in viewers for c in s.hands[p]}
+    public |= {str(deck[c]) for p in range(s.game.players) for c in list(s.kept[p]) + [s.played[p]] if c is not None}
+    public |= {str(deck[c]) for c in s.discard}
+    return {str(deck[c]) for p in range(s.game.players) if p not in viewers for c in s.hands[p]} - public
+
+
+def check_nothing_hidden_shown(ctrl, viewers: set[int]) -> None:
+    from tabletop.games.king_kong.rules import COLOURS
+
+    s = ctrl.state
+    shown = ctrl.hud.shown_lines()
+    for raw in ctrl.hud.lines:
+        if isinstance(raw, SeatLine) and raw.seat not in viewers:
+            text = ctrl.hud.reader(raw)
+            assert text == raw.public and text != str(raw) and str(raw) not in shown
+    others = "|".join(COLOURS[p] for p in range(s.game.players) if p not in viewers)
+    for text in shown:
+        assert not re.search(rf"\b({others}) (draws|is dealt) (?!\d+ cards?$)", text), text
+    texts = hud_texts(ctrl)
+    for colour, hand in hand_rows(texts["players"]).items():
+        if COLOURS.index(colour) not in viewers:
+            assert re.fullmatch(r"\d+ cards?", hand), f"{colour}'s hand shown: {hand}"
+    secret = secret_names(s, viewers)
+    for where, text in texts.items():
+        for name in secret:
+            assert name not in text, f"{name} (an unseen hand's card) in the {where}: {text}"
+
+
+def test_king_kong_no_ai_card_reaches_the_human(open_window):
+    """One human and two AI seats, played to the end (or 60 turns) through the window (physics for every
+    chance event, the human's choices by an AI stand-in through the window's own actions): no
+    log line, HUD text or menu ever shows a card in an AI seat's hand; the human's own hand is
+    on the panel and its own draws in the log."""
+    from tabletop.games.king_kong.rules import COLOURS
+
+    app, ctrl = open_window("king-kong", ["human", "ai", "ai"], seed=11)
+    stand_in = ctrl.adapter.make_seats(["ai"])[0]
+    own_draws = 0
+    for _ in range(3000):
+        s = ctrl.state
+        if s.is_terminal() or s.turn > 60:    # (once over, every hand is shown)
+            break
+        check_nothing_hidden_shown(ctrl, {0})
+        if s.is_chance_node():
+            ctrl.chance()
+        else:
+            seat = ctrl.seats[s.current_player] or stand_in
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    own_draws = sum(1 for line in ctrl.hud.shown_lines() if re.match(r"red (draws|is dealt) [A-Z]", line))
+    assert own_draws >= 1, "the human's own cards are named to it"
+    hidden = [line for line in ctrl.hud.lines if isinstance(line, SeatLine) and line.seat != 0]
+    assert len(hidden) >= 4, "the AI seats drew cards"
+    hand = hand_rows(ctrl.hud.players.getText())[COLOURS[0]]
+    s = ctrl.state
+    if not s.is_terminal() and s.hands[0]:
+        assert str(s.game.deck[s.hands[0][0]]) in hand
+
+
+def test_king_kong_two_humans_pass_the_screen(open_window):
+    """Two human seats at one screen: when a human seat is to act the screen is covered until
+    Enter, then only that seat's hand is shown (the other human's counted), and neither sees the
+    other's draws in the log."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = open_window("king-kong", ["human", "human", "ai"], seed=5)
+    stand_in = ctrl.adapter.make_seats(["ai"])[0]
+    curtains = set()
+    for _ in range(2000):
+        s = ctrl.state
+        if s.is_terminal() or s.turn > 12:
+            break
+        if ctrl.curtain:
+            human = ctrl._human_turn()
+            curtains.add(human)
+            check_nothing_hidden_shown(ctrl, set())
+            assert not ctrl.hud.curtain.is_hidden() and "Pass the screen to" in ctrl.hud.curtain_title.getText()
+            ctrl.hud.set_notice("")
+            messenger.send("1")                               # keys do nothing behind the curtain
+            assert ctrl.state is s and "pass the screen" in ctrl.hud.notice.getText()
+            messenger.send("enter")
+            assert not ctrl.curtain and ctrl.hud.curtain.is_hidden()
+            check_nothing_hidden_shown(ctrl, {human})
+            continue
+        human = ctrl._human_turn()
+        check_nothing_hidden_shown(ctrl, {human} if human is not None else set())
+        if s.is_chance_node():
+            ctrl.chance()
+        else:
+            seat = ctrl.seats[s.current_player] or stand_in
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    assert curtains == {0, 1}
+
+
+def test_a_seat_line_is_read_whole_only_by_its_seat():
+    from tabletop.games.state import seen_by
+
+    line = SeatLine("blue draws Safety Net", 1, "blue draws 1 card")
+    assert line == "blue draws Safety Net"
+    assert seen_by(line, {1}) == "blue draws Safety Net" and seen_by(line, {0, 2}) == "blue draws 1 card"
+    assert seen_by("red rolls 5", set()) == "red rolls 5"
+    import copy
+    import pickle
+    back = pickle.loads(pickle.dumps(line))
+    assert isinstance(back, SeatLine) and back.public == line.public and back.seat == 1
+    assert copy.deepcopy(line).public == line.public
+    np.testing.assert_equal(len(line), len("blue draws Safety Net"))
