@@ -1,9 +1,12 @@
 """`tabletop validate`: the throw device (sim/devices/throw.py) against published experiments.
 
 Every case is a run of `estimate throw` with `--set` overrides (so anyone can repeat it by hand),
-a published figure and a test of ours against it. The materials are the ones every gadget uses
-(assets/materials.toml); a case chooses only the shape, the surface it falls on and the gesture, as
-its experiment did. docs/validation.md says what each figure means and why we agree or not.
+a published figure and the case's acceptance rule, written down with it (`Case.rule`): "agrees" when
+the published value lies inside our 95% interval, "near (reason)" when it lies outside but within a
+tolerance the case states with its reason, "disagrees" otherwise (`verdict`). The materials are the
+ones every gadget uses (assets/materials.toml); a case chooses only the shape, the surface it falls
+on and the gesture, as its experiment did. docs/validation.md says what each figure means and why we
+agree or not.
 """
 from __future__ import annotations
 
