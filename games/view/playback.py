@@ -210,15 +210,69 @@ class ReplayWindow:
             self.hud.scroll_back = 0
             self.hud._show_log()
             self._shown_events = len(state.events)
-        turn = tl.steps[min(i, len(tl.steps) - 1)].turn + 1 if tl.steps else 0
-        mode = "playing" if self.playing else "paused"
-        self.hud.set_status(f"REPLAY {self.replay.path.name} - turn {turn}/{len(self.replay.turns)}  "
-                            f"{self.t:6.1f}/{tl.duration:.1f} s  {self.speed:g}x  {mode}\n{self.adapter.status(state)}")
+        self.hud.set_status("\n".join(self.status_rows(i) + [self.adapter.status(state)]))
         kinds = self.replay.header.get("config", {}).get("seats", ["?"] * 8)
         self.hud.set_players(self.adapter.players(state, kinds))
         self.hud.set_banner(self.adapter.result(state) if state.is_terminal() else "")
         if self._slider is not None and not self._dragging_slider:
             self._slider["value"] = self.t / max(tl.duration, 1e-9)
+
+    def turn_at(self, i: int) -> int:
+        """The 1-based turn that step i belongs to (0 in a replay without steps)."""
+        tl = self.timeline
+        return tl.steps[min(i, len(tl.steps) - 1)].turn + 1 if tl.steps else 0
+
+    def status_rows(self, i: int) -> list[str]:
+        """The replay's part of the status panel: the file on a row of its own (a name too long
+        for it keeps its end), then the turn, the time, the speed and whether it plays, packed
+        into as few rows as fit the panel's width whole, so the panel never breaks one of them
+        (a time from its unit) onto a row of its own."""
+        from tabletop.sim.view.hud import LEFT, PAD
+
+        tl = self.timeline
+        node, scale = self.hud.status.textNode, self.hud.status.getScale()[0]
+        width = (LEFT - 3 * PAD) / scale
+
+        def fits(text: str) -> bool:
+            return node.calc_width(text) <= width
+
+        name = self.replay.path.name
+        while not fits(f"REPLAY {name}") and len(name) > 4:
+            name = "..." + name[4:]
+        parts = [f"REPLAY {name}", f"turn {self.turn_at(i)}/{len(self.replay.turns)}",
+                 f"{self.t:.1f}/{tl.duration:.1f} s", f"{self.speed:g}x {'playing' if self.playing else 'paused'}"]
+        rows = [parts[0], parts[1]]
+        for part in parts[2:]:
+            if fits(f"{rows[-1]} | {part}"):
+                rows[-1] = f"{rows[-1]} | {part}"
+            else:
+                rows.append(part)
+        return rows
+
+    def frames_only(self) -> None:
+        """Draw the table alone, as `write_frames` exports it: no HUD (panels, buttons, the
+        slider, the close-ups in the right column), the camera framing the table in the whole
+        picture, and a small caption in the bottom left corner saying the turn and the time."""
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        base, app = self.app.base, self.app
+        base.aspect2d.hide()
+        for region in base.win.get_display_regions():          # the close-ups' cameras
+            cam = region.get_camera()
+            if not cam.is_empty() and cam != base.cam and cam.get_top() == app.render:
+                region.set_active(False)
+        app.frame((-1.0, 1.0, -1.0, 1.0))
+        ar = base.getAspectRatio()
+        layer = base.render2d.attach_new_node("frame-caption")
+        layer.set_scale(1.0 / ar, 1.0, 1.0)
+        self.caption = OnscreenText(text="", parent=layer, pos=(-ar + 0.03, -0.96), scale=0.04,
+                                    fg=(1, 1, 1, 0.9), shadow=(0, 0, 0, 1), align=TextNode.A_left, mayChange=True)
+
+    def caption_text(self) -> str:
+        """What a frame's caption says: the turn and the playback time."""
+        i = self.timeline.index_at(self.t)
+        return f"turn {self.turn_at(i)}/{len(self.replay.turns)}  {self.t:.1f} s"
 
     # -- controls --------------------------------------------------------------------------
     def _bind(self) -> None:
@@ -343,7 +397,8 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
 def write_frames(path: Path, folder: Path, fps: float, size, turns: tuple | None = None,
                  max_frames: int | None = None) -> tuple[int, bool]:
     """Render the replay offscreen at `fps` frames per second of playback into folder/: all of it,
-    or turns (first, last) (1-based, inclusive, None: open), at most `max_frames` frames.
+    or turns (first, last) (1-based, inclusive, None: open), at most `max_frames` frames; each
+    frame the table alone (ReplayWindow.frames_only), captioned with its turn and time.
     Returns (frames written, whether max_frames stopped it)."""
     app, window, _ = open_replay(path, size=size, offscreen=True)
     try:
@@ -364,8 +419,10 @@ def write_frames(path: Path, folder: Path, fps: float, size, turns: tuple | None
         n = int(math.floor((end - start) * fps)) + 1
         capped = max_frames is not None and n > max_frames
         n = min(n, max_frames) if max_frames is not None else n
+        window.frames_only()
         for k in range(n):
             window.show(start + k / fps)
+            window.caption.setText(window.caption_text())
             app.screenshot(folder / f"frame-{k:05d}.png")
         return n, capped
     finally:
