@@ -1,8 +1,9 @@
 """The `tabletop` command.
 
   tabletop play king-of-the-hill --headless --seats ai,ai,ai,ai --seed S
-                [--variant special-two-player] [--outcomes physics|table:FILE.json[,FILE.json]]
-  tabletop play knossos --headless --seats ai,ai --seed S [--games-to-win 3] [--outcomes physics|table:FILE.json]
+                [--variant special-two-player] [--outcomes physics|measured|table:FILE.json[,FILE.json]]
+  tabletop play knossos --headless --seats ai,ai --seed S [--games-to-win 3]
+                [--outcomes physics|measured|table:FILE.json]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--spec FILE.toml]
                     [--sensitivity [--sensitivity-trials M]] [--uncertainty]
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
@@ -11,8 +12,13 @@
   tabletop bench [--trials N] [--out FILE.json]
   tabletop bench --rules [--rules-games N] [--rules-seats random|ai] [--out FILE.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
+  tabletop                      (no command: the help, exit 0)
 
-Bad input gets one line on stderr naming the problem and exit code 2; nothing is written.
+Bad input gets one line on stderr naming the problem and exit code 2; nothing is written. Output
+names (--plot's format included) are checked before any work; at the end --out is written (whole,
+then the checkpoint goes) before --plot is drawn, and a plot that fails then is one line, exit 2,
+the result kept. Ctrl-C: exit 130. A table file (table:FILE.json) that is no path here but names a
+packaged measured table (sticks-10k-seed1.json) is that table.
 """
 from __future__ import annotations
 
@@ -658,7 +664,9 @@ def _finish(result: dict, args, show, plot, checkpoint, err) -> dict:
     if show is not None:
         show(result)
     if args.out is not None:
-        write_json_atomic(args.out, result)
+        kept = (f"the finished work is kept in {checkpoint.path}: the same command with --resume writes it"
+                if checkpoint is not None else "nothing was written")
+        _write(lambda: write_json_atomic(args.out, result), "--out", args.out, kept)
         if checkpoint is not None:
             checkpoint.remove()
         err.print(f"wrote {args.out}")
@@ -666,6 +674,15 @@ def _finish(result: dict, args, show, plot, checkpoint, err) -> dict:
         _draw(plot, args.plot, result, args.out)
         err.print(f"wrote {args.plot}")
     return result
+
+
+def _write(write, option: str, path: Path, kept: str) -> None:
+    """`write()` (a whole file, by a temp file and a rename); an OSError then (a full disk, a lost
+    permission) is one InputError saying what is kept."""
+    try:
+        write()
+    except OSError as exc:
+        raise InputError(f"{option} {path}: could not write it ({exc.strerror or exc}); {kept}") from None
 
 
 def _draw(plot, path: Path, result, out: Path | None) -> None:
@@ -977,10 +994,11 @@ def cmd_sweep(args) -> int:
     result = {"device": args.device, "param": name, "values": values, "seed": args.seed, "trials_each": args.trials,
               "overrides": dict(base), "rows": rows, "spec": str(spec), "versions": engine_versions()}
     if args.out is not None:
-        write_json_atomic(args.out, result)
+        _write(lambda: write_json_atomic(args.out, result), "--out", args.out, "the table above is the result")
         err.print(f"wrote {args.out}")
     if args.csv is not None:
-        write_text_atomic(args.csv, table.getvalue())
+        _write(lambda: write_text_atomic(args.csv, table.getvalue()), "--csv", args.csv,
+               f"the table above is the result{f', and it is in {args.out}' if args.out else ''}")
         err.print(f"wrote {args.csv}")
     if args.plot is not None:
         from tabletop.sim.analysis import plot_sweep

@@ -137,6 +137,26 @@ def test_a_plot_that_fails_after_the_run_loses_no_result(tmp_path, capsys, monke
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]   # no checkpoint left, no plot
 
 
+def test_an_out_that_fails_after_the_run_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
+    import tabletop.sim.output as output
+
+    real = output.write_json_atomic
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(output, "write_json_atomic", full)
+    out = tmp_path / "o.json"
+    argv = ["estimate", "die", "--trials", "20", "--quiet", "--out", str(out)]
+    assert main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "--out" in line and "No space left on device" in line and "--resume" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json.checkpoint.jsonl"]
+    monkeypatch.setattr(output, "write_json_atomic", real)
+    assert main(argv + ["--resume"]) == 0
+    assert json.loads(out.read_text())["trials"] == 20 and sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
 def test_the_api_keeps_the_result_when_the_plot_fails(tmp_path, monkeypatch):
     failing_save(monkeypatch)
     with pytest.raises(InputError) as caught:
