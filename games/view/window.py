@@ -43,7 +43,17 @@ def open_game(game: str, seats: list[str], seed: int, variant: str = "standard",
     except BaseException:
         adapter.close()
         raise
+    loading = None
+    if not offscreen:               # the table's nodes and the first frame take seconds: say so at once
+        from direct.gui.OnscreenText import OnscreenText
+
+        loading = OnscreenText(text=f"{adapter.title}: setting up the table...", scale=0.07, fg=(1, 0.9, 0.4, 1),
+                               parent=app.base.aspect2d)
+        for _ in range(2):          # both buffers of a double-buffered window
+            app.base.graphicsEngine.render_frame()
     controller = GameWindow(app, adapter, seats, seed, pace=pace, record=record)
+    if loading is not None:
+        loading.destroy()
     controller.started = started
     return app, controller
 

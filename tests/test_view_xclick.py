@@ -1,0 +1,94 @@
+"""Real clicks in a real window: a virtual screen (Xvfb), the game in a Panda3D window on it, the
+mouse moved and clicked by the X server's test extension (xdotool), as a player's hand would.
+
+Skipped where Xvfb or xdotool is missing (.ci/run installs both where it can)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool")),
+                                reason="needs Xvfb and xdotool (Debian packages xvfb, xdotool)")
+
+SCRIPT = textwrap.dedent('''
+    import json, subprocess, sys, time
+    from tabletop.games.view.window import open_game
+    from tabletop.games.king_kong.rules import Move, Phase, Roll
+    from tabletop.games.state import ChanceOutcome
+
+    app, ctrl = open_game("king-kong", ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0)
+    for _ in range(400):                      # on to the human's turn
+        s = ctrl.state
+        if not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN:
+            break
+        if s.is_chance_node():
+            ctrl.chance()
+        else:
+            seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
+            ctrl.act(seat.choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    me = ctrl.state.current_player
+    ctrl.act(Roll())
+    ctrl.finish_animation()
+    ctrl._apply(ChanceOutcome("5"))           # the test's roll: a 5 from Start
+    ctrl.finish_animation()
+    for _ in range(3):
+        app.render_frame()
+    win = app.base.win
+    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                         check=True).stdout.split()[0]
+
+    def click(point):
+        fx, fy = app.project(point)
+        x, y = int((fx + 1) / 2 * win.get_x_size()), int((1 - fy) / 2 * win.get_y_size())
+        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
+        for _ in range(3):
+            app.render_frame()
+        subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
+        for _ in range(20):                  # until the window has taken the click
+            app.render_frame()
+            time.sleep(0.02)
+
+    click(ctrl.adapter.piece_positions(ctrl.state)[me])
+    lit = len(ctrl.destinations)
+    selected = ctrl.selected
+    far = max((d for d in ctrl.destinations if isinstance(d.action, Move)), key=lambda d: d.position[1])
+    click(far.position)
+    ctrl.finish_animation()
+    print(json.dumps({"selected": selected, "me": me, "lit": lit, "to": far.action.to,
+                      "at": ctrl.state.pos[me], "notice": ctrl.hud.notice.getText()}))
+    ctrl.adapter.close()
+    app.destroy()
+''')
+
+
+@pytest.fixture
+def display():
+    """A fresh virtual screen; its DISPLAY name."""
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as f:
+        number = f.readline().strip()
+    yield f":{number}"
+    xvfb.terminate()
+    xvfb.wait(10)
+
+
+def test_king_kong_dozens_of_lit_spaces_real_clicks(display, tmp_path):
+    """A King Kong 5 from Start lights dozens of spaces: a real click on the pawn selects it, a
+    real click on the farthest lit space moves it there."""
+    env = dict(os.environ, DISPLAY=display)
+    run = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=240,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["selected"] == out["me"] and out["lit"] > 10
+    assert out["at"] == out["to"], out["notice"]
