@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
                                           "(docs/validation.md)")
-    val.add_argument("--quick", action="store_true", help="fewer trials per case (under 10 minutes on 2 cores)")
+    val.add_argument("--quick", action="store_true", help="fewer trials per case (about 1.5 minutes on 2 cores)")
     val.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
     val.add_argument("--seed", type=_seed, default=1, help="the runs' seed (default 1)")
     val.add_argument("--out", type=Path, help="write the table as JSON to this file")
@@ -1228,6 +1228,8 @@ def _print_converge(console, result: dict) -> None:
     """Each refinement's paired comparison with the base run, and the verdict."""
     from rich.table import Table
 
+    from tabletop.sim.converge import describe_check, describe_result
+
     base = result["base"]
     console.print(f"{result['device']}: {result['trials']} trials, seed {result['seed']}; base run {_statuses(base)}")
     for c in result["checks"]:
@@ -1246,9 +1248,18 @@ def _print_converge(console, result: dict) -> None:
                       f"homogeneity {chi}; Stuart-Maxwell {sm['chi2']:.2f} on {sm['dof']} dof, "
                       f"p = {sm['p_value']:.3g}" + (f" ({sm['note']})" if "note" in sm else ""))
         console.print(f"refined run {_statuses(c['summary'])}: "
-                      + ("[green]passed[/green]" if c["passed"] else f"[red]failed[/red] ({'; '.join(c['failed'])})"))
-    console.print(("[green]converged[/green]" if result["converged"] else "[red]not converged[/red]")
-                  + f": {result['criteria']['test']}")
+                      + _verdict_markup(c["verdict"], describe_check(c)), soft_wrap=True)
+    console.print(_verdict_markup(result["verdict"], describe_result(result)), soft_wrap=True)
+    console.print(f"the rule: {result['criteria']['test']}")
+
+
+def _verdict_markup(verdict: str, text: str) -> str:
+    """`text` with its leading verdict coloured: converged / agrees green, cannot tell / near yellow,
+    not converged / disagrees red."""
+    from rich.markup import escape
+
+    colour = {"converged": "green", "agrees": "green", "cannot tell": "yellow", "near": "yellow"}.get(verdict, "red")
+    return f"[{colour}]{escape(verdict)}[/{colour}]{escape(text[len(verdict):])}"
 
 
 def cmd_bench(args) -> int:
@@ -1356,12 +1367,13 @@ def _bench_rules(args) -> int:
 
 def cmd_validate(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from tabletop.games.devices import default_spec, device_ref, make_device
     from tabletop.sim.batch import run_batch
     from tabletop.sim.output import check_output_path, write_json_atomic
-    from tabletop.sim.validate import cases, run_case
+    from tabletop.sim.validate import EXIT_STATUS, cases, run_case, tally, verdict_text
     from tabletop.sim.world import engine_versions
 
     if args.out is not None:
@@ -1392,19 +1404,22 @@ def cmd_validate(args) -> int:
         err.print("[yellow]interrupted: no result written[/yellow]", soft_wrap=True)
         return 130
     table = Table(title=f"tabletop validate{' --quick' if args.quick else ''} (seed {args.seed})")
-    for col in ("case", "source", "published", "ours (95% interval)", "trials", ""):
+    for col in ("", "case", "source", "published", "ours (95% interval)", "trials", "verdict (rule below)"):
         table.add_column(col, overflow="fold", ratio=3 if col == "case" else None)
-    for r in rows:
-        table.add_row(r["case"], r["cite"], r["published"], r["ours"], str(r["trials"]),
-                      "[green]pass[/green]" if r["passed"] else "[red]fail[/red]")
+    for n, r in enumerate(rows, 1):
+        table.add_row(str(n), r["case"], r["cite"], r["published"], r["ours"], str(r["trials"]),
+                      _verdict_markup(r["verdict"], verdict_text(r)) + f" [{n}]")
     console = Console()
     console.print(table)
+    console.print("rules:")
+    for n, r in enumerate(rows, 1):
+        console.print(f"  [{n}] {escape(r['rule'])}", soft_wrap=True)
+    console.print(f"{tally(rows)}; what each figure means, and why we disagree where we do: docs/validation.md; "
+                  f"{EXIT_STATUS}", soft_wrap=True)
     passed = sum(r["passed"] for r in rows)
-    console.print(f"{passed} of {len(rows)} cases agree; what each figure means, and why we disagree where we do: "
-                  f"docs/validation.md")
     if args.out is not None:
         write_json_atomic(args.out, {"quick": args.quick, "seed": args.seed, "cases": rows,
-                                     "passed": passed, "versions": engine_versions(),
+                                     "passed": passed, "tally": tally(rows), "versions": engine_versions(),
                                      "elapsed_s": round(time.perf_counter() - started, 3)})
         err.print(f"wrote {args.out}")
     return 0
