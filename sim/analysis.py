@@ -110,7 +110,9 @@ def plot_outcomes(result: dict, path: str | Path, xlabel: str = "outcome", fair:
     ax.set_xlabel(xlabel)
     ax.set_ylabel("probability")
     ax.set_title(f"{result['device']}: {result['labelled']} labelled trials, seed {result['seed']}")
-    ax.legend(loc="upper right", fontsize=8)
+    entries = len(ax.get_legend_handles_labels()[0])
+    fig.set_size_inches(fig.get_figwidth(), 3.6 + 0.2 * entries)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8, frameon=False)   # below: over no bar
     top = max(max(p[i] + hi[i], band[k][1] if band else 0.0, fair[k] if fair else 0.0)
               for i, k in enumerate(labels))
     ax.set_ylim(0, (top or 1.0) * 1.25)
@@ -130,13 +132,13 @@ def plot_sweep(device: str, param: str, values: Sequence[float], rows: Sequence[
         hi = [r["probabilities"][label]["ci95"][1] for r in rows]
         line, = ax.plot(values, p, marker="o", label=label)
         ax.fill_between(values, lo, hi, color=line.get_color(), alpha=0.18)
-    ax.set_xlabel(param)
+    ax.set_xlabel("\n".join(wrap_name(param, 60)))
     ax.set_ylabel("probability")
     # the parameter's name can be long (materials.pairs.glass/polystyrene.friction): on lines of its
     # own, cut after its dots and slashes, so that the title fits the figure
     ax.set_title("\n".join([f"{device}: outcome probabilities (95% bands) against"] + wrap_name(param, 48)),
                  fontsize=11)
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
+    ax.legend(fontsize=8, title="outcome", title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()   # the legend beside the axes, never over the curves
     save_figure(fig, path)
     plt.close(fig)
