@@ -345,10 +345,12 @@ def packaged_table(name: str) -> Path | None:
     with or without `.json` or a leading `assets/measured/`), or None."""
     from tabletop.sim.paths import assets_dir
 
+    if Path(name).parent not in (Path("."), Path("assets/measured")):
+        return None
     folder = assets_dir() / "measured"
     base = Path(name).name
     for candidate in (base, base + ".json"):
-        if (folder / candidate).is_file() and Path(name).parent in (Path("."), Path("assets/measured")):
+        if base and (folder / candidate).is_file():
             return folder / candidate
     return None
 
@@ -928,7 +930,7 @@ def _reference(against: str, device: str, labels) -> dict[str, float]:
         return {label: 1.0 / len(labels) for label in labels}
     from tabletop.games.chance import load_estimate_table
 
-    table = load_estimate_table(against)
+    table = load_estimate_table(against if Path(against).exists() else (packaged_table(against) or against))
     if device not in table:
         raise InputError(f"--against: {against} is a {next(iter(table))} result, not {device}")
     return table[device]
