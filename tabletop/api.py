@@ -137,7 +137,10 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     values given as Python numbers, texts and lists or as TOML text. Nothing is written unless
     `out`, `plot` or `record` asks; `progress=True` shows the progress bars on stderr. With
     workers > 1 in a script, call it under `if __name__ == "__main__":` (the workers are spawned
-    processes that import the script; a notebook needs nothing).
+    processes that import the script; a notebook needs nothing): without it the call is one
+    RuntimeError saying so. `out` and `plot` (its format by its suffix: .png, .pdf, .svg, ...) are
+    checked before any work; `out` is written before the plot is drawn, and a plot that fails then
+    raises InputError with the result as its `.result`.
     """
     if _spawned_import() and isinstance(workers, int) and workers > 1 and scheduler is None:
         # a spawned worker importing a script that calls this at its top level: leave quietly (a
