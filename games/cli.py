@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     from tabletop.games.devices import DEVICES
     from tabletop.games.registry import GAMES
 
-    parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.")
+    parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.",
+                     epilog="`tabletop COMMAND --help` gives a command's options.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game in the 3D window, or --headless")
