@@ -12,7 +12,7 @@
   tabletop bench [--trials N] [--out FILE.json]
   tabletop bench --rules [--rules-games N] [--rules-seats random|ai] [--out FILE.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
-  tabletop                      (no command: the help, exit 0)
+  tabletop                      (no command: one line naming the commands, exit 2)
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written. Output
 names (--plot's format included) are checked before any work; at the end --out is written (whole,
@@ -1435,10 +1435,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         if not argv:
-            # `tabletop` alone asks what it can do: the help, on stdout, exit 0 (as `tabletop --help`);
-            # exit 2 stays the one-line answer to bad input
-            parser.print_help()
-            return 0
+            # `tabletop` alone: one line saying which commands there are and where their help is;
+            # exit 2 as for any command line that cannot run
+            commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+            print(f"tabletop: error: give a command: {', '.join(commands)} (`tabletop --help` says what each does, "
+                  f"`tabletop COMMAND --help` its options)", file=sys.stderr)
+            return EXIT_BAD_INPUT
         args = parser.parse_args(argv)
         return {"play": cmd_play, "estimate": cmd_estimate, "converge": cmd_converge, "sweep": cmd_sweep,
                 "bench": cmd_bench, "replay": cmd_replay, "validate": cmd_validate,
