@@ -200,3 +200,74 @@ def test_a_playback_frame_renders_the_recorded_scene(opened, tmp_path):
     app.render_frame()
     shot = np.asarray(Image.open(app.screenshot(tmp_path / "frame.png")).convert("RGB"), int)
     assert shot.std() > 10 and len(np.unique(shot.reshape(-1, 3), axis=0)) > 100
+
+
+def test_status_never_breaks_the_time_from_its_unit(opened, koth_replay, tmp_path):
+    """The replay's part of the status panel (file; turn, time, speed, playing or paused) is laid
+    out in rows that each fit the panel whole: no row is a wrapped remainder (the panel indents
+    those), the time and its total stand in one row with their unit, a long file name keeps its
+    end; at every moment and speed."""
+    import shutil
+
+    from tabletop.sim.view.hud import LEFT, PAD
+
+    long = tmp_path / "king-of-the-hill-four-players-seed-2-a-long-evening.ttr"
+    shutil.copy(koth_replay, long)
+    app, window, _ = opened(long)
+    tl = window.timeline
+    node, scale = window.hud.status.textNode, window.hud.status.getScale()[0]
+    window.playing = False
+    for speed in (0.25, 1.0, 8.0):
+        window.set_speed(speed)
+        for frac in (0.0, 0.37, 0.999, 1.0):
+            window.seek(frac * tl.duration)
+            rows = window.hud.status.getText().split("\n")
+            game = window.adapter.status(tl.state_before(tl.index_at(window.t)))
+            ours = rows[:next(k for k, row in enumerate(rows) if row and game.startswith(row))]
+            assert len(ours) >= 2 and ours[0].startswith("REPLAY ") and ours[0].endswith(".ttr")
+            assert not any(row.startswith(" ") for row in ours), rows
+            assert all(node.calc_width(row) * scale <= LEFT - 3 * PAD for row in ours), rows
+            assert any(f"{window.t:.1f}/{tl.duration:.1f} s" in row for row in ours), rows
+            assert any(f"{window.speed:g}x paused" in row for row in ours), rows
+
+
+def test_exported_frames_show_the_table_alone(tmp_path, koth_replay):
+    """`replay --frames` writes the table alone: where the window has its buttons, its status and
+    players' panels, its log and its slider, a frame shows no HUD colour (dark panel, blue-grey
+    button or the slider's grey), and its picture there is the table's."""
+    import numpy as np
+    from PIL import Image
+
+    from tabletop.sim.view.hud import BOTTOM, BUTTON, BUTTON_ROW, LEFT, PAD, PANEL, RIGHT
+
+    out = tmp_path / "frames"
+    rc = main(["replay", str(koth_replay), "--frames", str(out), "--fps", "1", "--size", "640x360",
+               "--turns", "3:3", "--max-frames", "2"])
+    if rc == 2 and not out.exists():
+        pytest.skip("no graphics pipe")
+    assert rc == 0
+    frames = sorted(out.glob("frame-*.png"))
+    assert frames
+    rgb = np.asarray(Image.open(frames[-1]).convert("RGB"), float) / 255
+    h, w, _ = rgb.shape
+    ar = w / h
+
+    def box(x0, x1, y0, y1):
+        """Pixels of an aspect2d rectangle (x in -ar..ar, y in -1..1)."""
+        return rgb[int((1 - y1) / 2 * h):int((1 - y0) / 2 * h), int((x0 + ar) / (2 * ar) * w):int((x1 + ar) / (2 * ar) * w)]
+
+    def hud_share(px) -> float:
+        colours = [PANEL[:3], BUTTON[0][:3], BUTTON[3][:3]]
+        near = [np.abs(px - np.array(c)).max(axis=-1) < 0.05 for c in colours]
+        return float(np.mean(np.logical_or.reduce(near)))
+
+    regions = {"buttons": (ar - RIGHT, ar - PAD, -1 + PAD, -1 + PAD + 2 * BUTTON_ROW),
+               "status": (-ar + PAD, -ar + LEFT, 1 - PAD - 0.1, 1 - PAD),
+               "players": (ar - RIGHT, ar - PAD, 1 - PAD - 0.08, 1 - PAD),
+               "log": (-ar + PAD, -ar + LEFT, -1 + PAD + 0.1, -1 + BOTTOM + 0.2)}
+    for name, rect in regions.items():
+        share = hud_share(box(*rect))
+        assert share < 0.02, f"the frame shows the HUD's {name} ({share:.0%} of its place in HUD colours)"
+    slider = box(-0.3, 0.6, -0.96, -0.9)
+    grey = (np.abs(slider - slider.mean(axis=-1, keepdims=True)).max(axis=-1) < 0.02) & (slider.mean(axis=-1) > 0.5)
+    assert grey.mean() < 0.2, "the frame shows the timeline slider"

@@ -38,6 +38,7 @@ ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
 START_TEXT = (1.0, 0.25, 0.2, 1.0)        # red: START partly overlies its white seat
 SLOT_LABEL_SCALE = 0.016     # the Tipper's slot numbers, on plates beyond its end walls (m)
 MARKER_LIFT = 0.0012          # a lit destination's marker lies this far above the hill at every point (m)
+MARKER_TILT = 25.0            # ... turned with the slope, up to this many degrees (a steeper one's would face away)
 FAR_REACHES = (2.75, 3.4)     # where a number may stand while a marble is on its seat (marble radii from its centre)
 CAVE_SIGN_GAP = 0.018         # clear space round a cave's name (film units, -1..1 up the picture: 6 px of 720)
 MARBLE_GAP = 0.004            # ... and round a marble on a seat, that no number may cover
@@ -236,8 +237,7 @@ class HillAdapter(TableAdapter):
         app.casts_no_shadow(self.signs)
         h = LABEL_HEIGHT
         path = sign_places(b.path_positions, crater, h, avoid=b.zone_positions)
-        path_far = self._far_places(b.path_positions, sign_places(b.path_positions, crater, h, avoid=b.zone_positions,
-                                                                  reaches=FAR_REACHES))
+        path_far = sign_places(b.path_positions, crater, h, avoid=b.zone_positions, reaches=FAR_REACHES)
         (x0, y0, _), (x1, y1, _) = b.path_positions[0], path[0][0]
         x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
         path[0], path_far[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)], []
@@ -247,7 +247,7 @@ class HillAdapter(TableAdapter):
         start.set_depth_test(False)
         start.set_bin("fixed", 40)
         zone = sign_places(b.zone_positions, crater, h)
-        zone_far = self._far_places(b.zone_positions, sign_places(b.zone_positions, crater, h, reaches=FAR_REACHES))
+        zone_far = sign_places(b.zone_positions, crater, h, reaches=FAR_REACHES)
         self.zone_signs = [sign(self.signs, str(i + 1), p[0], h, ZONE_TEXT, f"zone-{i + 1}") for i, p in enumerate(zone)]
         c = zone_centre(b)
         inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
@@ -280,17 +280,6 @@ class HillAdapter(TableAdapter):
                           color=(0.1, 0.1, 0.1, 1), parent=app.nodes["tray:0"], plate=(*TRAY_FLOOR_RGB, 1))
         self._add_drawer(app)
 
-    def _far_places(self, seats, farther) -> list[list[tuple[float, float, float]]]:
-        """Where each seat's number may stand while a marble is on it, best first: just behind
-        the marble, just in front of it, to its right, to its left (as the player sees the
-        table), then `farther` (sign_places' places farther out)."""
-        crater, r, h = self.table.crater, self.radius, LABEL_HEIGHT
-        out = []
-        for (x0, y0, _), more in zip(seats, farther):
-            spots = [(x0 + dx * r, y0 + dy * r) for dx, dy in ((0.0, 2.0), (0.0, -2.0), (2.4, 0.0), (-2.4, 0.0))]
-            out.append([(x, y, surface_height(crater, x, y) + 0.6 * h + 0.002) for x, y in spots] + list(more))
-        return out
-
     def place_pieces(self, app, state) -> None:
         """Put the marbles on their seats; the first time, once the window has framed its home
         camera round the table (after build), measure where each sign may stand (_measure_signs);
@@ -305,8 +294,9 @@ class HillAdapter(TableAdapter):
 
     def _measure_signs(self, app, movable, fixed) -> dict:
         """On the picture from the home camera, the rectangle of each sign of `movable` at each of
-        its places, whether the hill hides its foot there, whether a marble on its seat would
-        cover a third of it from in front; the rectangles of the `fixed` signs and of a marble on
+        its places (those farther out led by four that stand just clear of a marble on its seat:
+        above it, right of it, left of it, below it, as the camera sees it), whether the hill
+        hides its foot there, whether a marble on its seat would cover a third of it from in front; the rectangles of the `fixed` signs and of a marble on
         each path and Finish Zone seat. A sign's rectangle: its glyphs' bounds laid along the
         camera's right and up, projected, grown by the clear space it keeps."""
         orbit, cam = app.camera, app.base.camera
@@ -336,7 +326,15 @@ class HillAdapter(TableAdapter):
 
         r = self.radius
         eye = cam.get_pos(app.render)
-        places = [near + far for _, _, near, far, _, _ in movable]
+        places = []
+        for node, _, near, far, own, _ in movable:
+            beside = []
+            if own is not None and far:        # just above, right of, left of, below the marble, as the camera sees it
+                lo, hi = node.get_child(0).get_tight_bounds(node)
+                k = node.get_sz(app.render)
+                dz, dx = 1.25 * r + (hi.z - lo.z) * k / 2, 1.25 * r + (hi.x - lo.x) * k / 2
+                beside = [tuple(Point3(*own) + v) for v in (up * dz, right * dx, -right * dx, -up * dz)]
+            places.append(near + beside + far)
         options = [np.array([sign_rect(m[0], p, m[5]) for p in pl]) for m, pl in zip(movable, places)]
         far = [np.arange(len(pl)) >= len(m[2]) for m, pl in zip(movable, places)]
         feet = []
@@ -383,7 +381,7 @@ class HillAdapter(TableAdapter):
         base = []
         for k, (m, opts) in enumerate(zip(L["movable"], options)):
             own = m[4] is not None and m[4] in key
-            base.append(hits(opts, marbles) * 1000 + (L["far"][k] * 10000 if not own else 0)
+            base.append(hits(opts, marbles) * 1000 + (L["far"][k] * 500 if not own else 0)
                         + L["blocked"][k] * 100 + L["hidden"][k] * 10 + np.arange(len(opts)) / len(opts))
         now = np.vstack([still] + [o[c:c + 1] for o, c in zip(options, chosen)])
         for _ in range(rounds):
@@ -449,31 +447,31 @@ class HillAdapter(TableAdapter):
 
     def marker_pose(self, dest: Destination) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
         """Where a lit destination's marker lies, and how it is turned (a quaternion w, x, y, z
-        taking its +z to the hill's normal): the plane fitted to the drawn hill's surface
-        (art.surface_height) under the marker and its rim, lifted until every sampled point of
-        the surface lies at least MARKER_LIFT below it. Off the hill (the drawer) it lies flat
-        under the marble (marker_drop)."""
+        taking its +z to the hill's normal): in the plane fitted to the drawn hill's surface
+        (art.surface_height) under the marble, tipped no more than MARKER_TILT degrees (on a
+        steeper slope it would face away from a player looking down the hill), lifted until
+        every sampled point of the surface under its rim lies at least MARKER_LIFT below it.
+        Off the hill (the drawer) it lies flat under the marble (marker_drop)."""
         x, y, z = dest.position
         crater = self.table.crater
-        reach = 1.3 * self.marker_radius
+        reach = 1.25 * self.marker_radius      # the marker's rim
         if surface_height(crater, x, y) < 1e-4:           # on the table: flat
             return (x, y, z - self.marker_drop + MARKER_LIFT), (1.0, 0.0, 0.0, 0.0)
-        a = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
-        rings = [(0.0, 0.0)] + [(f * reach * math.cos(t), f * reach * math.sin(t)) for f in (0.5, 1.0) for t in a]
-        d = np.array(rings)
+        a = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
+        d = np.array([(0.0, 0.0)] + [(f * reach * math.cos(t), f * reach * math.sin(t))
+                                     for f in (0.5, 0.75, 1.0) for t in a])
         h = np.array([surface_height(crater, x + dx, y + dy) for dx, dy in d])
-        (gx, gy, c), *_ = np.linalg.lstsq(np.column_stack([d, np.ones(len(d))]), h, rcond=None)
-        lift = float(np.max(h - (gx * d[:, 0] + gy * d[:, 1] + c))) + MARKER_LIFT
-        n = np.array([-gx, -gy, 1.0])
-        n /= np.linalg.norm(n)
-        angle = math.acos(min(1.0, n[2]))
-        axis = np.array([-n[1], n[0], 0.0])                # z x n
-        k = np.linalg.norm(axis)
-        if k < 1e-9:
-            quat = (1.0, 0.0, 0.0, 0.0)
-        else:
-            axis = axis / k * math.sin(angle / 2)
-            quat = (math.cos(angle / 2), float(axis[0]), float(axis[1]), float(axis[2]))
+        inner = slice(0, 49)                 # the slope under the marble (the outer rings may fall off the hill's edge)
+        (gx, gy, c), *_ = np.linalg.lstsq(np.column_stack([d[inner], np.ones(49)]), h[inner], rcond=None)
+        slope = math.hypot(gx, gy)
+        angle = min(math.atan(slope), math.radians(MARKER_TILT))     # a steep slope's marker still faces up
+        if slope < 1e-9:
+            return (x, y, float(c) + float(np.max(h - c)) + MARKER_LIFT), (1.0, 0.0, 0.0, 0.0)
+        ux, uy = gx / slope, gy / slope                     # uphill
+        k = math.tan(angle)
+        lift = float(np.max(h - (k * (ux * d[:, 0] + uy * d[:, 1]) + c))) + MARKER_LIFT
+        s = math.sin(angle / 2)                              # about the level line (z x uphill), tipping +z downhill
+        quat = (math.cos(angle / 2), uy * s, -ux * s, 0.0)
         return (x, y, float(c) + lift), quat
 
     def piece_actions(self, state: State, piece: int) -> list[Move]:
