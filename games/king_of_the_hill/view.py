@@ -32,6 +32,7 @@ STAND_RGB = (0.30, 0.24, 0.20)
 DRAWER_RGB = (0.42, 0.27, 0.14)
 CAVE_ALPHA = 0.8                        # how strongly a cave seen through the hill covers the paint above it
 BALL_RGB = (0.16, 0.20, 0.27)         # dark smoky glass: it reads on the pale floor and among the pegs
+BALL_SHELL_RGBA = (0.22, 0.26, 0.34, 0.8)   # ... its shell too (glassy's pale tint read as a grey spot)
 LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
@@ -160,6 +161,7 @@ class HillAdapter(TableAdapter):
             node = app.nodes[track]
             if name == "ball":
                 glassy(node, self.table.tipper.ball_radius, BALL_RGB)
+                node.set_color(*BALL_SHELL_RGBA)     # smoky all through: it reads at a glance in its slot
             else:
                 if not node.has_python_tag("glass"):   # drawn for the first time during a motion
                     colour = node.get_color() if node.has_color() else (0.85, 0.85, 0.88, 1.0)
