@@ -22,6 +22,7 @@ from tabletop.sim.record import MOVE_ANIMATION_S, ReplayFile
 
 NO_MOTION_S = 0.3          # a chance outcome drawn from a table: a short beat on the timeline
 CHECKPOINT_EVERY = 32      # states kept every this many steps, for seeking
+FRAME_MARGIN = 0.12        # an exported frame's margin round the bodies (film units): room for the labels beside them
 
 
 @dataclass
@@ -262,7 +263,7 @@ class ReplayWindow:
             cam = region.get_camera()
             if not cam.is_empty() and cam != base.cam and cam.get_top() == app.render:
                 region.set_active(False)
-        app.frame((-1.0, 1.0, -1.0, 1.0))
+        app.frame((-1.0, 1.0, -1.0, 1.0), margin=FRAME_MARGIN)
         ar = base.getAspectRatio()
         layer = base.render2d.attach_new_node("frame-caption")
         layer.set_scale(1.0 / ar, 1.0, 1.0)
