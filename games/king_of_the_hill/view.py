@@ -16,7 +16,7 @@ from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.games.king_of_the_hill.tipper_shape import rot_y
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
-from panda3d.core import Point3, Quat, TransparencyAttrib
+from panda3d.core import CompassEffect, Point3, Quat, TransparencyAttrib
 
 from tabletop.sim.scene import look
 from tabletop.sim.view.art import glassy, sign
@@ -31,8 +31,8 @@ PEG_RGB = (0.72, 0.30, 0.06)          # the walls' orange, darker: a peg reads a
 STAND_RGB = (0.30, 0.24, 0.20)
 DRAWER_RGB = (0.42, 0.27, 0.14)
 CAVE_ALPHA = 0.8                        # how strongly a cave seen through the hill covers the paint above it
-BALL_RGB = (0.16, 0.20, 0.27)         # dark smoky glass: it reads on the pale floor and among the pegs
-BALL_SHELL_RGBA = (0.22, 0.26, 0.34, 0.8)   # ... its shell too (glassy's pale tint read as a grey spot)
+BALL_RGB = (0.08, 0.10, 0.15)         # dark smoky glass: it reads on the pale floor and among the pegs
+BALL_SHELL_RGBA = (0.10, 0.12, 0.17, 0.6)   # ... its shell too (glassy's pale tint read as a grey spot)
 LABEL_HEIGHT = 0.013         # path numbers (m): at least 12 px tall at the home camera in 1280x720 (tests/test_view.py)
 SPACE_TEXT = (1.0, 1.0, 1.0, 1.0)
 ZONE_TEXT = (1.0, 0.93, 0.45, 1.0)
@@ -275,11 +275,15 @@ class HillAdapter(TableAdapter):
         self._sign_places = (movable, [self.finish_sign])
         tipper = self.table.tipper
         out = tipper.half_length + tipper.wall + SLOT_LABEL_SCALE * 0.45      # beyond the end wall: never over the ball
+        # moving with the tray (a compass on it), not a child of it: the tray's bounds (the home
+        # camera's frame) stay its own
+        self.slot_labels = app.render.attach_new_node("tipper-slot-labels")
+        self.slot_labels.set_effect(CompassEffect.make(app.nodes["tray:0"], CompassEffect.P_all))
         for end, sx in (("A", -1.0), ("B", 1.0)):
             for label in tipper.slot_order:
                 p = tipper.slot_rest_point(end, label)
                 app.label(label, (sx * out, p[1] - 0.0045, self.lid_top + 0.0004), scale=SLOT_LABEL_SCALE,
-                          color=(0.1, 0.1, 0.1, 1), parent=app.nodes["tray:0"], plate=(*TRAY_FLOOR_RGB, 1))
+                          color=(0.1, 0.1, 0.1, 1), parent=self.slot_labels, plate=(*TRAY_FLOOR_RGB, 1))
         self._add_drawer(app)
 
     def place_pieces(self, app, state) -> None:
