@@ -42,6 +42,7 @@ MARKER_LIFT = 0.0012          # a lit destination's marker lies this far above t
 MARKER_TILT = 25.0            # ... turned with the slope, up to this many degrees (a steeper one's would face away)
 FAR_REACHES = (2.75, 3.4)     # where a number may stand while a marble is on its seat (marble radii from its centre)
 CAVE_SIGN_GAP = 0.018         # clear space round a cave's name (film units, -1..1 up the picture: 6 px of 720)
+HIDE_COVERED = 0.25           # a taken seat's number is hidden where another number would cover this share of it
 MARBLE_GAP = 0.004            # ... and round a marble on a seat, that no number may cover
 
 
@@ -362,6 +363,10 @@ class HillAdapter(TableAdapter):
         marbles = {p: rect(p, (-r, r), (-r, r), MARBLE_GAP) for p in seats}
         orbit.target, orbit.distance, orbit.heading, orbit.pitch = was
         orbit.apply()
+        # a sign's last "place": not shown (the number of a seat a marble stands on, with nowhere clear to go)
+        places = [pl + [None] for pl in places]
+        options = [np.vstack([o, [(9.0, -9.0, 9.0, -9.0)]]) for o in options]
+        far, blocked, hidden = ([np.append(a, 0) for a in arrays] for arrays in (far, blocked, hidden))
         return {"movable": movable, "places": places, "options": options, "far": far, "blocked": blocked,
                 "hidden": hidden, "still": still, "marbles": marbles, "chosen": [0] * len(movable), "shown": None}
 
@@ -370,14 +375,23 @@ class HillAdapter(TableAdapter):
         no marble standing on a seat (`occupied`: marbles' positions) overlaps it, the hill hides
         none of its foot, it overlaps the fewest other signs and (a marble on its seat would
         hide a number behind it) a marble on its seat would cover under a third of it; a sign
-        takes one of its places farther out only while a marble stands on its own seat. Round
-        after round until none moves, from where the signs stand."""
+        takes one of its places farther out only while a marble stands on its own seat or on a
+        seat beside one of its near places, and is hidden while a marble stands on its seat and
+        wherever it may stand another number covers more than HIDE_COVERED of it (the players'
+        panel says where each marble is). Round after round until none moves, from where the
+        signs stand."""
         L = self._signs
 
         def hits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             """How many of the rectangles b each rectangle of a overlaps."""
             return ((a[:, None, 0] < b[None, :, 1]) & (b[None, :, 0] < a[:, None, 1])
                     & (a[:, None, 2] < b[None, :, 3]) & (b[None, :, 2] < a[:, None, 3])).sum(axis=1)
+
+        def shadowed(a: np.ndarray, b: np.ndarray) -> float:
+            """The largest share of the rectangle a that one of the rectangles b covers."""
+            w = np.clip(np.minimum(a[1], b[:, 1]) - np.maximum(a[0], b[:, 0]), 0.0, None)
+            h = np.clip(np.minimum(a[3], b[:, 3]) - np.maximum(a[2], b[:, 2]), 0.0, None)
+            return float((w * h).max(initial=0.0) / ((a[1] - a[0]) * (a[3] - a[2])))
 
         key = frozenset(p for p in occupied if p in L["marbles"])
         if key == L["shown"]:
@@ -387,8 +401,17 @@ class HillAdapter(TableAdapter):
         base = []
         for k, (m, opts) in enumerate(zip(L["movable"], options)):
             own = m[4] is not None and m[4] in key
-            base.append(hits(opts, marbles) * 1000 + (L["far"][k] * 500 if not own else 0)
-                        + L["blocked"][k] * 100 + L["hidden"][k] * 10 + np.arange(len(opts)) / len(opts))
+            on = hits(opts, marbles)
+            near = ~L["far"][k].astype(bool)
+            near[-1] = False
+            # a sign may stand farther out while a marble stands on its seat; or, cheaply, while a
+            # marble on another seat takes one of its near places (rather than cover a neighbour)
+            farther = 0 if own else 50 if on[near].any() else 500
+            score = (on * 1000 + L["far"][k] * farther
+                     + L["blocked"][k] * 100 + L["hidden"][k] * 10 + np.arange(len(opts)) / len(opts))
+            score[-1] = 1e9                           # unshown: only as below
+            base.append(score)
+        owns = [m[4] is not None and m[4] in key for m in L["movable"]]
         now = np.vstack([still] + [o[c:c + 1] for o, c in zip(options, chosen)])
         for _ in range(rounds):
             moved = False
@@ -396,13 +419,19 @@ class HillAdapter(TableAdapter):
                 row = len(still) + k
                 others = np.delete(now, row, axis=0)
                 best = int(np.argmin(base[k] + hits(opts, others) * 100))
+                if owns[k] and base[k][best] < 1000 and shadowed(opts[best], others) > HIDE_COVERED:
+                    best = len(opts) - 1                  # its seat taken and nowhere clear: rather unshown than illegible
                 moved |= best != chosen[k]
                 chosen[k] = best
                 now[row] = opts[best]
             if not moved:
                 break
         for (node, *_), places, c in zip(L["movable"], L["places"], chosen):
-            node.set_pos(app.render, *places[c])
+            if places[c] is None:
+                node.hide()
+            else:
+                node.show()
+                node.set_pos(app.render, *places[c])
         L["shown"] = key
 
     def _add_drawer(self, app) -> None:
