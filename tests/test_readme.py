@@ -288,6 +288,11 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
         assert name in readable or packaged(name) or name.startswith("/"), (
             f"`{shlex.join(argv)}`: {what} {name} is written by no earlier README command and is no packaged table")
 
+    plot = getattr(args, "plot", None)
+    if plot is not None:
+        from tabletop.sim.output import plot_formats
+
+        assert Path(plot).suffix[1:].lower() in plot_formats(), f"`{shlex.join(argv)}`: --plot {plot}: no format"
     try:
         if args.command == "play":
             spec, seats = cli._check_play(args)
