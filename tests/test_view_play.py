@@ -36,10 +36,16 @@ def select_by_click(app, ctrl, piece) -> None:
 
 def marker_keys(ctrl) -> list[str]:
     """The number key drawn on each lit space ('' where none)."""
+    if not ctrl._keys:
+        return [""] * len(ctrl._markers)
+    assert len(ctrl._keys) == len(ctrl._markers)
     out = []
-    for _, node in ctrl._markers:
-        labels = node.find_all_matches("**/=key")
-        out.append(labels[0].get_tag("key") if labels else "")
+    for (_, node), (keyed, label) in zip(ctrl._markers, ctrl._keys):
+        assert keyed == node
+        film = ctrl.app.project(node.get_pos(ctrl.app.render))   # the key stands over its lit space
+        x, y = label.getPos()
+        assert film is not None and abs(x - film[0] * ctrl.hud.ar) < 0.02 and abs(y - film[1]) < 0.05
+        out.append(label.getText())
     return out
 
 

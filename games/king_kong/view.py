@@ -84,7 +84,7 @@ class KongAdapter(TableAdapter):
         self.board, self.kong = self.table.board, self.table.kong
         self.piece_bodies = list(self.table.pawns)
         pawn = self.table.pawn
-        self.marker_radius = pawn.base_radius * 1.3
+        self.marker_radius = pawn.base_radius * 1.8
         self.marker_drop = pawn.com_z
 
     def physics_source(self):

@@ -52,7 +52,7 @@ class HillAdapter(TableAdapter):
     title = "King of the Hill"
     game_name = "king-of-the-hill"
     chance_button = "Tilt the Tipper  [Space]"
-    marker_radius = 0.011
+    marker_radius = 0.0095
     follow_distance = 0.32
     help_lines = [
         "",
@@ -489,7 +489,7 @@ class HillAdapter(TableAdapter):
         Off the hill (the drawer) it lies flat under the marble (marker_drop)."""
         x, y, z = dest.position
         crater = self.table.crater
-        reach = 1.25 * self.marker_radius      # the marker's rim
+        reach = self.marker_radius             # the marker's rim
         if surface_height(crater, x, y) < 1e-4:           # on the table: flat
             return (x, y, z - self.marker_drop + MARKER_LIFT), (1.0, 0.0, 0.0, 0.0)
         a = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
@@ -586,6 +586,26 @@ class HillAdapter(TableAdapter):
         if track == 0:
             return "Start"
         return f"zone #{track - L + 1}" if track >= L else f"space {track}"
+
+    def seat_name(self, player: int) -> str:
+        return COLOURS[player]
+
+    def action_text(self, state: State, action) -> str:
+        """A move in words: "enter from the drawer, 4 spaces to space 4", "3 spaces to space 52
+        (knocks a marble into the crater)"."""
+        if not isinstance(action, Move):
+            return str(action)
+        track, knocked, _ = state.destination(action.marble, action.distance)
+        steps = f"{action.distance} space{'s' if action.distance != 1 else ''}"
+        text = f"{steps} to {self.board.describe(track)}"
+        if state.track[action.marble] == DRAWER:
+            text = f"enter from the drawer, {text}"
+        if knocked is not None:
+            text += f", knocking {self.game.marble_name(knocked)} into the crater"
+        return text
+
+    def destination_text(self, state: State, dest: Destination) -> str:
+        return self.action_text(state, dest.action)
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
         """The replay's config and banner, as headless play writes them."""

@@ -289,9 +289,34 @@ class KnossosAdapter(TableAdapter):
         lines = []
         for p, colour in enumerate(COLOURS):
             mine = state.pos[2 * p:2 * p + 2]
-            where = ", ".join("waiting" if s == START else "off" if s == OFF else f"on {s}" for s in mine)
-            lines.append(f"{colour:5s} {kinds[p]:6s} games {state.score[p]}/{self.game.games_to_win}  {where}")
+            waiting, off = mine.count(START), mine.count(OFF)
+            where = [f"on {s}" for s in mine if s not in (START, OFF)]
+            where += [f"{waiting} to enter"] if waiting else []
+            where += [f"{off} off"] if off else []
+            lines.append(f"{colour:5s} {kinds[p]:6s} games {state.score[p]}/{self.game.games_to_win}  "
+                         f"{', '.join(where)}")
         return "\n".join(lines)
+
+    def seat_name(self, player: int) -> str:
+        return COLOURS[player]
+
+    def action_text(self, state: State, action) -> str:
+        """A move in the log's words: "enter to space 6 (red's wing)", "move 2 to space 5 (central)",
+        "bear off"."""
+        if not isinstance(action, Move):
+            return str(action)
+        from tabletop.games.knossos.rules import _describe
+
+        where = _describe(self.game, action.to)
+        here = state.pos[action.piece]
+        if action.to == OFF:
+            return f"bear off with {state.throw}"
+        if here == START:
+            return f"enter with {state.throw} to {where}"
+        return f"move {state.throw} to {where}"
+
+    def destination_text(self, state: State, dest: Destination) -> str:
+        return self.action_text(state, dest.action)
 
     def record_config(self, seats, seed: int) -> tuple[dict, str]:
         """The replay's config and banner, as headless play writes them."""

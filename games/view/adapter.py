@@ -105,6 +105,8 @@ class TableAdapter:
         """Why a piece of the player to move has nowhere to go: the rules' own reason where
         `piece_actions` names a move, else which pieces or choices can be played instead."""
         name = self.piece_name(piece)
+        if state.is_chance_node():
+            return f"{name} can move once that is done: {self.chance_prompt(state)}"
         for action in self.piece_actions(state, piece):
             try:
                 state.clone().apply(action)
@@ -146,18 +148,15 @@ class TableAdapter:
             self.put_piece(app, piece, pos)
 
     def marker(self, app, dest: Destination, key: str = ""):
-        """A lit place where the selected piece can go: a bright disc in a dark rim, drawn over
-        the table so that no slope or figure hides it, with its number key (`key`, when the keys
-        can choose it) on a plate above it."""
+        """A lit place where the selected piece can go: a bright disc in a dark rim (`marker_radius`
+        its outer edge), drawn over the table so that no slope or figure hides it. (Its number
+        key, `key`, the window draws on the screen over it, at a size that reads at any zoom.)"""
         node = app.render.attach_new_node("marker")
         x, y, z = dest.position
         node.set_pos(x, y, z - self.marker_drop + 0.0008)
         r = self.marker_radius
-        for part, rgb in ((ring(0.0, r, "marker-fill"), MARKER_RGB), (ring(r, 1.25 * r, "marker-rim"), MARKER_RIM)):
+        for part, rgb in ((ring(0.0, 0.78 * r, "marker-fill"), MARKER_RGB), (ring(0.78 * r, r, "marker-rim"), MARKER_RIM)):
             part.copy_to(node).set_color(*rgb, 1)
-        if key:
-            app.label(key, (0.0, 0.0, 1.2 * r), scale=2.2 * r, color=(0.05, 0.05, 0.05, 1), flat=False,
-                      parent=node, plate=(*MARKER_RGB, 1)).set_tag("key", key)
         _on_top(node, 20)
         return node
 
@@ -173,7 +172,7 @@ class TableAdapter:
             return
         p = app.nodes[self.piece_bodies[piece]].get_pos(app.render)
         r = self.marker_radius
-        halo = ring(1.4 * r, 2.1 * r, "halo").copy_to(app.render)
+        halo = ring(1.15 * r, 1.6 * r, "halo").copy_to(app.render)
         halo.set_pos(p.x, p.y, p.z - self.marker_drop + 0.0012)
         halo.set_color(*HALO_RGB, 1)
         _on_top(halo, 21)

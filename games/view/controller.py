@@ -71,6 +71,7 @@ class GameWindow:
         self.menu: list = []            # the adapter's menu: actions that are not a piece's move
         self.choices: list[tuple[str, Callable[[], None]]] = []   # the numbered choices (menu first)
         self._markers = []
+        self._keys: list = []          # (marker node, its number key on the screen)
         self._wait = 0.0
         self._camera_back = None
         self.frame_times: list[float] = []
@@ -86,6 +87,7 @@ class GameWindow:
         self.hud = Hud(app.base)
         app.frame(self.hud.free_film_rect())
         self._bind()
+        app.before_draw(self._place_keys, "lit-keys")
         self.new_game()
         app.add_task(self._update, "game-update")
 
@@ -376,6 +378,9 @@ class GameWindow:
             self.app.drop_pickable(tag)
             node.remove_node()
         self._markers = []
+        for _, label in self._keys:
+            label.destroy()
+        self._keys = []
         self.adapter.highlight(self.app, None)
 
     def waiting(self) -> str:
@@ -399,10 +404,12 @@ class GameWindow:
         """Select one of the current human player's pieces and light up where it can go (all
         its destinations, or `options`); say why not when it cannot move."""
         waiting = self.waiting()
-        if waiting:
-            self.hud.set_notice(waiting)
-            return False
         s = self.state
+        if waiting:
+            throw = (self.anim is None and not self.curtain and s.is_chance_node() and self.human(self.actor())
+                     and self.adapter.needs_gesture(s))    # the human's own throw is due: whose piece, and why
+            self.hud.set_notice(self.adapter.why_not(s, piece) if throw else waiting)
+            return False
         options = self.adapter.destinations(s, piece) if options is None else options
         if not options:
             self.hud.set_notice(self.adapter.why_not(s, piece))
@@ -415,9 +422,13 @@ class GameWindow:
         keyed = n <= 10                       # the number keys reach them all
         for i, d in enumerate(options):
             tag = f"dest:{i}"
-            node = self.adapter.marker(self.app, d, str((i + 1) % 10) if keyed else "")
+            key = str((i + 1) % 10) if keyed else ""
+            node = self.adapter.marker(self.app, d, key)
             self.app.make_pickable(tag, node, self.adapter.marker_radius)
             self._markers.append((tag, node))
+            if key:
+                self._keys.append((node, self.hud.key_label(key)))
+        self._place_keys()
         name = self.adapter.piece_name(piece)
         if keyed:
             how = "click the lit space or press 1" if n == 1 else \
@@ -430,6 +441,16 @@ class GameWindow:
         self.hud.set_prompt(f"{name}: {how}; click elsewhere to cancel")
         self.hud.set_notice("")
         return True
+
+    def _place_keys(self) -> None:
+        """Each lit space's number key over it on the screen, wherever the camera has gone."""
+        for node, label in self._keys:
+            film = self.app.project(node.get_pos(self.app.render))
+            if film is None:
+                label.hide()
+            else:
+                label.show()
+                label.setPos(film[0] * self.hud.ar, film[1] - 0.016)
 
     def deselect(self) -> None:
         """Drop the selection; the prompt goes back to what the state asks."""

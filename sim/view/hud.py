@@ -16,6 +16,7 @@ PANEL = (0.05, 0.06, 0.08, 1.0)     # opaque: blending a large panel costs a sof
 TEXT = (0.95, 0.95, 0.92, 1)
 KEY = (1, 1, 0.75, 1)
 NOTICE = (1.0, 0.7, 0.35, 1)
+KEY_PLATE = (1.0, 0.86, 0.1, 1)     # a lit space's number key (the lit disc's yellow)
 STRIP = (0.0, 0.0, 0.0, 0.6)        # behind a line over the table: readable over any part of it
 BUTTON = ((0.18, 0.22, 0.3, 1), (0.3, 0.36, 0.5, 1), (0.25, 0.3, 0.42, 1), (0.12, 0.12, 0.14, 1))
 
@@ -64,6 +65,7 @@ class Hud:
         self.base = base
         a2d = base.aspect2d
         self.ar = ar = base.getAspectRatio()
+        self.keys = a2d.attach_new_node("lit-keys", -10)    # drawn before (under) the panels
         self.left_x, self.right_x = -ar + PAD, ar - RIGHT
         self.status_frame = DirectFrame(parent=a2d, frameColor=PANEL, pos=(self.left_x, 0, 1 - PAD))
         self.status = self._text(self.status_frame, STATUS_SCALE)
@@ -172,6 +174,14 @@ class Hud:
         self.curtain_text.setText(text)
         self.curtain_button["command"] = ready
         self.curtain.show()
+
+    def key_label(self, key: str) -> OnscreenText:
+        """A number key to stand over a lit space on the screen (placed by the caller): dark on a
+        bright plate, one size at any zoom, under the panels."""
+        label = OnscreenText(text=key, scale=0.042, fg=(0.08, 0.05, 0.0, 1), bg=KEY_PLATE, parent=self.keys,
+                             mayChange=True)
+        label.textNode.set_card_as_margin(0.22, 0.22, 0.1, 0.06)
+        return label
 
     def set_prompt(self, text: str) -> None:
         self._centred(self.prompt, text, 0.045)
