@@ -33,7 +33,6 @@ import ast
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -51,8 +50,8 @@ BIN = Path(sys.executable).parent
 SLOW = {
     "tabletop estimate tipper --trials 1000 --workers 2 --out tipper.json": "1,000 Tipper trials",
     "python -m pytest": "the whole test suite",
-    "tabletop play king-of-the-hill --seats ai,ai,ai,ai --seed 3 --after-turns 40 --screenshot koth.png --size 1280x720":
-        "40 simulated turns and an offscreen render",
+    "tabletop play king-of-the-hill --seats ai,ai,ai,ai --seed 3 --after-turns 40 --screenshot koth.png "
+    "--size 1280x720": "40 simulated turns and an offscreen render",
     "tabletop analyze knossos --games 4000 --seats random,random --outcomes fair --seed 1 --workers 2 --out k.json "
     "--plot k.png": "4,000 matches",
     "tabletop analyze king-of-the-hill --games 4000 --seats ai,ai --compare fair --seed 1 --workers 2 --out koth.json":
@@ -88,6 +87,8 @@ def is_template(text: str) -> bool:
     text = re.sub(r"=\[[-+\d.,\s]*\]", "=", text)
     text = re.sub(r"\.\[[\w,-]+\]", ".", text)
     return bool(PLACEHOLDER.search(text))
+
+
 DISPLAY_REASON = "opens the 3D window: needs a display and someone to close it"
 INSTALL_REASON = "installs packages into this environment: not run (its extras are checked)"
 
@@ -389,7 +390,7 @@ def folders(tmp_path_factory):
     work = tmp_path_factory.mktemp("readme")
     checkout = tmp_path_factory.mktemp("checkout")
     for entry in ROOT.iterdir():
-        if entry.name in {".git", "docs", "replays", "build"} or entry.name.startswith(".") or entry.suffix == ".egg-info":
+        if entry.name in {"docs", "replays", "build"} or entry.name.startswith(".") or entry.suffix == ".egg-info":
             continue
         (checkout / entry.name).symlink_to(entry)
     (checkout / "docs" / "results").mkdir(parents=True)
@@ -397,17 +398,19 @@ def folders(tmp_path_factory):
 
 
 def cwd_for(cmd: Command, folders) -> Path:
-    first = cmd.parts[-1]
-    if first[:3] == ["python", "-m", "pytest"]:
+    """The checkout for `python -m pytest`, the checkout-like folder for `python scripts/...`, else
+    the README's folder."""
+    last = cmd.parts[-1]
+    if last[:3] == ["python", "-m", "pytest"]:
         return ROOT
-    if first[0] == "python":
+    if last[0] == "python":
         return folders["checkout"]
     return folders["work"]
 
 
 def run_command(cmd: Command, folders) -> subprocess.CompletedProcess:
     for need in cmd.needs:          # the earlier commands that write this one's inputs
-        if need.line not in folders["done"] and not all((folders["work"] / o).exists() for o in need.outputs):
+        if need.line not in folders["done"] and not all((cwd_for(need, folders) / o).exists() for o in need.outputs):
             run_command(need, folders)
     cwd = cwd_for(cmd, folders)
     timeout = DEFAULT_TIMEOUT if cmd.kind == "default" else SLOW_TIMEOUT
@@ -431,7 +434,7 @@ def run_command(cmd: Command, folders) -> subprocess.CompletedProcess:
 COMMANDS = readme_commands()
 
 
-def command_params(kinds=None):
+def command_params():
     params = []
     for cmd in COMMANDS:
         marks = {"slow": [pytest.mark.slow], "display": [pytest.mark.display, pytest.mark.skip(reason=cmd.reason)],
