@@ -6,7 +6,9 @@ Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 an
 seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
 through the first motion of that gadget (for the Tipper: the moment of its first tilts when the ball
 is nearest the middle of a field of pegs): the Tipper's ball among the pegs, a marble in the crater,
-the sticks in the air, Kong twisting among the pawns.
+the sticks in the air, Kong twisting among the pawns. A lit picture shows a human seat's piece
+selected with its destinations lit, in the hard case (a King of the Hill J's ten seats, a King Kong
+roll that lights dozens of spaces).
 """
 from __future__ import annotations
 
@@ -74,6 +76,51 @@ def among_pegs(window, steps) -> float:
     return best[1]
 
 
+# game: seats, seed, the chance labels the test script answers with (None: the table's own), and
+# how many destinations the picture wants at least: the hard case a player meets
+LIT = {
+    "king-of-the-hill": ("human,ai,ai,ai", 3, ["J", "1", "1", "1", "J"], 10),    # a J: ten seats, keys 1-9, 0
+    "knossos": ("human,ai", 5, None, 2),
+    "king-kong": ("human,ai,ai", 5, None, 11),                                    # a roll lighting dozens
+}
+
+
+def lit(game: str, folder: Path, size: tuple[int, int]) -> Path:
+    """The human seat's piece selected with its destinations lit (and numbered where the keys reach
+    them all), on the way to the first decision with at least the wanted number of them."""
+    from tabletop.games.state import ChanceOutcome
+    from tabletop.games.view.window import open_game
+
+    seats, seed, script, wanted = LIT[game]
+    kinds = seats.split(",")
+    app, ctrl = open_game(game, kinds, seed=seed, size=size, offscreen=True, pace=0.0)
+    try:
+        stand_in = ctrl.adapter.make_seats(["ai"] * len(kinds))
+        script = list(script or [])
+        for _ in range(5000):
+            s = ctrl.state
+            if not s.is_chance_node() and ctrl.human(s.current_player):
+                piece = max(range(len(ctrl.adapter.piece_bodies)), key=lambda p: len(ctrl.adapter.destinations(s, p)))
+                if len(ctrl.adapter.destinations(s, piece)) >= wanted:
+                    break
+            if s.is_chance_node():
+                ctrl._apply(ChanceOutcome(script.pop(0))) if script else ctrl.chance()
+            elif game == "king-kong" and ctrl.human(s.current_player) and s.pos[s.current_player] == "start" \
+                    and s.phase.name == "TURN":
+                ctrl.act(s.legal_actions()[0])             # roll (not fly), then a 5 from Start
+                script = ["5"]
+            else:
+                ctrl.act((ctrl.seats[s.current_player] or stand_in[s.current_player]).choose(s, ctrl.seat_rng))
+            ctrl.finish_animation()
+        ctrl.select(piece)
+        path = folder / f"{game}-lit.png"
+        app.screenshot(path)
+        return path
+    finally:
+        ctrl.adapter.close()
+        app.destroy()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
@@ -89,6 +136,7 @@ def main() -> None:
             tabletop("play", game, "--seats", seats, "--seed", str(seed), "--after-turns", str(turns),
                      "--screenshot", str(path), "--size", args.size)
             print(path)
+        print(lit(game, args.out, (w, h)))
         with tempfile.TemporaryDirectory() as tmp:
             replay = Path(tmp) / f"{game}.ttr"
             tabletop("play", game, "--headless", "--seats", seats, "--seed", str(seed), "--record", str(replay))

@@ -443,7 +443,12 @@ class GameWindow:
         return True
 
     def _place_keys(self) -> None:
-        """Each lit space's number key over it on the screen, wherever the camera has gone."""
+        """Each lit space's number key over it on the screen, wherever the camera has gone; the lit
+        spaces pulse from yellow to white and back (once a second), so they stand out from a board's
+        own yellows."""
+        glow = 0.5 + 0.5 * math.sin(2 * math.pi * ClockObject.get_global_clock().get_frame_time())
+        for _, node in self._markers:
+            node.set_color_scale(1.0, 1.0 + 0.16 * glow, 1.0 + 7.0 * glow, 1.0)
         for node, label in self._keys:
             film = self.app.project(node.get_pos(self.app.render))
             if film is None:
