@@ -9,19 +9,54 @@ import json
 from bisect import bisect_right
 from collections import deque
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Iterable
 
 import numpy as np
 
 from tabletop.sim.errors import InputError
 
 
-class OutcomeSource(Protocol):
+class OutcomeSource:
+    """Where chance outcomes come from; every source draws only from the Generator it is given."""
+
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
-        """The label for `event` in `state`."""
+        """The label for `event` in `state` (abstract)."""
+        raise NotImplementedError
+
+    def wrapped(self) -> "OutcomeSource | None":
+        """The source this one passes the events it does not answer on to (None: none)."""
+        return None
+
+    def close(self) -> None:
+        """Let go of what the source holds (a physics source's Worlds); nothing by default."""
 
 
-class ScriptedOutcomes:
+class PhysicsSource(OutcomeSource):
+    """A game's physics outcome source: it simulates each chance event on the game's physical table.
+    WatchedOutcomes records each event's motion through these hooks; replays re-simulate through them."""
+
+    def table_for(self, state):
+        """The physical table (with its `world`) that simulates the events of `state` (abstract)."""
+        raise NotImplementedError
+
+    def world_for(self, event: str, state):
+        """The World `event` moves (None: nothing physical moves, as for a shuffle of cards); by
+        default the table's world."""
+        return self.table_for(state).world
+
+    def prepare(self, event: str, state) -> None:
+        """Set the table as the rules state has it before the event's first frame; nothing by default."""
+
+    def start_of(self, event: str, state) -> dict | None:
+        """What the event starts from beyond the rules state, for a replay to record (None: nothing)."""
+        return None
+
+    def resume(self, event: str, state, start: dict | None) -> None:
+        """Set the table as the turns before a recorded event left it, from the `start` the replay
+        recorded (verify from a middle turn; ValueError when it cannot be set); nothing by default."""
+
+
+class ScriptedOutcomes(OutcomeSource):
     """Outcomes from a fixed list per event, in order (for tests and golden games)."""
 
     def __init__(self, script: dict[str, Iterable[str]], cycle: bool = False):
@@ -55,7 +90,7 @@ class Cumulative:
         return self.labels[bisect_right(self.cdf, rng.random())]
 
 
-class TableOutcomes:
+class TableOutcomes(OutcomeSource):
     """Outcomes sampled from measured probabilities (saved `tabletop estimate` results).
 
     Events with no table are passed to `fallback` (e.g. physics), or are an error.
@@ -65,6 +100,9 @@ class TableOutcomes:
         self.tables = {event: (list(p), np.array(list(p.values()), float)) for event, p in tables.items()}
         self.draws = {event: Cumulative(labels, p / p.sum()) for event, (labels, p) in self.tables.items()}
         self.fallback = fallback
+
+    def wrapped(self) -> OutcomeSource | None:
+        return self.fallback
 
     @classmethod
     def from_files(cls, paths: Iterable[str | Path], fallback: OutcomeSource | None = None) -> "TableOutcomes":
@@ -90,7 +128,7 @@ def table_dicts(source) -> dict[str, dict[str, float]]:
         if isinstance(source, TableOutcomes):
             for event, (labels, p) in source.tables.items():
                 out.setdefault(event, {label: float(v) for label, v in zip(labels, p / p.sum())})
-        source = getattr(source, "inner", None) or getattr(source, "fallback", None)
+        source = source.wrapped()
     return out
 
 
@@ -125,17 +163,15 @@ def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     return {device: probs}
 
 
-class WatchedOutcomes:
+class WatchedOutcomes(OutcomeSource):
     """A physics outcome source whose every chance event is recorded as a Motion (pose frames
     of the bodies while they move), for the window to play back and for replay files.
 
-    The wrapped source must have `table_for(state)`, the physical table (with its `world`)
-    it simulates on, or `world_for(event, state)`, the World an event moves (None: none, and the
-    event's Motion is empty), and may have `prepare(event, state)`, which sets its table as the
-    rules state has it before the event's first frame. `motions` holds one Motion per answered
-    event, in order; `start`
-    what the last event started from beyond the rules state (the source's `start_of(event, state)`,
-    None when it has none), which replays record so that they can be re-simulated from a middle turn.
+    The wrapped source is a PhysicsSource: its `prepare(event, state)` sets the table before the
+    event's first frame, `world_for(event, state)` is the World the event moves (None: none, and the
+    event's Motion is empty). `motions` holds one Motion per answered event, in order; `start` what
+    the last event started from beyond the rules state (the source's `start_of(event, state)`), which
+    replays record so that they can be re-simulated from a middle turn.
     """
 
     def __init__(self, source, rate: float = 60.0):
@@ -147,13 +183,9 @@ class WatchedOutcomes:
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
         from tabletop.sim.motion import Motion, MotionRecorder
 
-        prepare = getattr(self.source, "prepare", None)
-        if prepare is not None:      # the table as the rules state has it, before the first frame
-            prepare(event, state)
-        start_of = getattr(self.source, "start_of", None)
-        self.start = start_of(event, state) if start_of is not None else None
-        world_for = getattr(self.source, "world_for", None)
-        world = world_for(event, state) if world_for is not None else self.source.table_for(state).world
+        self.source.prepare(event, state)      # the table as the rules state has it, before the first frame
+        self.start = self.source.start_of(event, state)
+        world = self.source.world_for(event, state)
         if world is None:                  # nothing physical moves (a shuffle of the cards)
             label = self.source.outcome(event, state, rng)
             self.motions.append(Motion(rate=self.rate, times=[0.0], frames=[{}]))
@@ -164,6 +196,4 @@ class WatchedOutcomes:
         return label
 
     def close(self) -> None:
-        close = getattr(self.source, "close", None)
-        if close:
-            close()
+        self.source.close()

@@ -280,7 +280,7 @@ def cmd_play(args) -> int:
 
 
 def _check_play(args):
-    """The checks every `play` makes (game, pace, variant, options, seat kinds): (its GameSpec, the seats)."""
+    """The checks every `play` makes (game, pace, variant, options, seat kinds): (its GameDefinition, the seats)."""
     from tabletop.games.registry import game_spec
 
     spec = game_spec(args.game)

@@ -141,6 +141,4 @@ class TabletopEnv(AECEnv):
         return None
 
     def close(self):
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
+        self.source.close()

@@ -1,17 +1,18 @@
-"""Every game this tabletop plays: the command line, replays and the window iterate over GAMES.
-A new game exports a GameSpec (tabletop.games.gamespec) from its package and is listed here."""
+"""Every game this tabletop plays: the command line, the API and the environments turn a game's name
+into its definition here (GAMES); everything else is handed the definition. A new game is its
+package, whose DEFINITION (a tabletop.games.definition.GameDefinition) is listed here."""
 from __future__ import annotations
 
-from tabletop.games.gamespec import GameSpec
-from tabletop.games.king_kong import SPEC as KING_KONG
-from tabletop.games.king_of_the_hill import SPEC as KING_OF_THE_HILL
-from tabletop.games.knossos import SPEC as KNOSSOS
+from tabletop.games.definition import GameDefinition
+from tabletop.games.king_kong import DEFINITION as KING_KONG
+from tabletop.games.king_of_the_hill import DEFINITION as KING_OF_THE_HILL
+from tabletop.games.knossos import DEFINITION as KNOSSOS
 from tabletop.sim.errors import InputError
 
-GAMES: dict[str, GameSpec] = {spec.name: spec for spec in (KING_OF_THE_HILL, KNOSSOS, KING_KONG)}
+GAMES: dict[str, GameDefinition] = {d.name: d for d in (KING_OF_THE_HILL, KNOSSOS, KING_KONG)}
 
 
-def game_spec(name: str) -> GameSpec:
+def game_spec(name: str) -> GameDefinition:
     try:
         return GAMES[name]
     except KeyError:

@@ -26,7 +26,7 @@ import numpy as np
 from tabletop.games.chance import TableOutcomes, WatchedOutcomes
 from tabletop.games.state import ChanceOutcome
 from tabletop.games.errors import IllegalMoveError
-from tabletop.games.gamespec import GameSpec
+from tabletop.games.definition import GameDefinition
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
 from tabletop.sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
@@ -37,8 +37,8 @@ REPLAY_DIR = Path("replays")
 
 
 # -- the games ---------------------------------------------------------------------------------
-def _entry(game: str) -> GameSpec:
-    """The recorded game's GameSpec (tabletop.games.registry)."""
+def _entry(game: str) -> GameDefinition:
+    """The recorded game's definition (tabletop.games.registry)."""
     from tabletop.games.registry import GAMES
 
     try:
@@ -55,15 +55,9 @@ def encode_action(game: str, action) -> list:
     raise ValueError(f"{action!r} is not a {game} action")
 
 
-def _winner(entry: GameSpec, state) -> str | None:
-    """The result's winner: a colour, several joined by "+" (a shared King Kong victory), "kong"."""
-    if getattr(state, "kong_won", False):
-        return "kong"
-    winners = getattr(state, "winners", None)
-    if winners:
-        return "+".join(entry.colours[p] for p in winners)
-    winner = getattr(state, "winner", None)
-    return None if winner is None else entry.colours[winner]
+def _winner(entry: GameDefinition, state) -> str | None:
+    """The result's winner: what the game's definition says (a colour, colours joined by "+", ...)."""
+    return entry.winner(state)
 
 
 def winner_of(game: str, state) -> str | None:
@@ -262,9 +256,7 @@ def play_recorded(name: str, game, players, source, seed: int, banner: str, conf
     finally:
         if recorder:
             recorder.close()
-        close = getattr(source, "close", None)
-        if close:
-            close()
+        source.close()
     sys.stdout.flush()
     return final
 
@@ -527,11 +519,8 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
 def _resume(physics, where: str, event: str, state, step: dict) -> None:
     """Set the table as the turns before the recorded event left it (verify from a middle turn):
     the physics source's `resume(event, state, start)`, with the start the replay recorded."""
-    resume = getattr(physics, "resume", None)
-    if resume is None:
-        return
     try:
-        resume(event, state, step.get("start"))
+        physics.resume(event, state, step.get("start"))
     except ValueError as exc:
         raise Divergence(f"{where}: the {event}'s recorded start cannot be set: {exc}") from None
 

@@ -237,24 +237,29 @@ def test_a_version_1_game_replay_summarizes_but_verify_names_its_version(tmp_pat
 
 # -- one registry ---------------------------------------------------------------------------------
 def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it(monkeypatch, tmp_path):
-    """Each game package exports one GameSpec; `play`, replays and the window look games up there,
-    so a game added to the list alone is played by the command line."""
-    import dataclasses
-
+    """Each game package exports one GameDefinition; `play`, replays and the window look games up
+    there, so a game added to the list alone is played by the command line."""
     from tabletop.games import registry
-    from tabletop.games.gamespec import GameSpec
+    from tabletop.games.definition import GameDefinition
     from tabletop.games.king_kong import rules as kong
     from tabletop.games.king_of_the_hill import rules as hill
     from tabletop.games.knossos import rules as knossos
 
     assert list(registry.GAMES) == ["king-of-the-hill", "knossos", "king-kong"]
     for spec, rules in zip(registry.GAMES.values(), (hill, knossos, kong)):
-        assert isinstance(spec, GameSpec) and spec.colours == rules.COLOURS
+        assert isinstance(spec, GameDefinition) and spec.colours == rules.COLOURS
         assert spec.seats[1] <= len(spec.colours)
         assert set(spec.actions().values()) >= {ChanceOutcome}
     played = []
-    fake = dataclasses.replace(registry.GAMES["knossos"], name="fake",
-                               play_headless=lambda *args: played.append(args) or 0)
+
+    class Fake(type(registry.GAMES["knossos"])):
+        name = "fake"
+
+        def play_headless(self, *args):
+            played.append(args)
+            return 0
+
+    fake = Fake()
     monkeypatch.setitem(registry.GAMES, "fake", fake)
     rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
     assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3, None)]   # emit: None, print

@@ -55,7 +55,7 @@ def play_game(game: Game, seats: Sequence, source: OutcomeSource, seed: int,
     return drive(game.new_initial_state(), seats, source, seed, on_event, max_turns, after_action)
 
 
-class ShuffleSource:
+class ShuffleSource(OutcomeSource):
     """Answers "shuffle" with a uniformly random order of the pile, from the Generator it is given;
     every other event goes to the wrapped source."""
 
@@ -68,13 +68,14 @@ class ShuffleSource:
             return " ".join(str(pile[i]) for i in rng.permutation(len(pile)))
         return self.inner.outcome(event, state, rng)
 
+    def wrapped(self) -> OutcomeSource:
+        return self.inner
+
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close:
-            close()
+        self.inner.close()
 
 
-class KnockoverTable:
+class KnockoverTable(OutcomeSource):
     """Answers "kong-move" by drawing each pawn's fate from a kong-knockover table (see the module
     docstring); every other event goes to `fallback`, or is an error."""
 
@@ -83,6 +84,9 @@ class KnockoverTable:
         self.groups = {g: _fate_table(p) for g, p in by_group.items()}
         self.overall = _fate_table(overall) if overall else None
         self.fallback = fallback
+
+    def wrapped(self) -> OutcomeSource | None:
+        return self.fallback
 
     @classmethod
     def from_file(cls, path: str | Path, fallback: OutcomeSource | None = None) -> "KnockoverTable":
@@ -244,7 +248,7 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
     return ShuffleSource(knock)
 
 
-class EvenOdds:
+class EvenOdds(OutcomeSource):
     """Every label of the die and of each spinner circle equally likely."""
 
     LABELS = {"die": DIE_LABELS, "spin-outer": OUTER_LABELS, "spin-inner": INNER_LABELS}

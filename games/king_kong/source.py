@@ -8,11 +8,12 @@ names the World each event moves, so its motion can be recorded (None for a shuf
 from __future__ import annotations
 
 import numpy as np
+from tabletop.games.chance import PhysicsSource
 
 SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board, behind the die's box lid
 
 
-class KongSource:
+class KongSource(PhysicsSource):
     def __init__(self, table=None):
         from tabletop.games.devices import default_spec
         from tabletop.games.king_kong.play import ShuffleSource

@@ -48,6 +48,7 @@ from tabletop.games.king_kong.rules import NO_RISK, State
 from tabletop.games.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.world import PhysicsSettings, World
+from tabletop.games.chance import PhysicsSource
 
 
 class KongTable(KongLayout):
@@ -140,7 +141,7 @@ class KongTable(KongLayout):
         return until_labelled("die", lambda: self.die.run(rng), self.retries, "the die left the box lid").label
 
 
-class PhysicsOutcomes:
+class PhysicsOutcomes(PhysicsSource):
     """Answers King Kong's chance events by simulating them: the die thrown into the box lid beside the
     board, the spinner flicked (twice a Kong move: the outer circle read after the first spin, the inner
     after the second), and Kong's move among the pawns on a KongTable. Shuffles are ShuffleSource's."""

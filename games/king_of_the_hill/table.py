@@ -37,6 +37,7 @@ from tabletop.sim.devices.base import Outcome
 from tabletop.sim.materials import load_materials
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
+from tabletop.games.chance import PhysicsSource
 
 def _table_timestep() -> float:
     """The table world's step: the Tipper's (the crater steps in a world of its own)."""
@@ -115,7 +116,7 @@ class HillTable(HillLayout):
         return until_labelled("crater", attempt, self.retries, f"a marble left the hill from {state.knocked_from}")
 
 
-class PhysicsOutcomes:
+class PhysicsOutcomes(PhysicsSource):
     """Answers King of the Hill's chance events by simulating them on a HillTable."""
 
     def __init__(self):

@@ -590,6 +590,9 @@ class HillAdapter(TableAdapter):
     def seat_name(self, player: int) -> str:
         return COLOURS[player]
 
+    def piece_name(self, piece: int) -> str:
+        return self.game.marble_name(piece)
+
     def action_text(self, state: State, action) -> str:
         """A move in words: "enter from the drawer, 4 spaces to space 4", "3 spaces to space 52
         (knocks a marble into the crater)"."""

@@ -185,7 +185,9 @@ def sticks_table(path: str | Path) -> dict[str, float]:
 
 def table_of(source) -> dict[str, float] | None:
     """The sticks table an outcome source draws from (a TableOutcomes with one), else None."""
-    tables = getattr(source, "tables", {})
+    from tabletop.games.chance import TableOutcomes
+
+    tables = source.tables if isinstance(source, TableOutcomes) else {}
     if "sticks" not in tables:
         return None
     labels, p = tables["sticks"]

@@ -19,6 +19,7 @@ from tabletop.sim.devices.sticks import ThrowSticks
 from tabletop.sim.materials import load_materials
 from tabletop.sim.meshes import cached_mesh
 from tabletop.sim.paths import assets_dir
+from tabletop.games.chance import PhysicsSource
 
 def _cone() -> trimesh.Trimesh:
     return trimesh.creation.cone(radius=PIECE_RADIUS, height=PIECE_HEIGHT, sections=24)
@@ -63,7 +64,7 @@ class KnossosTable(KnossosLayout):
         return until_labelled("sticks", lambda: self.sticks.run(rng), self.retries, "a stick left the tray")
 
 
-class PhysicsOutcomes:
+class PhysicsOutcomes(PhysicsSource):
     """Answers the sticks by throwing them on a KnossosTable."""
 
     def __init__(self):

@@ -75,9 +75,8 @@ class TableAdapter:
         return int(text)
 
     def piece_name(self, piece: int) -> str:
-        """What the rules call a piece (their Game's `piece_name` or `marble_name`)."""
-        name = getattr(self.game, "piece_name", None) or getattr(self.game, "marble_name", None)
-        return name(piece) if name else f"piece {piece}"
+        """What the rules call a piece (the rules' Game's `piece_name`)."""
+        return self.game.piece_name(piece)
 
     def seat_name(self, player: int) -> str:
         """What the window calls a seat (its colour, where the game has colours)."""

@@ -556,9 +556,8 @@ class GameWindow:
 
     def quit(self) -> None:
         self.close()
-        close = getattr(self.source, "close", None)
-        if close:
-            close()
+        if self.source is not None:
+            self.source.close()
         self.app.destroy()
         sys.exit(0)
 

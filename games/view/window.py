@@ -19,7 +19,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, scene=None):
-    """The game's window adapter (its GameSpec's): on its physical table for live play, or, given a
+    """The game's window adapter (its definition's): on its physical table for live play, or, given a
     replay's RecordedScene, on its layout for drawing that replay (no PyBullet)."""
     from tabletop.games.registry import GAMES
 
