@@ -50,7 +50,7 @@ INTERVALS_DOC = ("proportions: Wilson score; means: normal, mean +- 1.96 sd/sqrt
 class GameAnalysis:
     """What `analyze` needs of one game (each game's `analysis` module makes one).
 
-    make_game(players, variant, games_to_win) -> the rules' Game (InputError when it cannot be)
+    make_game(players, options) -> the rules' Game of the game's options (InputError when it cannot be)
     seats        seat kind -> a factory of that seat (the seats analyze may use)
     make_seat    (kind, source) -> a seat for games whose chance comes from `source` (a planner plans
                  with its tables, a solved seat solves for them)
@@ -157,9 +157,9 @@ class GameTask:
     """Plays the batch indices of a run: index j is game j // len(sources), from source j % len(sources)."""
 
     def __init__(self, game: str, seats: tuple[str, ...], sources: tuple[tuple[str, tuple[str, ...]], ...],
-                 variant: str, games_to_win: int):
+                 options: dict):
         self.analysis = analysis_of(game)
-        self.game = self.analysis.make_game(len(seats), variant, games_to_win)
+        self.game = self.analysis.make_game(len(seats), dict(options))
         self.sources = [self.analysis.source(kind, files) for kind, files in sources]
         # each run's seats, made once (they keep nothing of a game; a solved seat keeps its solution)
         self.seats = {id(src): [self.analysis.make_seat(k, src) for k in seats] for src in self.sources}
@@ -181,9 +181,10 @@ class GameTask:
         return out
 
 
-def make_task(game: str, seats, sources, variant: str, games_to_win: int) -> GameTask:
-    """The TaskRef factory (tabletop.sim.batch): a worker's GameTask."""
-    return GameTask(game, tuple(seats), tuple((k, tuple(f)) for k, f in sources), variant, games_to_win)
+def make_task(game: str, seats, sources, options) -> GameTask:
+    """The TaskRef factory (tabletop.sim.batch): a worker's GameTask (`options`: the game's options,
+    as (name, value) pairs, so that the reference hashes)."""
+    return GameTask(game, tuple(seats), tuple((k, tuple(f)) for k, f in sources), options)
 
 
 # -- figures ------------------------------------------------------------------------------------

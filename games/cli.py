@@ -81,18 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "default ai,ai): plan plans with the chance tables, solved plays perfectly for the sticks' "
                       "table (--outcomes table:FILE's, else the measured assets/measured/sticks-10k-seed1.json)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
-    play.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
-    play.add_argument("--games-to-win", type=_positive_int, default=None,
-                      help="knossos: games needed to win the match (default 3)")
+    _add_game_options(play, GAMES)
     play.add_argument("--outcomes", default="physics",
-                      help="where chance comes from: physics (simulate every tilt, knock, throw, roll, spin "
-                           "and Kong move; the default), measured (with --headless: sample the published "
-                           "10,000-trial estimates, assets/measured, as analyze does), table:FILE.json[,FILE.json] "
-                           "(sample from saved estimate results: king-of-the-hill a tipper and a crater result, "
-                           "knossos a sticks result, king-kong die, spinner and kong-knockover results; a bare "
-                           "name such as sticks-10k-seed1.json names a packaged measured table), or, for "
-                           "king-kong only, uniform (a stand-in, not physics: die faces and spinner sectors "
-                           "equally likely, fixed knock-over odds)")
+                      help="where chance comes from: physics (simulate every chance event; the default), "
+                           "measured (with --headless: sample the published 10,000-trial estimates, "
+                           "assets/measured, as analyze does), table:FILE.json[,FILE.json] (sample from saved "
+                           f"estimate results of each game's devices: {_device_help(GAMES)}; a bare name such as "
+                           "DEVICE-10k-seed1.json names a packaged measured table)" + _sources_help(GAMES))
     play.add_argument("--record", type=Path, metavar="FILE.ttr",
                       help="write the replay here (default: replays/GAME-seedS-DATE-TIME.ttr)")
     play.add_argument("--no-record", action="store_true", help="write no replay")
@@ -229,12 +224,12 @@ def _analyze_arguments(ana, games) -> None:
                        "advantage, the game's length and what each gadget did, each with its 95% interval.")
     ana.add_argument("game", help=f"one of: {', '.join(games)}")
     ana.add_argument("--games", type=_positive_int, default=1000,
-                     help="games to play (knossos: matches; default 1000)")
+                     help="games to play (a match of several games counts as one; default 1000)")
     ana.add_argument("--seats", default="ai,ai", help=f"comma-separated seat kinds ({seats}; default ai,ai)")
     ana.add_argument("--outcomes", default="measured",
                      help=f"where chance comes from, one of {', '.join(OUTCOME_CHOICES)}: measured (the default: "
-                          "the published 10,000-trial estimates in assets/measured, king-of-the-hill tipper and crater, "
-                          "knossos sticks, king-kong die, spinner and kong-knockover), fair (the idealised chance: "
+                          f"the published 10,000-trial estimates in assets/measured, {_device_help(games)}), "
+                          "fair (the idealised chance: "
                           "Tipper slots 1/7, cave seats 1/6, two fair coins for the sticks, a fair die, the spinner "
                           "labels by their sectors' share; King Kong's knock-overs have no fair odds and stay "
                           "measured), table:FILE.json[,FILE.json] (saved estimate results, as play takes them)")
@@ -245,9 +240,7 @@ def _analyze_arguments(ana, games) -> None:
     ana.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
     ana.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="play the games on this Dask cluster instead of local processes (pip install -e '.[dist]')")
-    ana.add_argument("--variant", default="standard", help="king-of-the-hill: standard or special-two-player")
-    ana.add_argument("--games-to-win", type=_positive_int, default=None,
-                     help="knossos: games needed to win the match (default 3)")
+    _add_game_options(ana, games)
     ana.add_argument("--out", type=Path, metavar="FILE.json", help="write every figure as JSON to this file")
     ana.add_argument("--plot", type=Path, metavar="FILE.png",
                      help="draw the win rates with their 95%% intervals and the game-length histogram")
@@ -255,9 +248,10 @@ def _analyze_arguments(ana, games) -> None:
                      help="continue an interrupted run from the checkpoint beside --out")
     ana.add_argument("--quiet", action="store_true", help="no progress bar")
     ana.add_argument("--solve", action="store_true",
-                     help="knossos: solve the match for perfect play (value iteration over every position, "
-                          "throw and score) with the --outcomes sticks and with two fair coins; print the first "
-                          "player's match-win probability for each, --out writes them; no games are played")
+                     help=f"{', '.join(d.name for d in games.values() if d.solved)}: solve the game for "
+                          "perfect play (value iteration over every position) with the --outcomes chance and with "
+                          "fair chance; print the first player's win probability for each, --out writes them; no "
+                          "games are played")
     ana.add_argument("--policy", type=Path, metavar="FILE.npz",
                      help="with --solve: save the perfect-play policy for the --outcomes sticks here")
 
@@ -275,8 +269,8 @@ def cmd_play(args) -> int:
         raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
     size = parse_size(args.size)
     record = None if args.screenshot is not None else _record_path(args, args.game)
-    return play_window(args.game, seats, args.seed, args.variant, args.games_to_win, args.screenshot,
-                       args.after_turns, size, args.pace, record)
+    return play_window(args.game, seats, args.seed, args.options, args.screenshot, args.after_turns, size,
+                       args.pace, record)
 
 
 def _check_play(args):
@@ -286,17 +280,50 @@ def _check_play(args):
     spec = game_spec(args.game)
     if args.pace < 0:
         raise InputError(f"--pace: must be 0 or more seconds, got {args.pace}")
-    args.games_to_win = _check_game_options(spec, args.variant, args.games_to_win)
+    args.options = _check_game_options(spec, args)
     return spec, _check_seats(spec, args.seats, spec.seat_kinds)
 
 
-def _check_game_options(spec, variant: str, games_to_win: int | None) -> int:
-    """--variant and --games-to-win of a game (a game with variants checks its own); the games to win."""
-    if len(spec.variants) == 1 and variant != spec.variants[0]:
-        raise InputError(f"--variant: unknown variant {variant!r}; {spec.name} has only the standard rules")
-    if games_to_win is not None and spec.name != "knossos":
-        raise InputError(f"--games-to-win: only for knossos (a match of several games), not {spec.name}")
-    return 3 if games_to_win is None else games_to_win
+def _game_options(games) -> dict:
+    """Every registered game's own options by name: (the Option, the games that have it)."""
+    out: dict = {}
+    for d in games.values():
+        for o in d.options:
+            out.setdefault(o.name, (o, []))[1].append(d.name)
+    return out
+
+
+def _add_game_options(parser, games) -> None:
+    """A flag for each game's own options (the games that have it named in its help); each game
+    checks its own (`_check_game_options`)."""
+    for name, (o, owners) in _game_options(games).items():
+        parser.add_argument(o.flag, dest=f"option_{name}", default=None, metavar=name.upper(),
+                            help=f"{', '.join(owners)}: {o.help} (default {o.default})")
+
+
+def _check_game_options(spec, args) -> dict:
+    """The game's options from the parsed flags, checked by the game; a flag of another game's
+    option is an InputError."""
+    from tabletop.games.registry import GAMES
+
+    given = {}
+    for name, (o, owners) in _game_options(GAMES).items():
+        value = getattr(args, f"option_{name}", None)
+        if value is None:
+            continue
+        if spec.name not in owners:
+            raise InputError(f"{o.flag}: only for {', '.join(owners)}, not {spec.name}")
+        given[name] = value
+    return spec.check_options(given)
+
+
+def _device_help(games) -> str:
+    return "; ".join(f"{d.name} {', '.join(d.devices)}" for d in games.values())
+
+
+def _sources_help(games) -> str:
+    extra = [f"{d.name}: {d.sources_help}" for d in games.values() if d.sources_help]
+    return f"; other sources: {'; '.join(extra)}" if extra else ""
 
 
 def _check_seats(spec, text: str, kinds) -> list[str]:
@@ -324,8 +351,7 @@ def play_headless(args, emit=None, human=HUMAN_HEADLESS):
     if "human" in seats:
         raise InputError(human)
     outcomes = play_outcomes(spec, args.outcomes)
-    return spec.play_headless(seats, args.seed, outcomes, _record_path(args, args.game), args.variant,
-                              args.games_to_win, emit)
+    return spec.play_headless(seats, args.seed, outcomes, _record_path(args, args.game), args.options, emit)
 
 
 def play_outcomes(spec, outcomes: str) -> str:
@@ -716,36 +742,25 @@ def _show_analyze(result: dict) -> None:
     print_report(Console(), result)
 
 
-def _solve_knossos(args, spec, games_to_win: int, show) -> dict:
-    """`analyze knossos --solve`: perfect play for the --outcomes sticks and for two fair coins."""
+def _solve(args, spec, options: dict) -> dict:
+    """`analyze GAME --solve`: the game's perfect play (a game whose definition is solved), printed,
+    --out and --policy written."""
     from tabletop.games import analyze as an
-    from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table
+    from tabletop.games.registry import GAMES
     from tabletop.sim.output import check_output_path, write_json_atomic
 
-    if spec.name != "knossos":
-        raise InputError(f"--solve: only knossos is solved (perfect play), not {spec.name}")
+    if not spec.solved:
+        solved = [d.name for d in GAMES.values() if d.solved]
+        raise InputError(f"--solve: only {', '.join(solved)} is solved (perfect play), not {spec.name}")
     if not args.solve:
         raise InputError("--policy: only with --solve")
     if args.compare is not None:
-        raise InputError("--solve: the fair coins are always solved beside --outcomes; drop --compare")
+        raise InputError("--solve: the fair chance is always solved beside --outcomes; drop --compare")
     for option, path in (("--out", args.out), ("--policy", args.policy)):
         if path is not None:
             check_output_path(path, option)
     kind, files = an.resolve_outcomes(spec.analysis(), resolve_tables(args.outcomes))
-    table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
-    name = "fair" if kind == "fair" else ("sticks" if args.outcomes == "measured" else args.outcomes)
-    tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
-    report = solve_report(tables, games_to_win)
-    if args.policy is not None:
-        solve(table, games_to_win).save(args.policy)
-    result = {"game": "knossos", "solve": report, "outcomes": args.outcomes, "games_to_win": games_to_win,
-              "policy": str(args.policy) if args.policy is not None else None}
-    for label, r in report.items():
-        print(f"{label} {r['table']}: under perfect play {r['first_player']} (who starts the match) wins it "
-              f"with probability {r['first_player_match']:.6f} (a single game: {r['first_player_game']:.6f}); "
-              f"{r['positions']} positions, {r['sweeps']} sweeps")
-    if args.policy is not None:
-        print(f"the policy for {name}: {args.policy}")
+    result = spec.solve(args.outcomes, kind, files, options, args.policy, print)
     if args.out is not None:
         write_json_atomic(args.out, result)
     return result
@@ -779,9 +794,9 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     from tabletop.sim.world import engine_versions
 
     spec = game_spec(args.game)
-    games_to_win = _check_game_options(spec, args.variant, args.games_to_win)
+    options = _check_game_options(spec, args)
     if args.solve or args.policy is not None:
-        return _solve_knossos(args, spec, games_to_win, show)
+        return _solve(args, spec, options)
     seats = tuple(_check_seats(spec, args.seats, an.seat_kinds(spec)))
     if args.compare is not None and args.outcomes == args.compare:
         raise InputError(f"--compare {args.compare}: the outcomes are {args.outcomes} already; "
@@ -795,16 +810,16 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     analysis = spec.analysis()
     outcomes = (args.outcomes,) + ((args.compare,) if args.compare else ())
     sources = tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes)
-    task = an.GameTask(args.game, seats, sources, args.variant, games_to_win)   # bad tables or seats fail here
+    task = an.GameTask(args.game, seats, sources, options)   # bad tables or seats fail here
     runs = len(sources)
-    ref = TaskRef("tabletop.games.analyze:make_task", (args.game, seats, sources, args.variant, games_to_win))
+    ref = TaskRef("tabletop.games.analyze:make_task", (args.game, seats, sources, tuple(options.items())))
     err = Console(stderr=True)
     stack = contextlib.ExitStack()
     executor = stack.enter_context(_executor(args))
     checkpoint = None
     if args.out is not None:
-        header = {"command": "analyze", "game": args.game, "seats": list(seats), "variant": args.variant,
-                  "games_to_win": games_to_win, "seed": args.seed, "outcomes": list(outcomes),
+        header = {"command": "analyze", "game": args.game, "seats": list(seats), **options,
+                  "seed": args.seed, "outcomes": list(outcomes),
                   "tables": [an.files_digest(files) for _, files in sources]}
         try:
             checkpoint = (Checkpoint.resume if args.resume else Checkpoint.create)(checkpoint_path(args.out), header)
@@ -830,8 +845,7 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     elapsed = time.perf_counter() - started
     by_run = an.runs_of(records, runs)
     result = {
-        "game": args.game, "title": spec.title, "seats": list(seats), "variant": args.variant,
-        **({"games_to_win": games_to_win} if args.game == "knossos" else {}),
+        "game": args.game, "title": spec.title, "seats": list(seats), **options,
         "seed": args.seed, "seeds": an.SEEDS_DOC, "workers": args.workers, "scheduler": args.scheduler,
         "outcomes": {"name": args.outcomes, "kind": sources[0][0], "files": list(sources[0][1]),
                      **({"fair": analysis.fair_note} if sources[0][0] == "fair" else {})},

@@ -9,6 +9,43 @@ Panda3D) is reached through the hooks, imported only when called.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from tabletop.sim.errors import InputError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One of a game's options: its name in a replay's config and in the API (`games_to_win`), its
+    default, what it means, and what it may be: one of `choices` (text), or a whole number of at
+    least `minimum`. The command line's flag is the name with dashes (`--games-to-win`)."""
+
+    name: str
+    default: object
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value):
+        """The value, of the option's kind; InputError naming the flag when it cannot be one."""
+        if self.choices:
+            if value not in self.choices:
+                raise InputError(f"{self.flag}: unknown {self.name.replace('_', ' ')} {value!r}; use one of: "
+                                 f"{', '.join(self.choices)}")
+            return value
+        number = value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value)
+        if number is None:
+            raise InputError(f"{self.flag}: expected a whole number, got {value!r}")
+        if self.minimum is not None and number < self.minimum:
+            raise InputError(f"{self.flag}: must be at least {self.minimum}, got {number}")
+        return number
+
 
 class GameDefinition:
     """One game. Subclasses set the metadata and fill the hooks marked abstract."""
@@ -17,10 +54,22 @@ class GameDefinition:
     title = ""                             # "King of the Hill"
     colours: tuple[str, ...] = ()          # the seats' colours, in seat order
     seats: tuple[int, int] = (2, 2)        # fewest and most seats
-    variants: tuple[str, ...] = ("standard",)   # rule variants (--variant), the first the default
+    options: tuple[Option, ...] = ()       # the game's own options, each with its default
     chance_events: tuple[str, ...] = ()    # the chance events its rules raise
     devices: tuple[str, ...] = ()          # the estimate devices whose measured tables answer them
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")
+
+    # -- options ---------------------------------------------------------------------------------
+    def check_options(self, given: dict) -> dict:
+        """Every option of the game, the `given` ones checked, the others at their defaults; an
+        option the game does not have is an InputError."""
+        known = {o.name: o for o in self.options}
+        for name in given:
+            if name not in known:
+                flag = "--" + name.replace("_", "-")
+                raise InputError(f"{flag}: {self.name} has no such option"
+                                 + (f" (its options: {', '.join(o.flag for o in self.options)})" if known else ""))
+        return {name: o.check(given[name]) if name in given else o.default for name, o in known.items()}
 
     # -- the rules ---------------------------------------------------------------------------
     def actions(self) -> dict:
@@ -47,17 +96,27 @@ class GameDefinition:
         raise NotImplementedError
 
     # -- front ends ----------------------------------------------------------------------------
-    def play_headless(self, seats, seed, outcomes, record, variant, games_to_win, emit=None):
+    def play_headless(self, seats, seed, outcomes, record, options: dict, emit=None):
         """`play --headless`: a whole game by its seats, the log to `emit`; the final state (abstract)."""
         raise NotImplementedError
 
-    def window_adapter(self, seats, variant, games_to_win, scene=None):
+    def window_adapter(self, seats, options: dict, scene=None):
         """The window's adapter (tabletop.games.view.adapter.TableAdapter): on the physical table,
         or given a replay's RecordedScene, on the game's layout for playback (abstract)."""
         raise NotImplementedError
 
     def analysis(self):
         """Its GameAnalysis (tabletop.games.analyze): `tabletop analyze` (abstract)."""
+        raise NotImplementedError
+
+    solved = False                          # whether `solve` gives the game's perfect play
+    sources_help = ""                       # --outcomes sources of its own, for the help ("" none)
+
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
+        """`analyze --solve`: perfect play for the chance of `outcomes` (`kind` and `files` as
+        analyze resolves it) and for fair chance, each line of the report to `emit`, the policy
+        saved to `policy` (a path, or None); the result `--out` writes. Only for a game whose
+        `solved` is true (abstract)."""
         raise NotImplementedError
 
     def codec(self, game):

@@ -35,14 +35,14 @@ def env(game: str, **options) -> "TabletopEnv":
 
 
 class TabletopEnv(AECEnv):
-    """`game` with `players` seats (the game's fewest by default), `variant` and `games_to_win`
-    as `play` takes them, chance from `outcomes`; a game longer than `max_turns` is truncated."""
+    """`game` with `players` seats (the game's fewest by default) and the game's own options
+    (`options`, as `play` takes them), chance from `outcomes`; a game longer than `max_turns` is
+    truncated."""
 
     metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int | None = None, outcomes: str = "measured",
-                 variant: str | None = None, games_to_win: int = 3, max_turns: int = 5000,
-                 render_mode: str | None = None):
+    def __init__(self, game: str, players: int | None = None, outcomes: str = "measured", max_turns: int = 5000,
+                 render_mode: str | None = None, **options):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise InputError(f"render_mode: only 'ansi' (the position as text), not {render_mode!r}")
@@ -52,7 +52,7 @@ class TabletopEnv(AECEnv):
         if not spec.seats[0] <= players <= spec.seats[1]:
             lo, hi = spec.seats
             raise InputError(f"players: {spec.title} is for {lo}-{hi} players, not {players}")
-        self.config = {"players": players, "variant": variant or spec.variants[0], "games_to_win": games_to_win}
+        self.config = {"players": players, **spec.check_options(options)}
         self.game = spec.make_game(self.config)
         self.codec = spec.codec(self.game)
         if outcomes == "measured":

@@ -224,15 +224,14 @@ class PlayedGame:
 
 
 def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *, outcomes: str = "physics",
-         variant: str = "standard", games_to_win: int | None = None, record: str | Path | None = None,
-         echo: bool = False) -> PlayedGame:
+         record: str | Path | None = None, echo: bool = False, **options) -> PlayedGame:
     """`tabletop play GAME --headless`: a game played by AI (or random) seats to its end.
 
     `seats` is a list (or the command's comma-separated text) of seat kinds (no "human": there is
     no window here); `outcomes` is the command's --outcomes: "physics", "measured" (the published
     10,000-trial tables the package holds, from any folder), "table:FILE.json[,FILE.json]" (a bare
     name such as "sticks-10k-seed1.json" that is no file here names a packaged table), King Kong's
-    "uniform"; `variant` and `games_to_win` (default 3) are King of the Hill's and Knossos' options.
+    "uniform"; `options` are the game's own (a game's definition lists them with their defaults).
     No replay is written unless `record` names the file; `echo=True` prints the log as it goes, as
     the command does, and with echo off nothing is printed.
     """
@@ -243,10 +242,10 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
     seats = list(seats)
     if not all(isinstance(s, str) and s and "," not in s for s in seats):
         raise _bad(f"--seats: expected seat kinds (ai, random), got {seats!r}")
-    argv = ["play", game, "--headless", "--seats", ",".join(seats), "--outcomes", _text(outcomes, "--outcomes"),
-            "--variant", _text(variant, "--variant")]
+    argv = ["play", game, "--headless", "--seats", ",".join(seats), "--outcomes", _text(outcomes, "--outcomes")]
     _option(argv, "--seed", seed)
-    _option(argv, "--games-to-win", games_to_win)
+    for name, value in options.items():
+        _option(argv, "--" + name.replace("_", "-"), value)
     argv += ["--record", str(record)] if record is not None else ["--no-record"]
     args = _parse(argv)
     lines: list[str] = []

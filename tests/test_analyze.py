@@ -67,7 +67,7 @@ def test_figures_match_the_games_replayed():
     played again from its seed, and its crater knocks and Js those its log tells."""
     analysis = analysis_of("king-of-the-hill")
     sources = (resolve_outcomes(analysis, "measured"),)
-    task = GameTask("king-of-the-hill", ("ai", "ai", "ai"), sources, "standard", 3)
+    task = GameTask("king-of-the-hill", ("ai", "ai", "ai"), sources, {"variant": "standard"})
     records = task(7, range(12))
     assert sum(r["counts"]["crater.knocks"] for r in records) > 0
     for r in records:

@@ -138,7 +138,7 @@ def test_play_writes_nothing_unless_asked_and_records_when_asked(tmp_path, monke
     ("knossos", dict(seats=["ai", "human"]), "a human seat needs the window"),
     ("knossos", dict(seats=["ai", "wizard"]), "--seats: unknown seat kind 'wizard'"),
     ("knossos", dict(outcomes="coins"), "--outcomes: expected physics or table:FILE.json, got 'coins'"),
-    ("knossos", dict(variant="special-two-player"), "knossos has only the standard rules"),
+    ("knossos", dict(variant="special-two-player"), "--variant: only for king-of-the-hill, not knossos"),
     ("king-of-the-hill", dict(variant="giant"), "--variant: unknown variant 'giant'"),
     ("knossos", dict(seed=-2), "argument --seed: must be 0 or more, got -2"),
     ("knossos", dict(record="/nonexistent/x.ttr"), "--record /nonexistent/x.ttr: folder /nonexistent does not"),

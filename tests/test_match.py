@@ -124,7 +124,7 @@ def window_game(game: str, seed: int, record, **options):
 
     seats = GAMES[game][0]
     try:
-        app, ctrl = open_game(game, seats, seed, size=(320, 180), offscreen=True, pace=0.0, record=record, **options)
+        app, ctrl = open_game(game, seats, seed, size=(320, 180), offscreen=True, pace=0.0, record=record, options=options)
     except ViewError as exc:
         pytest.skip(f"no graphics pipe: {exc}")
     try:
@@ -262,7 +262,7 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
     fake = Fake()
     monkeypatch.setitem(registry.GAMES, "fake", fake)
     rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
-    assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, "standard", 3, None)]   # emit: None, print
+    assert rc == 0 and played == [(["ai", "random"], 4, "physics", None, {"games_to_win": 3}, None)]   # emit: None, print
     rc, out, err = run("play", "nonesuch", "--headless")
     assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
 

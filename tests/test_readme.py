@@ -326,7 +326,7 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
             from tabletop.games.registry import game_spec
 
             spec = game_spec(args.game)
-            cli._check_game_options(spec, args.variant, args.games_to_win)
+            cli._check_game_options(spec, args)
             if not args.solve:
                 cli._check_seats(spec, args.seats, an.seat_kinds(spec))
             for source in (args.outcomes, args.compare or "fair"):

@@ -124,7 +124,7 @@ def test_frames_command_writes_pngs(tmp_path, koth_replay):
     from tabletop.games.view.window import make_adapter
 
     frames = sorted(out.glob("frame-*.png"))
-    adapter = make_adapter("king-of-the-hill", ["ai", "ai"], "standard", 3)
+    adapter = make_adapter("king-of-the-hill", ["ai", "ai"])
     try:
         duration = Timeline(ReplayFile.open(koth_replay), adapter).duration
     finally:
@@ -162,7 +162,7 @@ def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     from tabletop.games.view.playback import Timeline
     from tabletop.games.view.window import make_adapter
 
-    adapter = make_adapter("king-of-the-hill", ["ai", "ai"], "standard", 3)
+    adapter = make_adapter("king-of-the-hill", ["ai", "ai"])
     try:
         tl = Timeline(ReplayFile.open(koth_replay), adapter)
     finally:

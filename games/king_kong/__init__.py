@@ -8,10 +8,12 @@ class KingKong(GameDefinition):
     title = "King Kong"
     colours = COLOURS
     seats = (2, 6)
-    variants = ("standard",)
     chance_events = ("shuffle", "die", "spin-outer", "spin-inner", "kong-move")
     devices = ("die", "spinner", "kong-knockover")
     seat_kinds = ("ai", "plan", "random", "human")
+
+    sources_help = ("uniform (a stand-in, not physics: die faces and spinner sectors equally likely, fixed "
+                    "knock-over odds)")
 
     def winner(self, state) -> str | None:
         """"kong" when Kong reaches the top, else the winning colours ("+" between a shared victory)."""
@@ -34,11 +36,11 @@ class KingKong(GameDefinition):
         from tabletop.games.king_kong.source import KongSource
         return KongSource()
 
-    def play_headless(self, seats, seed, outcomes, record, variant, games_to_win, emit=None):
+    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.king_kong import session
         return session.play_headless(seats, seed, outcomes, record, emit)
 
-    def window_adapter(self, seats, variant, games_to_win, scene=None):
+    def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats), scene)
 

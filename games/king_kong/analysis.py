@@ -43,7 +43,7 @@ def _source(kind: str, files):
     return ShuffleSource(KnockoverTable.from_file(knock, fallback=TableOutcomes(fair_tables())))
 
 
-def _game(players: int, variant: str, games_to_win: int):
+def _game(players: int, options: dict):
     from tabletop.games.king_kong.rules import COLOURS, Game
 
     if not 2 <= players <= len(COLOURS):

@@ -1,5 +1,5 @@
 """King of the Hill (1958): the hill, its Tipper and its crater."""
-from tabletop.games.definition import GameDefinition
+from tabletop.games.definition import GameDefinition, Option
 from tabletop.games.king_of_the_hill.rules import COLOURS
 
 
@@ -8,7 +8,8 @@ class KingOfTheHill(GameDefinition):
     title = "King of the Hill"
     colours = COLOURS
     seats = (2, 4)
-    variants = ("standard", "special-two-player")
+    options = (Option("variant", "standard", "the rules: standard, or the Special 2 Player Game",
+                      choices=("standard", "special-two-player")),)
     chance_events = ("tipper", "crater")
     devices = ("tipper", "crater")
     seat_kinds = ("ai", "plan", "random", "human")
@@ -26,13 +27,13 @@ class KingOfTheHill(GameDefinition):
         from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
-    def play_headless(self, seats, seed, outcomes, record, variant, games_to_win, emit=None):
+    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.king_of_the_hill import session
-        return session.play_headless(seats, seed, variant, outcomes, record, emit)
+        return session.play_headless(seats, seed, options["variant"], outcomes, record, emit)
 
-    def window_adapter(self, seats, variant, games_to_win, scene=None):
+    def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_of_the_hill.view import HillAdapter
-        return HillAdapter(len(seats), variant, scene)
+        return HillAdapter(len(seats), options["variant"], scene)
 
     def make_source(self, outcomes: str):
         from tabletop.games.king_of_the_hill import session

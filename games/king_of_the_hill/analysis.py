@@ -34,10 +34,10 @@ def _source(kind: str, files):
     return tables
 
 
-def _game(players: int, variant: str, games_to_win: int):
+def _game(players: int, options: dict):
     from tabletop.games.king_of_the_hill.session import make_game
 
-    return make_game(players, variant)
+    return make_game(players, options["variant"])
 
 
 class HillObserver(Observer):

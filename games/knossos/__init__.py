@@ -1,5 +1,5 @@
 """The Knossos Game (Hillbom ruleset): the board, its rules as a match, AI seats and the solved match."""
-from tabletop.games.definition import GameDefinition
+from tabletop.games.definition import GameDefinition, Option
 from tabletop.games.knossos.rules import COLOURS
 
 
@@ -8,10 +8,33 @@ class Knossos(GameDefinition):
     title = "Knossos"
     colours = COLOURS
     seats = (2, 2)
-    variants = ("standard",)
+    options = (Option("games_to_win", 3, "games needed to win the match", minimum=1),)
     chance_events = ("sticks",)
     devices = ("sticks",)
     seat_kinds = ("ai", "random", "solved", "human")
+
+    solved = True
+
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
+        """Perfect play of the match for the --outcomes sticks and for two fair coins (value iteration
+        over every position, throw and score)."""
+        from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table
+
+        games_to_win = options["games_to_win"]
+        table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
+        name = "fair" if kind == "fair" else ("sticks" if outcomes == "measured" else outcomes)
+        tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
+        report = solve_report(tables, games_to_win)
+        if policy is not None:
+            solve(table, games_to_win).save(policy)
+        for label, r in report.items():
+            emit(f"{label} {r['table']}: under perfect play {r['first_player']} (who starts the match) wins it "
+                 f"with probability {r['first_player_match']:.6f} (a single game: {r['first_player_game']:.6f}); "
+                 f"{r['positions']} positions, {r['sweeps']} sweeps")
+        if policy is not None:
+            emit(f"the policy for {name}: {policy}")
+        return {"game": self.name, "solve": report, "outcomes": outcomes, "games_to_win": games_to_win,
+                "policy": str(policy) if policy is not None else None}
 
     def actions(self) -> dict:
         from tabletop.games.knossos.rules import Move
@@ -26,13 +49,13 @@ class Knossos(GameDefinition):
         from tabletop.games.knossos.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
-    def play_headless(self, seats, seed, outcomes, record, variant, games_to_win, emit=None):
+    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.knossos import session
-        return session.play_headless(seats, seed, games_to_win, outcomes, record, emit)
+        return session.play_headless(seats, seed, options["games_to_win"], outcomes, record, emit)
 
-    def window_adapter(self, seats, variant, games_to_win, scene=None):
+    def window_adapter(self, seats, options, scene=None):
         from tabletop.games.knossos.view import KnossosAdapter
-        return KnossosAdapter(len(seats), games_to_win, scene)
+        return KnossosAdapter(len(seats), options["games_to_win"], scene)
 
     def make_source(self, outcomes: str):
         from tabletop.games.knossos import session

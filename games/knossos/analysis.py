@@ -27,10 +27,10 @@ def _source(kind: str, files):
     return TableOutcomes(fair_tables()) if kind == "fair" else table_outcomes(files)
 
 
-def _game(players: int, variant: str, games_to_win: int):
+def _game(players: int, options: dict):
     from tabletop.games.knossos.session import make_game
 
-    return make_game(games_to_win)
+    return make_game(options["games_to_win"])
 
 
 class KnossosObserver(Observer):

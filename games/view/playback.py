@@ -363,14 +363,18 @@ HELP = [
 ]
 
 
-def replay_config(replay: ReplayFile) -> tuple[str, list[str], str, int]:
+def replay_config(replay: ReplayFile) -> tuple[str, list[str], dict]:
+    """(the game, its seats, its options) a recorded game was played with."""
+    from tabletop.games.registry import game_spec
+
     h = replay.header
     if h.get("kind") != "game":
         raise InputError(f"{replay.path}: a recording of device trials has no table to play back; "
                          f"use --summary or --verify")
     config = h.get("config", {})
     seats = list(config.get("seats") or ["ai"] * int(config.get("players", 2)))
-    return h["game"], seats, str(config.get("variant", "standard")), int(config.get("games_to_win", 3))
+    options = {o.name: config[o.name] for o in game_spec(h["game"]).options if o.name in config}
+    return h["game"], seats, options
 
 
 def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
@@ -384,8 +388,8 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     try:
         started = time.perf_counter()
         replay = ReplayFile.open(path)
-        game, seats, variant, games_to_win = replay_config(replay)
-        adapter = make_adapter(game, seats, variant, games_to_win, RecordedScene(replay.header.get("scene", {})))
+        game, seats, options = replay_config(replay)
+        adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
         window = ReplayWindow(app, adapter, replay)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()

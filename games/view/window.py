@@ -18,23 +18,23 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def make_adapter(game: str, seats: list[str], variant: str, games_to_win: int, scene=None):
+def make_adapter(game: str, seats: list[str], options: dict | None = None, scene=None):
     """The game's window adapter (its definition's): on its physical table for live play, or, given a
     replay's RecordedScene, on its layout for drawing that replay (no PyBullet)."""
     from tabletop.games.registry import GAMES
 
     if game not in GAMES:
         raise InputError(f"{game} has no window yet")
-    return GAMES[game].window_adapter(seats, variant, games_to_win, scene)
+    definition = GAMES[game]
+    return definition.window_adapter(seats, definition.check_options(options or {}), scene)
 
 
-def open_game(game: str, seats: list[str], seed: int, variant: str = "standard", games_to_win: int = 3,
-              size=(1280, 720), offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None,
-              record: Path | None = None):
+def open_game(game: str, seats: list[str], seed: int, options: dict | None = None, size=(1280, 720),
+              offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None, record: Path | None = None):
     """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
     any window opens."""
     started = time.perf_counter()
-    adapter = make_adapter(game, seats, variant, games_to_win)
+    adapter = make_adapter(game, seats, options)
     from tabletop.games.view.controller import GameWindow
     from tabletop.sim.view.app import TableApp
 
@@ -58,9 +58,8 @@ def open_game(game: str, seats: list[str], seed: int, variant: str = "standard",
     return app, controller
 
 
-def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_win: int,
-                screenshot: str | None, after_turns: int, size: tuple[int, int], pace: float,
-                record: Path | None = None) -> int:
+def play_window(game: str, seats: list[str], seed: int, options: dict, screenshot: str | None, after_turns: int,
+                size: tuple[int, int], pace: float, record: Path | None = None) -> int:
     """The window (recording to `record` unless None), or with `screenshot` an offscreen picture."""
     if screenshot is not None:
         out = Path(screenshot)
@@ -68,7 +67,7 @@ def play_window(game: str, seats: list[str], seed: int, variant: str, games_to_w
             raise InputError(f"--screenshot: folder {out.parent} does not exist")
         if out.suffix.lower() != ".png":
             raise InputError(f"--screenshot: write a .png file, not {out.name}")
-    app, controller = open_game(game, seats, seed, variant, games_to_win, size=size,
+    app, controller = open_game(game, seats, seed, options, size=size,
                                 offscreen=screenshot is not None, pace=pace,
                                 record=None if screenshot is not None else record)
     if screenshot is not None:
