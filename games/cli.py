@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="instead of the devices: the rules' speed, whole games of each game with table chance "
                             "(games/s, decisions/s, chance events/s per CPU second, and the load average)")
     bench.add_argument("--rules-games", type=_positive_int, default=None,
-                       help="with --rules: games of each game (Knossos: matches; default 300, 30 with --quick)")
+                       help="with --rules: games of each game (a match counts as one; default 300, 30 with --quick)")
     bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
                        help="with --rules: the seats of every game (default random)")
     return parser
@@ -229,9 +229,8 @@ def _analyze_arguments(ana, games) -> None:
     ana.add_argument("--outcomes", default="measured",
                      help=f"where chance comes from, one of {', '.join(OUTCOME_CHOICES)}: measured (the default: "
                           f"the published 10,000-trial estimates in assets/measured, {_device_help(games)}), "
-                          "fair (the idealised chance: "
-                          "Tipper slots 1/7, cave seats 1/6, two fair coins for the sticks, a fair die, the spinner "
-                          "labels by their sectors' share; King Kong's knock-overs have no fair odds and stay "
+                          "fair (the idealised chance: even slots, seats and faces, two fair coins for a pair "
+                          "of sticks, a spinner's labels by their sectors' share; a device with no fair odds stays "
                           "measured), table:FILE.json[,FILE.json] (saved estimate results, as play takes them)")
     ana.add_argument("--compare", choices=("fair",), default=None,
                      help="also play every game with fair chance (same seeds, same seats) and report each "
@@ -1375,9 +1374,8 @@ def _bench_rules(args) -> int:
     _print_summary(f"bench --rules: games with table chance, {args.rules_seats} seats, per CPU second",
                    ["game", "games/s", "decisions\nper s", "chance\nevents\nper s", "decisions\nper game",
                     "chance\nevents\nper game"], rows,
-                   f"games played: {', '.join(f'{n} {k}' for n, k in games.items())}; knossos counts matches, "
-                   f"knossos-graph random matches on the rules' position graph; every figure is in the JSON "
-                   f"of --out")
+                   f"games played: {', '.join(f'{n} {k}' for n, k in games.items())} (a match of several "
+                   f"games counts as one); every figure is in the JSON of --out")
     _write_figures(args.out, figures)
     return 0
 

@@ -119,6 +119,15 @@ class GameDefinition:
         `solved` is true (abstract)."""
         raise NotImplementedError
 
+    def rules_bench(self):
+        """Its `tabletop bench --rules` set-up: a tabletop.games.rules_bench.RulesBench (abstract)."""
+        raise NotImplementedError
+
+    def extra_benches(self, games: int, seats: str) -> dict:
+        """Benches of its own engines beside the rules': {name: (figures, the line to print)};
+        none by default."""
+        return {}
+
     def codec(self, game):
         """The agents' action catalogue and observations (tabletop.games.codec) of a Game (abstract)."""
         raise NotImplementedError

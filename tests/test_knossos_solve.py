@@ -104,7 +104,9 @@ def test_the_policy_is_legal_and_best_over_random_playouts():
 def test_solved_beats_random():
     """Over 200 matches (each side first in half) the solved seat wins well over half; an inverted
     policy would lose most."""
-    r = S.head_to_head("solved", "random", STICKS, 200)
+    from tabletop.games.knossos.ai import head_to_head
+
+    r = head_to_head("solved", "random", STICKS, 200)
     assert r["ci95"][0] > 0.6
 
 

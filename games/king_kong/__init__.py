@@ -21,6 +21,22 @@ class KingKong(GameDefinition):
             return "kong"
         return "+".join(self.colours[p] for p in state.winners) or None
 
+    def rules_bench(self):
+        from tabletop.games.chance import TableOutcomes
+        from tabletop.games.king_kong.ai import SEATS
+        from tabletop.games.king_kong.play import UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource
+        from tabletop.games.king_kong.rules import DIE_LABELS, INNER_LABELS, OUTER_LABELS, Game
+        from tabletop.games.rules_bench import RulesBench
+
+        def source():
+            even = {event: {label: 1 / len(labels) for label in labels}
+                    for event, labels in (("die", DIE_LABELS), ("spin-outer", OUTER_LABELS),
+                                          ("spin-inner", INNER_LABELS))}
+            return ShuffleSource(KnockoverTable(UNIFORM_KNOCKOVER, fallback=TableOutcomes(even)))
+
+        return RulesBench(self.name, 3, lambda: Game(players=3), source, lambda: SEATS, 5000,
+                          "die and spinner circles even; Kong's moves the stand-in knock-over table")
+
     def actions(self) -> dict:
         from tabletop.games.king_kong import rules as r
         from tabletop.games.state import ChanceOutcome, Pass

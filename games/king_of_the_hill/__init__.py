@@ -14,6 +14,16 @@ class KingOfTheHill(GameDefinition):
     devices = ("tipper", "crater")
     seat_kinds = ("ai", "plan", "random", "human")
 
+    def rules_bench(self):
+        from tabletop.games.chance import TableOutcomes
+        from tabletop.games.king_of_the_hill.ai import SEATS
+        from tabletop.games.king_of_the_hill.analysis import fair_tables
+        from tabletop.games.king_of_the_hill.rules import Game
+        from tabletop.games.rules_bench import RulesBench
+
+        return RulesBench(self.name, 4, lambda: Game(players=4), lambda: TableOutcomes(fair_tables()),
+                          lambda: SEATS, 5000, "tipper's 7 slots and crater's 6 seats even")
+
     def actions(self) -> dict:
         from tabletop.games.king_of_the_hill.rules import Move
         from tabletop.games.state import ChanceOutcome, Pass

@@ -36,6 +36,29 @@ class Knossos(GameDefinition):
         return {"game": self.name, "solve": report, "outcomes": outcomes, "games_to_win": games_to_win,
                 "policy": str(policy) if policy is not None else None}
 
+    def rules_bench(self):
+        from tabletop.games.knossos.ai import SEATS
+        from tabletop.games.knossos.analysis import fair_tables
+        from tabletop.games.knossos.rules import Game
+        from tabletop.games.chance import TableOutcomes
+        from tabletop.games.rules_bench import RulesBench
+
+        return RulesBench(self.name, 2, Game, lambda: TableOutcomes(fair_tables()), lambda: SEATS, 20000,
+                          "sticks 1: 1/4, 2: 1/2, 3: 1/4", unit="matches")
+
+    def extra_benches(self, games: int, seats: str) -> dict:
+        """With random seats, matches on the position graph too (knossos/playout.py: the same matches
+        as the rules give for the same uniforms, at many times the speed)."""
+        if seats != "random":
+            return {}
+        from tabletop.games.knossos.playout import bench_graph
+
+        fig = bench_graph(10 * games)
+        line = (f"knossos on the position graph: {fig['games_per_s']:.0f} matches/s ({10 * games} matches, random "
+                f"seats, {fig['cpu_s']:.2f} s CPU after a {fig['build_cpu_s']:.2f} s build), "
+                f"{fig['chance_events_per_s']:.0f} throws/s")
+        return {"knossos-graph": (fig, line)}
+
     def actions(self) -> dict:
         from tabletop.games.knossos.rules import Move
         from tabletop.games.state import ChanceOutcome, Pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 from tabletop.games.seats import RandomSeat, ScoringSeat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
 from tabletop.games.knossos.solve import check_table, measured_table, solve, table_of
+from tabletop.sim.errors import InputError
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
 ASSUMED_THROW_P = {"1": 0.25, "2": 0.5, "3": 0.25}
@@ -93,3 +94,33 @@ def make_seat(kind: str, source=None):
     if kind == "solved":
         return SolvedSeat(table_of(source))
     return SEATS[kind]()
+
+
+def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_win: int = 3, seed: int = 0) -> dict:
+    """`matches` matches (seeds seed, seed + 1, ...) of a `kind` seat against an `opponent` seat with
+    table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match. The
+    wins of `kind` and of the first player, each with its 95% Wilson interval."""
+    from tabletop.games.chance import TableOutcomes
+    from tabletop.games.knossos.rules import Game
+    from tabletop.games.knossos.play import play_match
+    from tabletop.sim.stats import wilson_interval
+
+    if matches < 1:
+        raise InputError(f"matches must be at least 1, got {matches}")
+    source = TableOutcomes({"sticks": check_table(table)})
+    game = Game(games_to_win=games_to_win)
+    seats = [make_seat(kind, source), make_seat(opponent, source)]
+    wins = first = 0
+    for m in range(matches):
+        order = seats if m % 2 == 0 else seats[::-1]
+        final = play_match(game, order, source, seed + m)
+        wins += final.winner == m % 2
+        first += final.winner == 0
+    return {"seat": kind, "opponent": opponent, "matches": matches, "wins": wins, "rate": wins / matches,
+            "ci95": list(wilson_interval(wins, matches)), "first_player_wins": first,
+            "first_player_rate": first / matches, "first_player_ci95": list(wilson_interval(first, matches))}
+
+
+def default_tables() -> dict[str, dict[str, float]]:
+    """The tables the report names: the physical sticks' measured table and two fair coins."""
+    return {"sticks": measured_table(), "fair": dict(FAIR)}

@@ -68,3 +68,26 @@ class Playouts:
             if result[0] == "match":
                 return result[1], throws, games
             _, score, node = result
+
+
+def bench_graph(matches: int) -> dict:
+    """Random Knossos matches on the position graph (tabletop.games.knossos.playout), the sticks
+    two fair coins; the graph's one-off build timed apart."""
+    import time
+
+    import numpy as np
+
+    from tabletop.games.knossos.analysis import fair_tables
+
+    started = time.process_time()
+    playouts = Playouts(fair_tables()["sticks"])
+    built = time.process_time()
+    u, throws = Uniforms(np.random.default_rng(0)), 0
+    for _ in range(matches):
+        throws += playouts.match(u)[1]
+    cpu = max(time.process_time() - built, 1e-9)
+    return {"games": matches, "players": 2, "seats": "random", "tables": "sticks 1: 1/4, 2: 1/2, 3: 1/4",
+            "engine": "the rules' position graph (knossos/playout.py)", "build_cpu_s": round(built - started, 3),
+            "cpu_s": round(cpu, 4), "games_per_s": round(matches / cpu, 2),
+            "decisions_per_s": round(throws / cpu, 1), "chance_events_per_s": round(throws / cpu, 1),
+            "decisions_per_game": round(throws / matches, 2), "chance_events_per_game": round(throws / matches, 2)}

@@ -417,35 +417,5 @@ def solve_report(tables: dict[str, dict], games_to_win: int = 3) -> dict:
     return out
 
 
-def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_win: int = 3, seed: int = 0) -> dict:
-    """`matches` matches (seeds seed, seed + 1, ...) of a `kind` seat against an `opponent` seat with
-    table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match. The
-    wins of `kind` and of the first player, each with its 95% Wilson interval."""
-    from tabletop.games.chance import TableOutcomes
-    from tabletop.games.knossos.ai import make_seat
-    from tabletop.games.knossos.play import play_match
-    from tabletop.sim.stats import wilson_interval
-
-    if matches < 1:
-        raise InputError(f"matches must be at least 1, got {matches}")
-    source = TableOutcomes({"sticks": check_table(table)})
-    game = Game(games_to_win=games_to_win)
-    seats = [make_seat(kind, source), make_seat(opponent, source)]
-    wins = first = 0
-    for m in range(matches):
-        order = seats if m % 2 == 0 else seats[::-1]
-        final = play_match(game, order, source, seed + m)
-        wins += final.winner == m % 2
-        first += final.winner == 0
-    return {"seat": kind, "opponent": opponent, "matches": matches, "wins": wins, "rate": wins / matches,
-            "ci95": list(wilson_interval(wins, matches)), "first_player_wins": first,
-            "first_player_rate": first / matches, "first_player_ci95": list(wilson_interval(first, matches))}
-
-
-def default_tables() -> dict[str, dict[str, float]]:
-    """The tables the report names: the physical sticks' measured table and two fair coins."""
-    return {"sticks": measured_table(), "fair": dict(FAIR)}
-
-
-__all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "head_to_head", "key_of", "move_code",
+__all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "key_of", "move_code",
            "measured_table", "solve", "solve_report", "state_of", "sticks_table", "table_of"]
