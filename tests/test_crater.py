@@ -1,4 +1,4 @@
-"""Physics scenarios of King of the Hill's crater (games/king_of_the_hill/crater.py).
+"""Physics scenarios of King of the Hill's crater (sim/devices/crater.py, on sim/devices/hill_shape.py).
 
 Each test's docstring says what the physics should do. A module-scoped device is shared; the
 determinism test builds a second, fresh one to show a trial does not depend on earlier trials.
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tabletop.games.devices import default_spec, make_device
-from tabletop.games.king_of_the_hill.crater import Crater, Knock
 from tabletop.sim.devices.base import Status
+from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.sim.errors import SpecError
 
 SPEC = default_spec("crater")

@@ -42,7 +42,8 @@ def test_the_module_lists_are_complete():
     """The walk finds the physics core, its devices and view, and the three games' rules (a test
     over an empty list would pass whatever the imports did)."""
     assert {"tabletop.sim.batch", "tabletop.sim.scene", "tabletop.sim.bench", "tabletop.sim.devices.die",
-            "tabletop.sim.view.app"} <= set(SIM_MODULES)
+            "tabletop.sim.devices.tipper", "tabletop.sim.devices.tipper_shape", "tabletop.sim.devices.crater",
+            "tabletop.sim.devices.hill_shape", "tabletop.sim.view.app"} <= set(SIM_MODULES)
     assert RULES_MODULES == ["tabletop.games.king_kong.rules", "tabletop.games.king_of_the_hill.rules",
                              "tabletop.games.knossos.rules"]
 
@@ -114,15 +115,45 @@ def test_scene_loads_no_pybullet_and_its_constants_are_pybullets(tmp_path):
 
 
 def test_the_devices_shapes_load_no_pybullet(tmp_path):
-    """What views read of the Tipper, the spinner and the die (their shapes, from the specs) comes
-    without PyBullet; the devices built on them load it."""
-    shapes = ("tabletop.games.king_of_the_hill.tipper_shape", "tabletop.sim.devices.spinner_shape",
-              "tabletop.sim.devices.die_shape")
+    """What views read of the Tipper, the hill, the spinner and the die (their shapes, from the specs)
+    comes without PyBullet, and the hill's shape without the crater device; the devices built on
+    them load PyBullet."""
+    shapes = ("tabletop.sim.devices.tipper_shape", "tabletop.sim.devices.hill_shape",
+              "tabletop.sim.devices.spinner_shape", "tabletop.sim.devices.die_shape")
     loaded = _loaded_after("\n".join(f"import {m}" for m in shapes), tmp_path)
     assert set(shapes) <= loaded
-    assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet") == []
-    loaded = _loaded_after("import tabletop.sim.devices.spinner, tabletop.sim.devices.die", tmp_path)
+    assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.devices.crater",
+                     "tabletop.sim.devices.tipper") == []
+    loaded = _loaded_after("import tabletop.sim.devices.spinner, tabletop.sim.devices.die, "
+                           "tabletop.sim.devices.tipper", tmp_path)
     assert _matching(loaded, "pybullet", "tabletop.sim.bullet")
+
+
+def test_the_device_registry_imports_no_device(tmp_path):
+    """Every device's name, default spec and summary come from the registry (games/devices.py)
+    without importing a device module, so PyBullet stays unloaded; building one imports its module."""
+    code = ("from tabletop.games.devices import DEVICES, TARGETS, default_spec\n"
+            "assert len(DEVICES) == len(TARGETS)\n"
+            "assert all(default_spec(name).is_file() and e.summary for name, e in DEVICES.items())")
+    loaded = _loaded_after(code, tmp_path)
+    from tabletop.games.devices import TARGETS
+
+    modules = [t.split(":")[0] for t in TARGETS]
+    assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.world", *modules) == []
+
+
+def test_only_the_knockover_device_lives_with_a_game():
+    """Every device but King Kong's knock-over (built on his rig) lives in tabletop.sim.devices, and
+    no game package keeps a device module of its own outside the registry."""
+    from tabletop.games.devices import TARGETS
+
+    outside = [t for t in TARGETS if not t.startswith("tabletop.sim.devices.")]
+    assert outside == ["tabletop.games.king_kong.knockover:KongKnockover"]
+    declaring = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "games").rglob("*.py")
+                       if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DEFAULT_SPEC"
+                                                                for t in n.targets)
+                              for n in ast.parse(p.read_text()).body))
+    assert declaring == ["games/king_kong/knockover.py"]
 
 
 def test_replay_summary_loads_no_pybullet(tmp_path):
@@ -183,12 +214,14 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     code = ("from tabletop.games.cli import main\n"
             "from tabletop.games.view.playback import Timeline, replay_config\n"
             "from tabletop.games.view.window import make_adapter\n"
+            "from tabletop.games.registry import GAMES\n"
             "from tabletop.sim.record import ReplayFile\n"
             "from tabletop.sim.scene import RecordedScene\n"
             f"replay = ReplayFile.open({path!r})\n"
-            "adapter = make_adapter(*replay_config(replay), RecordedScene(replay.header['scene']))\n"
+            "game, seats, options = replay_config(replay, GAMES)\n"
+            "adapter = make_adapter(game, seats, options, RecordedScene(replay.header['scene']))\n"
             "assert set(adapter.worlds[0].bodies) == set(replay.header['scene']['looks'])\n"
-            "assert Timeline(replay, adapter).final.is_terminal()\n"
+            "assert Timeline(replay, adapter, game).final.is_terminal()\n"
             "adapter.close()\n"
             f"rc = main(['replay', {path!r}, '--frames', {frames!r}, '--max-frames', '2', '--size', '160x90'])\n"
             "open('rc.txt', 'w').write(str(rc))")

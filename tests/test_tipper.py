@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tabletop.games.devices import default_spec, make_device
-from tabletop.games.king_of_the_hill.tipper import Tilt, Tipper
 from tabletop.sim.devices.base import Status
+from tabletop.sim.devices.tipper import Tilt, Tipper
 from tabletop.sim.errors import SpecError
 
 SPEC = default_spec("tipper")

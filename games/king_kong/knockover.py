@@ -46,6 +46,11 @@ from tabletop.sim.spec import load_toml
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.world import World
 
+NAME = "kong-knockover"
+DEFAULT_SPEC = "king_kong/knockover.toml"
+SUMMARY = ("King Kong's move among the Attack Team: a pawn in a groove or beside his path "
+           "standing, knocked over or pushed out (by_group: <where>/<twist>)")
+
 ADJACENT = "adjacent"
 
 
@@ -80,7 +85,7 @@ class KongTrial:
 class KongKnockover(Device):
     """Kong's move among the Attack Team: labels standing / knocked / pushed, grouped by place and twist."""
 
-    name = "kong-knockover"
+    name = NAME
 
     def settle_spec(self):
         return self.physics.settle

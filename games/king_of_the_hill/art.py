@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.games.king_of_the_hill.board import HILL_BREAKS, Board, hill_height
-from tabletop.games.king_of_the_hill.crater import HillShape
+from tabletop.sim.devices.hill_shape import HillShape
 from tabletop.sim.view.art import Canvas
 
 SKIN_SEGMENTS = 256      # round the axis: 2 mm chords at the rim wall

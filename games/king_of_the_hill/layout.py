@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tabletop.games.devices import default_spec
 from tabletop.games.king_of_the_hill.board import Board, load_board
-from tabletop.games.king_of_the_hill.crater import HillShape
 from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER
-from tabletop.games.king_of_the_hill.tipper_shape import TipperShape
+from tabletop.sim.devices.hill_shape import HillShape
+from tabletop.sim.devices.tipper_shape import TipperShape
 
 TIPPER_ORIGIN = (0.0, -0.30, 0.0)   # the Tipper stands on the table in front of the hill
 DRAWER_Y = -0.205                   # the open drawer: marbles not yet entered lie in a row in front of the hill

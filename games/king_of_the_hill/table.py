@@ -28,10 +28,10 @@ from tabletop.sim.bullet import pybullet
 
 from tabletop.games.devices import default_spec
 from tabletop.games.king_of_the_hill.board import Board
-from tabletop.games.king_of_the_hill.crater import Crater, Knock
+from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.rules import Move, State
-from tabletop.games.king_of_the_hill.tipper import Tipper
+from tabletop.sim.devices.tipper import Tipper
 from tabletop.games.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.materials import load_materials

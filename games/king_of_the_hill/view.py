@@ -13,7 +13,7 @@ from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_si
 from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Move, Phase, State
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
-from tabletop.games.king_of_the_hill.tipper_shape import rot_y
+from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.games.view.adapter import TableAdapter
 from tabletop.games.view.controller import Destination
 from panda3d.core import CompassEffect, Point3, Quat, TransparencyAttrib

@@ -54,6 +54,10 @@ from tabletop.sim.spec import Table
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.world import World
 
+NAME = "die"
+DEFAULT_SPEC = "king_kong/die.toml"
+SUMMARY = "King Kong's die thrown into the box lid: the face on top, 1-6"
+
 DIE = "die"
 LID = "die_lid"
 _MESH_SUBDIVISIONS = 3                              # icosphere subdivisions of the rounded corners (view, inertia)
@@ -111,7 +115,7 @@ def top_face(orientation, faces) -> tuple[str, float]:
 class Die(DieShape, Device):
     """A six-sided die: labels "1".."6", the face on top once it rests on the lid floor."""
 
-    name = "die"
+    name = NAME
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.spin")

@@ -52,6 +52,11 @@ from tabletop.sim.devices.spinner_shape import CARD, POINTER, SpinnerShape
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.world import World
 
+NAME = "spinner"
+DEFAULT_SPEC = "king_kong/spinner.toml"
+SUMMARY = ("King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
+           "climb in the circles block)")
+
 _ON_POST_TOL = 0.001               # m: the pointer's hub further than this from its place on the post has left it
 
 
@@ -72,7 +77,7 @@ class Flick:
 class Spinner(SpinnerShape, Device):
     """King Kong's spinner: labels are the outer circle's; the inner circle is in the reading."""
 
-    name = "spinner"
+    name = NAME
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.speed",)

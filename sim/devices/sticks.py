@@ -56,6 +56,10 @@ from tabletop.sim.throwable import RANDOM, Start, half_cylinder, half_cylinder_v
 from tabletop.sim.throwable import qmul as _qmul, rotate as _rotate
 from tabletop.sim.world import World
 
+NAME = "sticks"
+DEFAULT_SPEC = "knossos/sticks.toml"
+SUMMARY = "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"
+
 STICKS = ("stick0", "stick1")
 TRAY = "sticks_tray"
 LABELS = ("1", "2", "3")            # number of flat sides up + 1
@@ -124,7 +128,7 @@ def label_for(sides) -> str:
 class ThrowSticks(Device):
     """Two throw sticks: labels "1" (two round sides up), "2" (one of each), "3" (two flat)."""
 
-    name = "sticks"
+    name = NAME
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.pitch_deg",

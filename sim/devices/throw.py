@@ -29,6 +29,11 @@ from tabletop.sim.spec import Table
 from tabletop.sim.throwable import Gesture, Release, load_shape
 from tabletop.sim.world import World
 
+NAME = "throw"
+DEFAULT_SPEC = "throw.toml"
+SUMMARY = ("any shape (cuboid, cylinder, half-cylinder) dropped, tossed or rolled onto a table: the side "
+           "it rests on (assets/throw.toml; --set shape.kind=...)")
+
 BODY = "thrown"
 SURFACE = "surface"
 
@@ -36,7 +41,7 @@ SURFACE = "surface"
 class Throw(Device):
     """A body of the spec's shape, thrown by the spec's gesture: labels from the shape."""
 
-    name = "throw"
+    name = NAME
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return self.gesture.ranges()

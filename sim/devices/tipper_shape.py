@@ -1,6 +1,6 @@
 """The Tipper's shape from its spec (assets/king_of_the_hill/tipper.toml): every dimension, the
 slots, the pegs and where a ball rests in each slot; no World, so views draw from it (the slot
-numbers on the tray) without PyBullet. tabletop.games.king_of_the_hill.tipper builds and tilts it."""
+numbers on the tray) without PyBullet. tabletop.sim.devices.tipper builds and tilts it."""
 from __future__ import annotations
 
 import math

@@ -24,13 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tabletop.sim.bullet import pybullet
 
-from tabletop.games.king_of_the_hill.tipper_shape import TipperShape, rot_y
+from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
+from tabletop.sim.devices.tipper_shape import TipperShape, rot_y
 from tabletop.sim.readouts import Region, region_of, run_until_settled
 from tabletop.sim.throwable import qmul as _qmul
 from tabletop.sim.world import World
+
+NAME = "tipper"
+DEFAULT_SPEC = "king_of_the_hill/tipper.toml"
+SUMMARY = "King of the Hill's Tipper: the slot (1-6, J) where the rolling ball stops"
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)
@@ -68,7 +72,7 @@ _DIAMOND = (0.0, 0.0, math.sin(math.pi / 8), math.cos(math.pi / 8))   # 45 degre
 class Tipper(TipperShape, Device):
     """The Tipper: labels "1".."6" and "J", read from the slot where the ball settles."""
 
-    name = "tipper"
+    name = NAME
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.angle_deg", "gesture.speed_dps", "gesture.hold_s")
