@@ -116,12 +116,6 @@ def game_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1, np.uint64)[0])
 
 
-def analysis_of(game: str) -> GameAnalysis:
-    from tabletop.games.registry import game_spec
-
-    return game_spec(game).analysis()
-
-
 def seat_kinds(spec) -> tuple[str, ...]:
     """The seat kinds analyze can play (no humans)."""
     return tuple(k for k in spec.seat_kinds if k != "human")
@@ -156,9 +150,9 @@ def files_digest(files: Sequence[str]) -> str:
 class GameTask:
     """Plays the batch indices of a run: index j is game j // len(sources), from source j % len(sources)."""
 
-    def __init__(self, game: str, seats: tuple[str, ...], sources: tuple[tuple[str, tuple[str, ...]], ...],
+    def __init__(self, game, seats: tuple[str, ...], sources: tuple[tuple[str, tuple[str, ...]], ...],
                  options: dict):
-        self.analysis = analysis_of(game)
+        self.analysis = game.analysis()
         self.game = self.analysis.make_game(len(seats), dict(options))
         self.sources = [self.analysis.source(kind, files) for kind, files in sources]
         # each run's seats, made once (they keep nothing of a game; a solved seat keeps its solution)
@@ -179,12 +173,6 @@ class GameTask:
             i, run = divmod(j, len(self.sources))
             out.append({"index": j, **self.play(seed, i, self.sources[run])})
         return out
-
-
-def make_task(game: str, seats, sources, options) -> GameTask:
-    """The TaskRef factory (tabletop.sim.batch): a worker's GameTask (`options`: the game's options,
-    as (name, value) pairs, so that the reference hashes)."""
-    return GameTask(game, tuple(seats), tuple((k, tuple(f)) for k, f in sources), options)
 
 
 # -- figures ------------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ def cmd_play(args) -> int:
         raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
     size = parse_size(args.size)
     record = None if args.screenshot is not None else _record_path(args, args.game)
-    return play_window(args.game, seats, args.seed, args.options, args.screenshot, args.after_turns, size,
+    return play_window(spec, seats, args.seed, args.options, args.screenshot, args.after_turns, size,
                        args.pace, record)
 
 
@@ -408,6 +408,7 @@ def _record_path(args, name: str, suffix: str = "") -> Path | None:
 
 
 def cmd_replay(args) -> int:
+    from tabletop.games.registry import GAMES
     from tabletop.games.replay import Divergence, describe, summary_lines, verify
     from tabletop.sim.record import ReplayFile
 
@@ -431,12 +432,12 @@ def cmd_replay(args) -> int:
                 raise InputError(f"--frames: folder {args.frames.parent} does not exist")
             turns = _turn_range(args.turns) if args.turns is not None else None
             check_output_dir(args.frames, "--frames")
-            n, capped = write_frames(args.file, args.frames, args.fps, size, turns, args.max_frames)
+            n, capped = write_frames(args.file, GAMES, args.frames, args.fps, size, turns, args.max_frames)
             print(f"wrote {n} frames to {args.frames}" + (f" (stopped at --max-frames {args.max_frames})" if capped else ""))
             return 0
         if args.turns is not None:
             raise InputError("--turns: only with --frames")
-        app, window, opened = open_replay(args.file, size=size)
+        app, window, opened = open_replay(args.file, GAMES, size=size)
         print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
         app.base.run()
         return 0
@@ -448,11 +449,24 @@ def cmd_replay(args) -> int:
         print(describe(replay), file=sys.stderr)
     if args.verify:
         try:
-            print(verify(replay, args.from_turn))
+            print(verify(replay, _replayed_game(replay), args.from_turn))
         except Divergence as exc:
             print(f"tabletop: replay differs: {exc}", file=sys.stderr)
             return 1
     return 0
+
+
+def _replayed_game(replay):
+    """The definition of the game a replay records (None: a recording of device trials)."""
+    from tabletop.games.registry import GAMES
+
+    if replay.header.get("kind") != "game":
+        return None
+    name = replay.header.get("game")
+    if name not in GAMES:
+        raise InputError(f"{replay.path}: the replay is of {name!r}, which this tabletop cannot replay "
+                         f"({', '.join(GAMES)})")
+    return GAMES[name]
 
 
 def _executor(args):
@@ -809,9 +823,9 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     analysis = spec.analysis()
     outcomes = (args.outcomes,) + ((args.compare,) if args.compare else ())
     sources = tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes)
-    task = an.GameTask(args.game, seats, sources, options)   # bad tables or seats fail here
+    task = an.GameTask(spec, seats, sources, options)   # bad tables or seats fail here
     runs = len(sources)
-    ref = TaskRef("tabletop.games.analyze:make_task", (args.game, seats, sources, tuple(options.items())))
+    ref = TaskRef("tabletop.games.registry:analyze_task", (args.game, seats, sources, tuple(options.items())))
     err = Console(stderr=True)
     stack = contextlib.ExitStack()
     executor = stack.enter_context(_executor(args))
@@ -1360,12 +1374,13 @@ def _write_figures(out: Path | None, figures: dict) -> None:
 
 
 def _bench_rules(args) -> int:
+    from tabletop.games.registry import GAMES
     from tabletop.games.rules_bench import bench_rules
     from tabletop.sim.output import check_output_path
 
     if args.out is not None:
         check_output_path(args.out)
-    figures = bench_rules(args.rules_games or (30 if args.quick else 300), args.rules_seats,
+    figures = bench_rules(GAMES.values(), args.rules_games or (30 if args.quick else 300), args.rules_seats,
                           emit=lambda line: print(line, flush=True))
     rows = [[name, f"{fig['games_per_s']:.1f}", f"{fig['decisions_per_s']:.0f}",
              f"{fig['chance_events_per_s']:.0f}", f"{fig['decisions_per_game']:.1f}",

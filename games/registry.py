@@ -12,6 +12,14 @@ from tabletop.sim.errors import InputError
 GAMES: dict[str, GameDefinition] = {d.name: d for d in (KING_OF_THE_HILL, KNOSSOS, KING_KONG)}
 
 
+def analyze_task(game: str, seats, sources, options):
+    """The TaskRef factory of `analyze` (tabletop.sim.batch): a worker's GameTask for the game named
+    `game` (`options`: the game's options as (name, value) pairs, so that the reference hashes)."""
+    from tabletop.games.analyze import GameTask
+
+    return GameTask(game_spec(game), tuple(seats), tuple((k, tuple(f)) for k, f in sources), dict(options))
+
+
 def game_spec(name: str) -> GameDefinition:
     try:
         return GAMES[name]

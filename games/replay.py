@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from tabletop.games.chance import TableOutcomes, WatchedOutcomes
+from tabletop.games.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
 from tabletop.games.state import ChanceOutcome
 from tabletop.games.errors import IllegalMoveError
 from tabletop.games.definition import GameDefinition
@@ -37,32 +37,24 @@ REPLAY_DIR = Path("replays")
 
 
 # -- the games ---------------------------------------------------------------------------------
-def _entry(game: str) -> GameDefinition:
-    """The recorded game's definition (tabletop.games.registry)."""
-    from tabletop.games.registry import GAMES
-
-    try:
-        return GAMES[game]
-    except KeyError:
-        raise InputError(f"the replay is of {game!r}, which this tabletop cannot replay "
-                         f"({', '.join(GAMES)})") from None
-
-
-def encode_action(game: str, action) -> list:
-    for tag, cls in _entry(game).actions().items():
+def encode_action(game: GameDefinition, action) -> list:
+    for tag, cls in game.actions().items():
         if type(action) is cls:
             return [tag, *(getattr(action, f.name) for f in dataclasses.fields(cls))]
-    raise ValueError(f"{action!r} is not a {game} action")
+    raise ValueError(f"{action!r} is not a {game.name} action")
 
 
-def _winner(entry: GameDefinition, state) -> str | None:
-    """The result's winner: what the game's definition says (a colour, colours joined by "+", ...)."""
-    return entry.winner(state)
+def winner_of(game: GameDefinition, state) -> str | None:
+    """The winner a finished `state` of `game` records: what its definition says (a colour, colours
+    joined by "+", ...)."""
+    return game.winner(state)
 
 
-def winner_of(game: str, state) -> str | None:
-    """The winner a finished `state` of `game` records: a colour, colours joined by "+", "kong"."""
-    return _winner(_entry(game), state)
+def check_game(replay: ReplayFile, game: GameDefinition) -> None:
+    """InputError unless `replay` records a game of `game` (the definition its reader was handed)."""
+    name = replay.header.get("game")
+    if name != game.name:
+        raise InputError(f"{replay.path}: the replay is of {name!r}, not {game.name}")
 
 
 def _plain_field(v) -> bool:
@@ -70,9 +62,9 @@ def _plain_field(v) -> bool:
     return isinstance(v, (int, str)) or (isinstance(v, list) and all(isinstance(x, int) for x in v))
 
 
-def decode_action(game: str, encoded):
+def decode_action(game: GameDefinition, encoded):
     """The action object of a stored [tag, *fields]; InputError when it is not one."""
-    actions = _entry(game).actions()
+    actions = game.actions()
     try:
         tag, *values = encoded
         cls = actions[tag]
@@ -81,7 +73,7 @@ def decode_action(game: str, encoded):
             raise ValueError
         return cls(*(tuple(v) if isinstance(v, list) else v for v in values))
     except (ValueError, TypeError, KeyError):
-        raise InputError(f"corrupt replay: {encoded!r} is not a {game} action") from None
+        raise InputError(f"corrupt replay: {encoded!r} is not a {game.name} action") from None
 
 
 # -- recording --------------------------------------------------------------------------------
@@ -143,10 +135,11 @@ class GameRecorder:
     first turn, e.g. the tilts for turn order), written when the next turn begins or the game ends.
     """
 
-    def __init__(self, path: Path, game: str, config: dict, seed: int, state, source, banner: list[str]):
+    def __init__(self, path: Path, game: GameDefinition, config: dict, seed: int, state, source,
+                 banner: list[str]):
         from tabletop.games.match import SEEDS_DOC
 
-        self.game, self.entry = game, _entry(game)
+        self.game = game
         self.source = source
         self.watched = None
         self._own_physics = None
@@ -154,21 +147,21 @@ class GameRecorder:
         if isinstance(source, WatchedOutcomes) or isinstance(fallback, WatchedOutcomes):
             self.watched = source if isinstance(source, WatchedOutcomes) else fallback
             physics = self.watched.source
-        elif hasattr(source, "table_for"):
+        elif isinstance(source, PhysicsSource):
             self.source = self.watched = WatchedOutcomes(source, MOTION_RATE)
             physics = source
         elif fallback is not None:
             source.fallback = self.watched = WatchedOutcomes(fallback, MOTION_RATE)
             physics = fallback
         else:
-            physics = self._own_physics = self.entry.physics()   # only to show the table
+            physics = self._own_physics = game.physics()   # only to show the table
         try:
             scene = scene_of(*table_worlds(physics.table_for(state)))
         finally:
             if self._own_physics is not None:
                 self._own_physics.close()
         config = {**config, "tables": _tables_of(source)}
-        header = _header("game", seed, banner, scene, game=game, config=config, seeds=SEEDS_DOC,
+        header = _header("game", seed, banner, scene, game=game.name, config=config, seeds=SEEDS_DOC,
                          initial_events=list(state.events))
         self.writer = ReplayWriter(path, header)
         self.path = path
@@ -208,7 +201,7 @@ class GameRecorder:
         """The end record: the result lines and the result (`unfinished`: a game left before its
         end, whose last turn so far is written too)."""
         self._flush()
-        result = {"winner": _winner(self.entry, state), "turns": state.turn}
+        result = {"winner": self.game.winner(state), "turns": state.turn}
         if unfinished:
             result["unfinished"] = True
         self.writer.finish({"lines": list(lines), "result": result})
@@ -217,7 +210,7 @@ class GameRecorder:
         self.writer.close()
 
 
-def open_recorder(record: Path | None, game: str, config: dict, seed: int, state, source,
+def open_recorder(record: Path | None, game: GameDefinition, config: dict, seed: int, state, source,
                   banner: list[str]) -> GameRecorder | None:
     """A GameRecorder writing to `record` (None: no recording); says where on stderr."""
     if record is None:
@@ -231,8 +224,9 @@ def _print_line(line: str) -> None:
     print(line, flush=True)
 
 
-def play_recorded(name: str, game, players, source, seed: int, banner: str, config: dict, record: Path | None,
-                  result_lines: Callable, max_turns: int = 20000, emit: Callable[[str], None] | None = None):
+def play_recorded(definition: GameDefinition, game, players, source, seed: int, banner: str, config: dict,
+                  record: Path | None, result_lines: Callable, max_turns: int = 20000,
+                  emit: Callable[[str], None] | None = None):
     """A headless game of any game here: give the banner and every log line to `emit` (default:
     print them), record the replay to `record` (None: none) as it goes, emit `result_lines(final)`
     and close the source; returns the final state. The game is a tabletop.games.match.Match
@@ -244,7 +238,7 @@ def play_recorded(name: str, game, players, source, seed: int, banner: str, conf
     recorder = None
     try:
         state = game.new_initial_state()
-        recorder = open_recorder(record, name, config, seed, state, source, [banner])
+        recorder = open_recorder(record, definition, config, seed, state, source, [banner])
         match = Match(state, players, source, seed, banner=[banner], result_lines=result_lines,
                       recorder=recorder, max_turns=max_turns)
         for line in match.lines[1:]:
@@ -430,11 +424,12 @@ class Verified:
         return f"verified{start}: {self.turns} turns, {self.chance_events} chance events, {self.frames} frames"
 
 
-def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
+def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: int = 0) -> Verified:
     """Re-simulate `replay`; Divergence names the first difference. With `from_turn` N the turns
     before N are re-driven by the rules from their recorded actions (their log lines checked, their
     chance events not simulated) and re-simulation starts at turn N: chance event k draws from its
-    own seed, so it needs nothing of the events before it."""
+    own seed, so it needs nothing of the events before it. A game's replay needs its `game`
+    definition (a recording of device trials none)."""
     from tabletop.games.match import GameSeeds
 
     if replay.header.get("kind") == "trials":
@@ -444,9 +439,12 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
         raise InputError(f"{replay.path}: replay format version {replay.version} drew all chance from one "
                          f"stream; only version {FORMAT_VERSION} games can be re-simulated (--summary and "
                          f"playback still work)")
+    if game is None:
+        raise InputError(f"{replay.path}: a recorded game is verified with its game's definition")
+    check_game(replay, game)
+    entry = game
     try:
-        name, config, seed = header["game"], header["config"], int(header["seed"])
-        entry = _entry(name)
+        config, seed = header["config"], int(header["seed"])
         game = entry.make_game(config)
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{replay.path}: corrupt replay: its header has no usable game config ({exc})") from None
@@ -476,7 +474,7 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
             recorded_motions = turn.quantized_motions() if simulate else None
             for step in turn.steps:
                 where = f"turn {turn.number}"
-                action = decode_action(name, step.get("action"))
+                action = decode_action(entry, step.get("action"))
                 if "chance" in step:
                     event = step["chance"]
                     if not isinstance(action, ChanceOutcome) or state.chance_event != event:
@@ -504,7 +502,7 @@ def verify(replay: ReplayFile, from_turn: int = 0) -> Verified:
                 if turn.number != state.turn:
                     raise Divergence(f"{where}: the rules are at turn {state.turn} after {action}")
         if replay.end is not None:
-            winner = _winner(entry, state)
+            winner = entry.winner(state)
             if replay.end.get("result", {}).get("winner") != winner:
                 raise Divergence(f"the result differs: the replay says {replay.end.get('result')}, "
                                  f"the re-driven game ends with winner {winner}")

@@ -33,11 +33,9 @@ class RulesBench:
     unit: str = "games"          # what one of its games is ("matches": a match of several games)
 
 
-def benches() -> list[RulesBench]:
-    """Every registered game's bench (its definition's `rules_bench`)."""
-    from tabletop.games.registry import GAMES
-
-    return [d.rules_bench() for d in GAMES.values()]
+def benches(games) -> list[RulesBench]:
+    """The bench of each of `games` (definitions: each one's `rules_bench`)."""
+    return [d.rules_bench() for d in games]
 
 
 def bench_game(bench: RulesBench, games: int, seats: str = "random") -> dict:
@@ -58,15 +56,13 @@ def bench_game(bench: RulesBench, games: int, seats: str = "random") -> dict:
             "decisions_per_game": round(decisions / games, 2), "chance_events_per_game": round(chances / games, 2)}
 
 
-def bench_rules(games: int, seats: str = "random", emit: Callable[[str], None] | None = None) -> dict:
-    """Every game's figures, with the load averages before and after."""
+def bench_rules(definitions, games: int, seats: str = "random", emit: Callable[[str], None] | None = None) -> dict:
+    """The figures of each game of `definitions`, with the load averages before and after."""
     if seats not in SEAT_KINDS:
         raise ValueError(f"seats must be one of {', '.join(SEAT_KINDS)}, not {seats!r}")
     out = {"clock": "time.process_time (CPU seconds of this process)", "load_average_before": os.getloadavg(),
            "games": {}}
-    from tabletop.games.registry import GAMES
-
-    for definition in GAMES.values():
+    for definition in definitions:
         bench = definition.rules_bench()
         out["games"][bench.name] = fig = bench_game(bench, games, seats)
         if emit is not None:

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tabletop.games.registry import GAMES
+
 # game: seats, seed, the mid-game turn, and the moments (event, how far into its motion, picture name)
 GAMES = {
     "king-of-the-hill": ("ai,ai,ai,ai", 3, 40, [("tipper", "among-pegs", "tipper"), ("crater", 0.25, "crater")]),
@@ -34,7 +36,7 @@ def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]
     """A frame part way through the first recorded motion of each wanted event."""
     from tabletop.games.view.playback import open_replay
 
-    app, window, _ = open_replay(replay, size=size, offscreen=True)
+    app, window, _ = open_replay(replay, GAMES, size=size, offscreen=True)
     out = []
     try:
         window.playing = False
@@ -93,7 +95,7 @@ def lit(game: str, folder: Path, size: tuple[int, int]) -> Path:
 
     seats, seed, script, wanted = LIT[game]
     kinds = seats.split(",")
-    app, ctrl = open_game(game, kinds, seed=seed, size=size, offscreen=True, pace=0.0)
+    app, ctrl = open_game(GAMES[game], kinds, seed=seed, size=size, offscreen=True, pace=0.0)
     try:
         stand_in = ctrl.adapter.make_seats(["ai"] * len(kinds))
         script = list(script or [])

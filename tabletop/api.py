@@ -206,9 +206,9 @@ class PlayedGame:
     @property
     def winner(self) -> str | None:
         """The winner's colour (colours joined by "+" for a shared King Kong victory, or "kong")."""
-        from tabletop.games.replay import winner_of
+        from tabletop.games.registry import game_spec
 
-        return winner_of(self.game, self.state)
+        return game_spec(self.game).winner(self.state)
 
     @property
     def history(self) -> list:
@@ -347,16 +347,19 @@ class Replay:
         """A recorded game's actions and chance outcomes in order, as the rules' objects."""
         if self.kind != "game":
             raise _bad(f"{self.path}: a recording of device trials has no game history")
+        from tabletop.games.registry import game_spec
         from tabletop.games.replay import decode_action
 
-        return [decode_action(self.game, a) for turn in self.file.turns for a in turn.actions]
+        game = game_spec(self.game)
+        return [decode_action(game, a) for turn in self.file.turns for a in turn.actions]
 
     def verify(self) -> str:
         """`replay --verify`: re-simulate from the recorded seeds and actions; the verdict line.
         Raises tabletop.games.replay.Divergence at the first difference."""
+        from tabletop.games.registry import game_spec
         from tabletop.games.replay import verify
 
-        return str(verify(self.file))
+        return str(verify(self.file, game_spec(self.game) if self.kind == "game" else None))
 
     def __repr__(self) -> str:
         what = self.game or self.header.get("device", "?")

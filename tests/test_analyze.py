@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.analyze import GameTask, analysis_of, game_seed, resolve_outcomes
+from tabletop.games.analyze import GameTask, game_seed, resolve_outcomes
+from tabletop.games.registry import GAMES
 from tabletop.games.cli import main
 from tabletop.games.match import Match
 from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
@@ -53,7 +54,7 @@ def test_the_share_of_threes_is_the_sources(tmp_path, outcomes, p_three):
     """Over thousands of throws the share of 3s the observer counts lies near the source's own p(3):
     1/4 for two fair sticks, the measured sticks' p (0.183) for the default source."""
     if p_three is None:
-        a = analysis_of("knossos")
+        a = GAMES["knossos"].analysis()
         kind, files = resolve_outcomes(a, "measured")
         p_three = json.loads(Path(files[0]).read_text())["probabilities"]["3"]["p"]
     args = ["analyze", "knossos", "--seats", "random,random", "--outcomes", outcomes, "--quiet"]
@@ -65,9 +66,9 @@ def test_the_share_of_threes_is_the_sources(tmp_path, outcomes, p_three):
 def test_figures_match_the_games_replayed():
     """A game's record says what the game did: its length and winner are those of the same game
     played again from its seed, and its crater knocks and Js those its log tells."""
-    analysis = analysis_of("king-of-the-hill")
+    analysis = GAMES["king-of-the-hill"].analysis()
     sources = (resolve_outcomes(analysis, "measured"),)
-    task = GameTask("king-of-the-hill", ("ai", "ai", "ai"), sources, {"variant": "standard"})
+    task = GameTask(GAMES["king-of-the-hill"], ("ai", "ai", "ai"), sources, {"variant": "standard"})
     records = task(7, range(12))
     assert sum(r["counts"]["crater.knocks"] for r in records) > 0
     for r in records:

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("panda3d")
 
+from tabletop.games.registry import GAMES  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
 SIZE = (1280, 720)
@@ -22,7 +23,7 @@ def window():
     from tabletop.games.view.window import open_game
 
     try:
-        app, ctrl = open_game("king-of-the-hill", ["ai", "ai"], seed=3, size=SIZE, offscreen=True, pace=0.0)
+        app, ctrl = open_game(GAMES["king-of-the-hill"], ["ai", "ai"], seed=3, size=SIZE, offscreen=True, pace=0.0)
     except ViewError as exc:
         pytest.skip(f"no graphics pipe: {exc}")
     yield app, ctrl

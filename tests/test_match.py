@@ -14,6 +14,7 @@ import pytest
 
 from tabletop.games.cli import main
 from tabletop.games.match import GameSeeds, Match
+from tabletop.games.registry import GAMES as DEFINITIONS
 from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome
 from tabletop.sim.record import RECORDED_AT, ReplayFile
 
@@ -124,7 +125,7 @@ def window_game(game: str, seed: int, record, **options):
 
     seats = GAMES[game][0]
     try:
-        app, ctrl = open_game(game, seats, seed, size=(320, 180), offscreen=True, pace=0.0, record=record, options=options)
+        app, ctrl = open_game(DEFINITIONS[game], seats, seed, size=(320, 180), offscreen=True, pace=0.0, record=record, options=options)
     except ViewError as exc:
         pytest.skip(f"no graphics pipe: {exc}")
     try:
@@ -183,8 +184,8 @@ def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
     turns = replay.end["result"]["turns"]
     events = sum(1 for t in replay.turns for s in t.steps if "chance" in s)
     later = sum(1 for t in replay.turns if t.number >= turns - 3 for s in t.steps if "chance" in s)
-    assert str(verify(replay)).startswith(f"verified: {turns} turns, {events} chance events")
-    assert str(verify(replay, turns - 3)).startswith(f"verified from turn {turns - 3}: {turns} turns, {later} "
+    assert str(verify(replay, DEFINITIONS['knossos'])).startswith(f"verified: {turns} turns, {events} chance events")
+    assert str(verify(replay, DEFINITIONS['knossos'], turns - 3)).startswith(f"verified from turn {turns - 3}: {turns} turns, {later} "
                                                      f"chance events")
     rc, out, err = run("replay", path, "--verify", "--from-turn", turns + 1)
     assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err
@@ -199,7 +200,7 @@ def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
     saved, match.GameSeeds = match.GameSeeds, Shifted
     try:
         with pytest.raises(Divergence):
-            verify(replay, turns - 3)
+            verify(replay, DEFINITIONS['knossos'], turns - 3)
     finally:
         match.GameSeeds = saved
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tabletop.games.cli import main
+from tabletop.games.registry import GAMES
 from tabletop.games.replay import Divergence, summary_lines, verify
 from tabletop.sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
 
@@ -156,7 +157,7 @@ def test_a_changed_pose_fails_verify_and_is_named(knossos, tmp_path):
     replay = ReplayFile.open(bad)
     with pytest.raises(Divergence, match=rf"turn {replay.turns[3].number}, sticks motion, frame 10 "
                                          r"\(t=0\.\d+ s\), track 'stick\d': expected \(.*\), got \(.*\)"):
-        verify(replay)
+        verify(replay, GAMES[replay.header['game']])
     assert run("replay", bad, "--verify")[0] == 1
 
 
@@ -228,7 +229,7 @@ def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_i
     game = Game(games_to_win=1)
     state = game.new_initial_state()
     out = tmp_path / "window.ttr"
-    recorder = GameRecorder(out, "knossos", {"games_to_win": 1, "seats": ["ai", "ai"], "outcomes": "physics"},
+    recorder = GameRecorder(out, GAMES["knossos"], {"games_to_win": 1, "seats": ["ai", "ai"], "outcomes": "physics"},
                             1, state, watched, [printed.splitlines()[0]])
     try:
         final = Match(state, [SEATS["ai"](), SEATS["ai"]()], watched, 1, recorder=recorder).play()

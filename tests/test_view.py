@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.games.driver import Pass  # noqa: E402
+from tabletop.games.registry import GAMES  # noqa: E402
 from tabletop.games.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
@@ -27,7 +28,7 @@ def open_window():
 
     def make(game, seats, **kw):
         try:
-            app, ctrl = open_game(game, seats, seed=kw.pop("seed", 3), size=kw.pop("size", SIZE), offscreen=True,
+            app, ctrl = open_game(GAMES[game], seats, seed=kw.pop("seed", 3), size=kw.pop("size", SIZE), offscreen=True,
                                   pace=0.0, **kw)
         except ViewError as exc:
             pytest.skip(f"no graphics pipe: {exc}")
@@ -273,7 +274,7 @@ def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
     assert replay.end["result"] == {"winner": None, "turns": ctrl.state.turn, "unfinished": True}
     lines = summary_lines(replay)
     assert [line for line in lines if line in ctrl.state.events][:8] == ctrl.state.events[:8]
-    result = verify(replay)
+    result = verify(replay, GAMES[replay.header['game']])
     assert result.turns == len(replay.turns)
 
 

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.games.cli import main  # noqa: E402
+from tabletop.games.registry import GAMES  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
 TIPPER_TABLE = "assets/measured/tipper-10k-seed1.json"
@@ -32,7 +33,7 @@ def opened():
 
     def make(path, **kw):
         try:
-            app, window, seconds = open_replay(path, size=(480, 270), offscreen=True)
+            app, window, seconds = open_replay(path, GAMES, size=(480, 270), offscreen=True)
         except ViewError as exc:
             pytest.skip(f"no graphics pipe: {exc}")
         made.append((app, window))
@@ -124,9 +125,9 @@ def test_frames_command_writes_pngs(tmp_path, koth_replay):
     from tabletop.games.view.window import make_adapter
 
     frames = sorted(out.glob("frame-*.png"))
-    adapter = make_adapter("king-of-the-hill", ["ai", "ai"])
+    adapter = make_adapter(GAMES["king-of-the-hill"], ["ai", "ai"])
     try:
-        duration = Timeline(ReplayFile.open(koth_replay), adapter).duration
+        duration = Timeline(ReplayFile.open(koth_replay), adapter, GAMES["king-of-the-hill"]).duration
     finally:
         adapter.close()
     assert len(frames) == int(duration * 0.5) + 1
@@ -162,9 +163,9 @@ def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     from tabletop.games.view.playback import Timeline
     from tabletop.games.view.window import make_adapter
 
-    adapter = make_adapter("king-of-the-hill", ["ai", "ai"])
+    adapter = make_adapter(GAMES["king-of-the-hill"], ["ai", "ai"])
     try:
-        tl = Timeline(ReplayFile.open(koth_replay), adapter)
+        tl = Timeline(ReplayFile.open(koth_replay), adapter, GAMES["king-of-the-hill"])
     finally:
         adapter.close()
     a, b = 2, 3

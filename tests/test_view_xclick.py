@@ -18,11 +18,12 @@ pytestmark = pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdot
 
 SCRIPT = textwrap.dedent('''
     import json, subprocess, sys, time
+    from tabletop.games.registry import GAMES
     from tabletop.games.view.window import open_game
     from tabletop.games.king_kong.rules import Move, Phase, Roll
     from tabletop.games.state import ChanceOutcome
 
-    app, ctrl = open_game("king-kong", ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0)
+    app, ctrl = open_game(GAMES["king-kong"], ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0)
     for _ in range(400):                      # on to the human's turn
         s = ctrl.state
         if not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN:

@@ -54,7 +54,7 @@ class KingKong(GameDefinition):
 
     def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.king_kong import session
-        return session.play_headless(seats, seed, outcomes, record, emit)
+        return session.play_headless(self, seats, seed, outcomes, record, emit)
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter

@@ -26,7 +26,7 @@ def make_source(spec: str):
     raise InputError(f"--outcomes: expected physics, uniform or table:DIE.json,SPINNER.json,KNOCK.json, got {spec!r}")
 
 
-def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | None = None, emit=None):
+def play_headless(definition, seats: list[str], seed: int, outcomes: str, record: Path | None = None, emit=None):
     """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
     replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
@@ -35,7 +35,7 @@ def play_headless(seats: list[str], seed: int, outcomes: str, record: Path | Non
     game = Game(players=len(seats))
     players = [make_seat(kind, source) for kind in seats]
     config = {"players": len(seats), "seats": seats, "outcomes": outcomes}
-    return play_recorded("king-kong", game, players, source, seed, banner(seats, seed, outcomes), config, record,
+    return play_recorded(definition, game, players, source, seed, banner(seats, seed, outcomes), config, record,
                          result_lines, max_turns=5000, emit=emit)
 
 

@@ -39,7 +39,7 @@ class KingOfTheHill(GameDefinition):
 
     def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.king_of_the_hill import session
-        return session.play_headless(seats, seed, options["variant"], outcomes, record, emit)
+        return session.play_headless(self, seats, seed, options["variant"], outcomes, record, emit)
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_of_the_hill.view import HillAdapter

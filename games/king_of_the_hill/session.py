@@ -45,7 +45,7 @@ def table_outcomes(files) -> TableOutcomes:
     return tables
 
 
-def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None, emit=None):
+def play_headless(definition, seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None, emit=None):
     """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
     replay there as it goes. Returns the final state."""
     from tabletop.games.replay import play_recorded
@@ -54,7 +54,7 @@ def play_headless(seats: list[str], seed: int, variant: str, outcomes: str, reco
     source = make_source(outcomes)
     players = [make_seat(kind, source) for kind in seats]
     config = {"players": len(seats), "variant": variant, "seats": seats, "outcomes": outcomes}
-    return play_recorded("king-of-the-hill", game, players, source, seed, banner(seats, seed, variant, outcomes), config,
+    return play_recorded(definition, game, players, source, seed, banner(seats, seed, variant, outcomes), config,
                          record, result_lines, max_turns=5000, emit=emit)
 
 

@@ -74,7 +74,7 @@ class Knossos(GameDefinition):
 
     def play_headless(self, seats, seed, outcomes, record, options, emit=None):
         from tabletop.games.knossos import session
-        return session.play_headless(seats, seed, options["games_to_win"], outcomes, record, emit)
+        return session.play_headless(self, seats, seed, options["games_to_win"], outcomes, record, emit)
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.knossos.view import KnossosAdapter

@@ -35,7 +35,7 @@ def table_outcomes(files) -> TableOutcomes:
     return tables
 
 
-def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None, emit=None):
+def play_headless(definition, seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None, emit=None):
     """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
     from tabletop.games.replay import play_recorded
 
@@ -43,7 +43,7 @@ def play_headless(seats: list[str], seed: int, games_to_win: int, outcomes: str,
     source = make_source(outcomes)
     players = [make_seat(kind, source) for kind in seats]
     config = {"games_to_win": games_to_win, "seats": seats, "outcomes": outcomes}
-    return play_recorded("knossos", game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
+    return play_recorded(definition, game, players, source, seed, banner(seats, seed, games_to_win, outcomes), config,
                          record, result_lines, emit=emit)
 
 

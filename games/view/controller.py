@@ -57,8 +57,9 @@ class Animation:
 class GameWindow:
     """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
 
-    def __init__(self, app, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None):
+    def __init__(self, app, game, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None):
         self.app = app
+        self.game = game               # its GameDefinition
         self.adapter = adapter
         self.seat_kinds = seats
         self.seed = seed
@@ -131,7 +132,7 @@ class GameWindow:
         path = Path(self.record)
         if self.games_started > 1:
             path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
-        return GameRecorder(path, self.adapter.game_name, config, self.seed, state, self.source, [banner])
+        return GameRecorder(path, self.game, config, self.seed, state, self.source, [banner])
 
     def _end_match(self) -> None:
         """Close the game being played: an unfinished one's replay ends saying so."""

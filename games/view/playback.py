@@ -35,7 +35,7 @@ class Step:
     encoded: list
     chance: str | None
     motion: int | None     # index into the turn's motions
-    game: str
+    game: object           # its GameDefinition
     _action: object = None
 
     @property
@@ -48,10 +48,9 @@ class Step:
 class Timeline:
     """The recorded actions of a replay, their times, and the state before any of them."""
 
-    def __init__(self, replay: ReplayFile, adapter):
+    def __init__(self, replay: ReplayFile, adapter, game):
         self.replay = replay
         self.adapter = adapter
-        game = replay.header["game"]
         self.steps: list[Step] = []
         self.turn_starts: list[int] = []
         t = 0.0
@@ -140,11 +139,11 @@ class Timeline:
 class ReplayWindow:
     """Plays a Timeline in a TableApp: play/pause, turn steps, scrubbing, speed, free camera."""
 
-    def __init__(self, app, adapter, replay: ReplayFile):
+    def __init__(self, app, game, adapter, replay: ReplayFile):
         self.app, self.adapter, self.replay = app, adapter, replay
         adapter.build(app)
         app.freeze_labels()
-        self.timeline = Timeline(replay, adapter)
+        self.timeline = Timeline(replay, adapter, game)
         from tabletop.sim.view.hud import Hud
         self.hud = Hud(app.base)
         app.frame(self.hud.free_film_rect())
@@ -363,21 +362,24 @@ HELP = [
 ]
 
 
-def replay_config(replay: ReplayFile) -> tuple[str, list[str], dict]:
-    """(the game, its seats, its options) a recorded game was played with."""
-    from tabletop.games.registry import game_spec
-
+def replay_config(replay: ReplayFile, games: dict) -> tuple:
+    """(the game's definition, its seats, its options) a recorded game was played with; `games` the
+    definitions by name (tabletop.games.registry.GAMES)."""
     h = replay.header
     if h.get("kind") != "game":
         raise InputError(f"{replay.path}: a recording of device trials has no table to play back; "
                          f"use --summary or --verify")
     config = h.get("config", {})
     seats = list(config.get("seats") or ["ai"] * int(config.get("players", 2)))
-    options = {o.name: config[o.name] for o in game_spec(h["game"]).options if o.name in config}
-    return h["game"], seats, options
+    game = games.get(h.get("game"))
+    if game is None:
+        raise InputError(f"{replay.path}: the replay is of {h.get('game')!r}, which this tabletop cannot replay "
+                         f"({', '.join(games)})")
+    options = {o.name: config[o.name] for o in game.options if o.name in config}
+    return game, seats, options
 
 
-def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
+def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
     itself already open)."""
     from tabletop.games.view.window import make_adapter
@@ -388,9 +390,9 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     try:
         started = time.perf_counter()
         replay = ReplayFile.open(path)
-        game, seats, options = replay_config(replay)
+        game, seats, options = replay_config(replay, games)
         adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
-        window = ReplayWindow(app, adapter, replay)
+        window = ReplayWindow(app, game, adapter, replay)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()
     except BaseException:
@@ -399,13 +401,13 @@ def open_replay(path: Path, size=(1280, 720), offscreen: bool = False):
     return app, window, time.perf_counter() - started
 
 
-def write_frames(path: Path, folder: Path, fps: float, size, turns: tuple | None = None,
+def write_frames(path: Path, games: dict, folder: Path, fps: float, size, turns: tuple | None = None,
                  max_frames: int | None = None) -> tuple[int, bool]:
     """Render the replay offscreen at `fps` frames per second of playback into folder/: all of it,
     or turns (first, last) (1-based, inclusive, None: open), at most `max_frames` frames; each
     frame the table alone (ReplayWindow.frames_only), captioned with its turn and time.
     Returns (frames written, whether max_frames stopped it)."""
-    app, window, _ = open_replay(path, size=size, offscreen=True)
+    app, window, _ = open_replay(path, games, size=size, offscreen=True)
     try:
         window.playing = False
         tl = window.timeline

@@ -5,6 +5,7 @@ import sys
 import time
 from pathlib import Path
 
+from tabletop.games.definition import GameDefinition
 from tabletop.sim.errors import InputError
 
 
@@ -18,18 +19,13 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def make_adapter(game: str, seats: list[str], options: dict | None = None, scene=None):
-    """The game's window adapter (its definition's): on its physical table for live play, or, given a
-    replay's RecordedScene, on its layout for drawing that replay (no PyBullet)."""
-    from tabletop.games.registry import GAMES
-
-    if game not in GAMES:
-        raise InputError(f"{game} has no window yet")
-    definition = GAMES[game]
-    return definition.window_adapter(seats, definition.check_options(options or {}), scene)
+def make_adapter(game: GameDefinition, seats: list[str], options: dict | None = None, scene=None):
+    """The game's window adapter (its definition's), with its options: on its physical table for live
+    play, or, given a replay's RecordedScene, on its layout for drawing that replay (no PyBullet)."""
+    return game.window_adapter(seats, game.check_options(options or {}), scene)
 
 
-def open_game(game: str, seats: list[str], seed: int, options: dict | None = None, size=(1280, 720),
+def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict | None = None, size=(1280, 720),
               offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None, record: Path | None = None):
     """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
     any window opens."""
@@ -51,14 +47,15 @@ def open_game(game: str, seats: list[str], seed: int, options: dict | None = Non
                                parent=app.base.aspect2d)
         for _ in range(2):          # both buffers of a double-buffered window
             app.base.graphicsEngine.render_frame()
-    controller = GameWindow(app, adapter, seats, seed, pace=pace, record=record)
+    controller = GameWindow(app, game, adapter, seats, seed, pace=pace, record=record)
     if loading is not None:
         loading.destroy()
     controller.started = started
     return app, controller
 
 
-def play_window(game: str, seats: list[str], seed: int, options: dict, screenshot: str | None, after_turns: int,
+def play_window(game: GameDefinition, seats: list[str], seed: int, options: dict, screenshot: str | None,
+                after_turns: int,
                 size: tuple[int, int], pace: float, record: Path | None = None) -> int:
     """The window (recording to `record` unless None), or with `screenshot` an offscreen picture."""
     if screenshot is not None:
