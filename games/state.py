@@ -99,6 +99,11 @@ class State:
     def is_terminal(self) -> bool:
         raise NotImplementedError
 
+    def returns(self) -> list[float]:
+        """Each player's return: at the end +1 a winner, -1 the others (0 each before the end); the
+        agent environments' rewards (abstract)."""
+        raise NotImplementedError
+
     @property
     def chance_event(self) -> str | None:
         """The device that answers the pending chance event; None at a decision node."""
