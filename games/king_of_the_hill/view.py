@@ -52,6 +52,7 @@ class HillAdapter(TableAdapter):
     title = "King of the Hill"
     game_name = "king-of-the-hill"
     chance_button = "Tilt the Tipper  [Space]"
+    after_chance = "moves after the tilt"
     marker_radius = 0.0095
     follow_distance = 0.32
     help_lines = [
@@ -515,23 +516,8 @@ class HillAdapter(TableAdapter):
             return []
         return [Move(piece, d) for d in state.distances()]
 
-    def why_not(self, state: State, piece: int) -> str:
-        """Why a clicked marble does not move: another player's marble says whose it is and whose turn
-        it is; before the tilt, what to do first; the player's own marble without a move: the
-        rules' reason (TableAdapter.why_not)."""
-        if state.is_terminal():
-            return super().why_not(state, piece)
-        name, owner = self.piece_name(piece), self.game.owner(piece)
-        me = state.chance_player if state.is_chance_node() else state.current
-        whose = f"belongs to {COLOURS[owner]}; you play {COLOURS[me]}"
-        if state.is_chance_node():
-            if not self.needs_gesture(state):
-                return f"wait: {self.status(state)}"
-            first = self.chance_prompt(state).split(": ", 1)[-1]          # without its "red: "
-            return f"{name} {whose if owner != me else 'moves after the tilt'}: {first}"
-        if owner != me:
-            return f"{name} cannot move: it {whose}"
-        return super().why_not(state, piece)
+    def owner(self, piece: int) -> int:
+        return self.game.owner(piece)
 
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:

@@ -34,6 +34,7 @@ class KnossosAdapter(TableAdapter):
     title = "Knossos Game"
     game_name = "knossos"
     chance_button = "Throw the sticks  [Space]"
+    after_chance = "moves after the throw"
     marker_radius = PIECE_RADIUS * 1.1
     marker_drop = PIECE_HEIGHT / 2
     follow_distance = 0.7
@@ -248,23 +249,8 @@ class KnossosAdapter(TableAdapter):
         reach = self.game.reach[self.game.owner(piece)].get(here, {}) if here != OFF else {}
         return [Move(piece, r.to) for r in reach.get(state.throw, ())] or [Move(piece, OFF)]
 
-    def why_not(self, state: State, piece: int) -> str:
-        """Why a clicked piece does not move: another player's piece says whose it is and whose turn
-        it is; before the throw, what to do first; the player's own piece without a move: the
-        rules' reason (TableAdapter.why_not)."""
-        if state.is_terminal():
-            return super().why_not(state, piece)
-        name, owner = self.piece_name(piece), self.game.owner(piece)
-        me = state.chance_player if state.is_chance_node() else state.current
-        whose = f"belongs to {COLOURS[owner]}; you play {COLOURS[me]}"
-        if state.is_chance_node():
-            if not self.needs_gesture(state):
-                return f"wait: {self.status(state)}"
-            first = self.chance_prompt(state).split(": ", 1)[-1]          # without its "red: "
-            return f"{name} {whose if owner != me else 'moves after the throw'}: {first}"
-        if owner != me:
-            return f"{name} cannot move: it {whose}"
-        return super().why_not(state, piece)
+    def owner(self, piece: int) -> int:
+        return self.game.owner(piece)
 
     # -- chance ----------------------------------------------------------------------------
     def needs_gesture(self, state: State) -> bool:

@@ -29,6 +29,7 @@ class TableAdapter:
     marker_radius = 0.012
     marker_drop = 0.0              # from a piece's centre down to where it stands
     hidden_hands = False           # whether seats hold what the others may not see (cards)
+    after_chance = "can move once that is done"   # a piece clicked while its player's throw is due
     _halo = None
     follow_distance = 0.4
     help_lines: list[str] = []
@@ -78,6 +79,10 @@ class TableAdapter:
         """What the rules call a piece (the rules' Game's `piece_name`)."""
         return self.game.piece_name(piece)
 
+    def owner(self, piece: int) -> int | None:
+        """The seat a piece belongs to (None: the game does not say)."""
+        return None
+
     def seat_name(self, player: int) -> str:
         """What the window calls a seat (its colour, where the game has colours)."""
         return f"player {player + 1}"
@@ -101,11 +106,23 @@ class TableAdapter:
         return []
 
     def why_not(self, state, piece: int) -> str:
-        """Why a piece of the player to move has nowhere to go: the rules' own reason where
-        `piece_actions` names a move, else which pieces or choices can be played instead."""
+        """Why a clicked piece does not move: another player's piece says whose it is and whom you
+        play; before the player's throw, what to do first; the player's own piece without a move:
+        the rules' own reason where `piece_actions` names a move, else which pieces or choices can be
+        played instead."""
         name = self.piece_name(piece)
-        if state.is_chance_node():
-            return f"{name} can move once that is done: {self.chance_prompt(state)}"
+        if not state.is_terminal():
+            owner = self.owner(piece)
+            me = state.chance_player if state.is_chance_node() else state.current
+            theirs = owner is not None and owner != me
+            whose = f"belongs to {self.seat_name(owner)}; you play {self.seat_name(me)}" if theirs else ""
+            if state.is_chance_node():
+                if not self.needs_gesture(state):
+                    return f"wait: {self.status(state)}"
+                first = self.chance_prompt(state).split(": ", 1)[-1]          # without its "red: "
+                return f"{name} {whose if theirs else self.after_chance}: {first}"
+            if theirs:
+                return f"{name} cannot move: it {whose}"
         for action in self.piece_actions(state, piece):
             try:
                 state.clone().apply(action)
