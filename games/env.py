@@ -39,13 +39,13 @@ class TabletopEnv(AECEnv):
     (`options`, as `play` takes them), chance from `outcomes`; a game longer than `max_turns` is
     truncated."""
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, game: str, players: int | None = None, outcomes: str = "measured", max_turns: int = 5000,
                  render_mode: str | None = None, **options):
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise InputError(f"render_mode: only 'ansi' (the position as text), not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise InputError(f"render_mode: 'ansi' (the position as text) or 'human' (printed), not {render_mode!r}")
         self.render_mode = render_mode
         self.spec = spec = game_spec(game)
         players = spec.seats[0] if players is None else int(players)
@@ -135,10 +135,15 @@ class TabletopEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
-        """The position as text (render_mode "ansi"); None otherwise."""
-        if self.render_mode == "ansi" and self.match is not None:
-            return str(self.match.state)
-        return None
+        """The position as text (render_mode "ansi"), or printed on stdout (render_mode "human",
+        returning None); None otherwise."""
+        if self.match is None or self.render_mode is None:
+            return None
+        text = str(self.match.state)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
 
     def close(self):
         self.source.close()

@@ -7,20 +7,25 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # noqa: E402
 
 from tabletop.games.env import env  # noqa: E402
-from tabletop.games.registry import game_spec  # noqa: E402
+from tabletop.games.registry import GAMES as DEFINITIONS, game_spec  # noqa: E402
 from tabletop.games.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.errors import InputError  # noqa: E402
 
-GAMES = [("knossos", {}), ("king-of-the-hill", {"players": 3}), ("king-kong", {"players": 3})]
+# every registered game, with three players where it seats them (more than its fewest)
+GAMES = [(d.name, {"players": min(3, d.seats[1])}) for d in DEFINITIONS.values()]
 
 
 @pytest.mark.parametrize("game,options", GAMES)
-def test_pettingzoo_api_and_seed_tests_pass(game, options):
+def test_pettingzoo_api_seed_render_and_parallel_tests_pass(game, options, capsys):
     api_test(env(game, **options), num_cycles=300)
     seed_test(lambda: env(game, **options), num_cycles=300)
+    render_test(lambda render_mode=None: env(game, render_mode=render_mode, **options))
+    assert capsys.readouterr().out            # "human": the position printed
+    parallel_api_test(turn_based_aec_to_parallel(env(game, **options)), num_cycles=100)
 
 
 def _random_game(e, seed: int):
@@ -85,7 +90,7 @@ def test_bad_options_are_one_line_errors():
     with pytest.raises(InputError, match="--outcomes"):
         env("knossos", outcomes="dice")
     with pytest.raises(InputError, match="render_mode"):
-        env("knossos", render_mode="human")
+        env("knossos", render_mode="rgb_array")
     assert game_spec("knossos").codec is not None
 
 
