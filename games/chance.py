@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -130,6 +131,26 @@ def table_dicts(source) -> dict[str, dict[str, float]]:
                 out.setdefault(event, {label: float(v) for label, v in zip(labels, p / p.sum())})
         source = source.wrapped()
     return out
+
+
+@dataclass(frozen=True)
+class UniformOrder:
+    """A chance event whose outcome is a uniformly random order of `items` (a shuffle of cards): too
+    many orders to list, so a tree search draws it item by item; its label is the order joined
+    by spaces."""
+
+    items: tuple
+
+
+def table_distribution(event: str, labels: Iterable[str], source) -> list[tuple[str, float]]:
+    """(label, p) of the pending `event` over `labels`, from the measured table `source` draws it
+    from (its probabilities renormalised over the labels); RuntimeError when it has none."""
+    table = table_dicts(source).get(event)
+    if table is None:
+        raise RuntimeError(f"no table gives the {event}'s probabilities")
+    labels = list(labels)
+    total = sum(table.get(label, 0.0) for label in labels)
+    return [(label, table.get(label, 0.0) / total) for label in labels]
 
 
 def measured_paths(devices: Iterable[str]) -> list[Path]:

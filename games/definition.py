@@ -91,6 +91,15 @@ class GameDefinition:
         """A fresh physics outcome source (a tabletop.games.chance.PhysicsSource) (abstract)."""
         raise NotImplementedError
 
+    def chance_distribution(self, state, source):
+        """The pending chance event's outcomes and their probabilities under `source` (a measured or
+        fair table), for a tree search (the OpenSpiel wrapper): a list of (label, p), or a
+        tabletop.games.chance.UniformOrder. The default reads the event's table over the rules'
+        `chance_outcomes()`."""
+        from tabletop.games.chance import table_distribution
+
+        return table_distribution(state.chance_event, state.chance_outcomes(), source)
+
     def make_source(self, outcomes: str):
         """The outcome source an --outcomes text names ("physics", "table:FILE.json,...") (abstract)."""
         raise NotImplementedError

@@ -53,6 +53,9 @@ class Race(State):
     def is_terminal(self) -> bool:
         return self.winner is not None
 
+    def __str__(self) -> str:
+        return f"red {self.pos[0]}, blue {self.pos[1]}, {COLOURS[self.current]} to {'step' if self.flipped else 'flip'}"
+
     def returns(self) -> list[float]:
         if self.winner is None:
             return [0.0, 0.0]

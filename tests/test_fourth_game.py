@@ -1,7 +1,8 @@
 """A fourth game costs its own module and one registry line: the stand-in coin race
 (tests/standin_game.py, its coin simulated by the throw device) is registered, and the command
-line plays it headless and analyzes it, replays summarize and verify it, and the agent
-environment runs it, with no generic module edited."""
+line plays it headless and analyzes it, replays summarize and verify it, the agent environment
+runs it and OpenSpiel's random_sim_test passes on its OpenSpiel wrapper, with no generic module
+edited."""
 from __future__ import annotations
 
 import json
@@ -63,3 +64,10 @@ def test_the_agent_environment(registered):
         e.step(action)
         steps += 1
     assert steps > 2
+
+
+def test_openspiel_random_sim_test(registered):
+    pyspiel = pytest.importorskip("pyspiel")
+    from tabletop.games.openspiel import spiel_game
+
+    pyspiel.random_sim_test(spiel_game(DEFINITION, goal=3), num_sims=3, serialize=True, verbose=False)

@@ -15,6 +15,35 @@ class KingKong(GameDefinition):
     sources_help = ("uniform (a stand-in, not physics: die faces and spinner sectors equally likely, fixed "
                     "knock-over odds)")
 
+    def chance_distribution(self, state, source):
+        """A shuffle is a uniformly random order of the pile; Kong's move the product of each pawn at
+        risk's fates (independent, from the knock-over table); the die and the spinner their tables."""
+        from itertools import product
+
+        from tabletop.games.chance import UniformOrder
+        from tabletop.games.king_kong.play import KnockoverTable
+        from tabletop.games.king_kong.rules import FATES, NO_RISK, Phase
+
+        if state.phase is Phase.SHUFFLE:
+            return UniformOrder(tuple(str(c) for c in state.shuffle_pile()))
+        if state.chance_event == "kong-move":
+            move = state.kong_move
+            if not move.at_risk:
+                return [(NO_RISK, 1.0)]
+            table = source
+            while not isinstance(table, KnockoverTable):
+                table = table.wrapped()
+            fates = [table.fate_probabilities(r, move.twist_key) for r in move.at_risk]
+            out = []
+            for combo in product(range(len(FATES)), repeat=len(fates)):
+                p = 1.0
+                for f, k in zip(fates, combo):
+                    p *= float(f[k])
+                label = " ".join(f"{self.colours[r.player]}:{FATES[k]}" for r, k in zip(move.at_risk, combo))
+                out.append((label, p))
+            return out
+        return super().chance_distribution(state, source)
+
     def winner(self, state) -> str | None:
         """"kong" when Kong reaches the top, else the winning colours ("+" between a shared victory)."""
         if state.kong_won:
