@@ -215,7 +215,7 @@ def _seat_help(games, kinds) -> str:
 
 def _analyze_arguments(ana, games) -> None:
     """`analyze`'s options; the help lists every game's seat kinds and outcome sources."""
-    from tabletop.games.analyze import OUTCOME_CHOICES, seat_kinds
+    from tabletop.gamekit.analyze import OUTCOME_CHOICES, seat_kinds
 
     seats = _seat_help(games, seat_kinds)
     ana.description = ("Whole games played by the rules alone, every chance event drawn from a table: no physics is "
@@ -263,7 +263,7 @@ def cmd_play(args) -> int:
     if args.outcomes != "physics":
         raise InputError(f"--outcomes {args.outcomes}: the window simulates every chance event (physics); "
                          f"other sources are for --headless play")
-    from tabletop.games.view.window import parse_size, play_window
+    from tabletop.gamekit.view.window import parse_size, play_window
     if args.after_turns < 0:
         raise InputError(f"--after-turns: must be 0 or more, got {args.after_turns}")
     size = parse_size(args.size)
@@ -357,7 +357,7 @@ def play_outcomes(spec, outcomes: str) -> str:
     """`play`'s --outcomes as the game's sources take it: `measured` (as analyze's default: the
     published tables in the package's assets/measured) becomes `table:` those files, and a
     `table:` file that is no path here but the name of a packaged table is that table."""
-    from tabletop.games.chance import measured_paths
+    from tabletop.gamekit.chance import measured_paths
 
     if outcomes == "measured":
         if not spec.devices:
@@ -403,13 +403,13 @@ def _record_path(args, name: str, suffix: str = "") -> Path | None:
     if args.record is not None:
         from tabletop.sim.output import check_output_path
         return check_output_path(args.record, "--record")
-    from tabletop.games.replay import default_path
+    from tabletop.gamekit.replay import default_path
     return default_path(name, args.seed, suffix=suffix)
 
 
 def cmd_replay(args) -> int:
     from tabletop.games.registry import GAMES
-    from tabletop.games.replay import Divergence, describe, summary_lines, verify
+    from tabletop.gamekit.replay import Divergence, describe, summary_lines, verify
     from tabletop.sim.record import ReplayFile
 
     if (args.summary or args.verify) and (args.turns is not None or args.max_frames != 3000):
@@ -419,8 +419,8 @@ def cmd_replay(args) -> int:
     if args.from_turn < 0:
         raise InputError(f"--from-turn: must be 0 or more, got {args.from_turn}")
     if not (args.summary or args.verify):
-        from tabletop.games.view.playback import open_replay, write_frames
-        from tabletop.games.view.window import parse_size
+        from tabletop.gamekit.view.playback import open_replay, write_frames
+        from tabletop.gamekit.view.window import parse_size
 
         size = parse_size(args.size)
         if args.frames is not None:
@@ -604,7 +604,7 @@ def run_estimate(args, show=None, argv: list[str] | None = None) -> dict:
         if record is not None:
             # the batch ran in workers (or on its own device): the first K trials run again here on a
             # fresh device with the same per-trial seeds, watched by a MotionRecorder
-            from tabletop.games.replay import record_trials
+            from tabletop.gamekit.replay import record_trials
 
             for warning in record_trials(record, args.device, spec, overrides, args.seed,
                                          min(args.record_trials, target), records):
@@ -750,7 +750,7 @@ def cmd_analyze(args) -> int:
 def _show_analyze(result: dict) -> None:
     from rich.console import Console
 
-    from tabletop.games.analyze import print_report
+    from tabletop.gamekit.analyze import print_report
 
     print_report(Console(), result)
 
@@ -758,7 +758,7 @@ def _show_analyze(result: dict) -> None:
 def _solve(args, spec, options: dict) -> dict:
     """`analyze GAME --solve`: the game's perfect play (a game whose definition is solved), printed,
     --out and --policy written."""
-    from tabletop.games import analyze as an
+    from tabletop.gamekit import analyze as an
     from tabletop.games.registry import GAMES
     from tabletop.sim.output import check_output_path, write_json_atomic
 
@@ -799,7 +799,7 @@ def run_analyze(args, show=None, argv: list[str] | None = None) -> dict:
     (with --out) and the command that resumes is printed."""
     from rich.console import Console
 
-    from tabletop.games import analyze as an
+    from tabletop.gamekit import analyze as an
     from tabletop.games.registry import game_spec
     from tabletop.sim.batch import TaskRef, run_batch
     from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
@@ -956,7 +956,7 @@ def _reference(against: str, device: str, labels) -> dict[str, float]:
     """Reference probabilities for --against: equal odds, or a saved estimate of the same device."""
     if against == "uniform":
         return {label: 1.0 / len(labels) for label in labels}
-    from tabletop.games.chance import load_estimate_table
+    from tabletop.gamekit.chance import load_estimate_table
 
     table = load_estimate_table(against if Path(against).exists() else (packaged_table(against) or against))
     if device not in table:
@@ -1161,8 +1161,8 @@ def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
     idealised chance `analyze --outcomes fair` plays with (a die's faces 1/6, the Tipper's slots
     1/7, the cave seats 1/6, the sticks as two fair coins, the spinner's sectors by their share of
     the card); None for the knock-overs and the generic throw, which have none."""
-    from tabletop.games.analyze import measured_files
-    from tabletop.games.chance import table_dicts
+    from tabletop.gamekit.analyze import measured_files
+    from tabletop.gamekit.chance import table_dicts
     from tabletop.games.registry import GAMES
 
     for spec in GAMES.values():
@@ -1375,7 +1375,7 @@ def _write_figures(out: Path | None, figures: dict) -> None:
 
 def _bench_rules(args) -> int:
     from tabletop.games.registry import GAMES
-    from tabletop.games.rules_bench import bench_rules
+    from tabletop.gamekit.rules_bench import bench_rules
     from tabletop.sim.output import check_output_path
 
     if args.out is not None:

@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from tabletop.games.chance import measured_paths
-from tabletop.games.match import Match
+from tabletop.gamekit.chance import measured_paths
+from tabletop.gamekit.match import Match
 from tabletop.games.registry import game_spec
 
 

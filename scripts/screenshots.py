@@ -34,7 +34,7 @@ def tabletop(*args: str) -> None:
 
 def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]) -> list[Path]:
     """A frame part way through the first recorded motion of each wanted event."""
-    from tabletop.games.view.playback import open_replay
+    from tabletop.gamekit.view.playback import open_replay
 
     app, window, _ = open_replay(replay, GAMES, size=size, offscreen=True)
     out = []
@@ -90,8 +90,8 @@ LIT = {
 def lit(game: str, folder: Path, size: tuple[int, int]) -> Path:
     """The human seat's piece selected with its destinations lit (and numbered where the keys reach
     them all), on the way to the first decision with at least the wanted number of them."""
-    from tabletop.games.state import ChanceOutcome
-    from tabletop.games.view.window import open_game
+    from tabletop.gamekit.state import ChanceOutcome
+    from tabletop.gamekit.view.window import open_game
 
     seats, seed, script, wanted = LIT[game]
     kinds = seats.split(",")

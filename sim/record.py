@@ -25,7 +25,7 @@ Reader API, for the window and the command line::
     replay.end                          # the end record {"lines", "result"}, None when cut off
     for turn in replay.turns:           # lazily decoded: opening walks chunk headers only
         turn.number, turn.steps         # steps: [{"action", "events", "chance"?, "motion"?}]
-        turn.actions, turn.events       # the encoded actions (tabletop.games.replay decodes them), log lines
+        turn.actions, turn.events       # the encoded actions (tabletop.gamekit.replay decodes them), log lines
         turn.motions                    # [Motion.as_dict()-shaped dicts]: rate, times, frames, looks
     replay.playback_seconds()           # playback time at 1x (see MOVE_ANIMATION_S)
 

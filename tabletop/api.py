@@ -327,7 +327,7 @@ class Replay:
     @property
     def lines(self) -> list[str]:
         """What `replay --summary` prints: the lines `play` printed (banner, log, result)."""
-        from tabletop.games.replay import summary_lines
+        from tabletop.gamekit.replay import summary_lines
 
         return summary_lines(self.file)
 
@@ -348,16 +348,16 @@ class Replay:
         if self.kind != "game":
             raise _bad(f"{self.path}: a recording of device trials has no game history")
         from tabletop.games.registry import game_spec
-        from tabletop.games.replay import decode_action
+        from tabletop.gamekit.replay import decode_action
 
         game = game_spec(self.game)
         return [decode_action(game, a) for turn in self.file.turns for a in turn.actions]
 
     def verify(self) -> str:
         """`replay --verify`: re-simulate from the recorded seeds and actions; the verdict line.
-        Raises tabletop.games.replay.Divergence at the first difference."""
+        Raises tabletop.gamekit.replay.Divergence at the first difference."""
         from tabletop.games.registry import game_spec
-        from tabletop.games.replay import verify
+        from tabletop.gamekit.replay import verify
 
         return str(verify(self.file, game_spec(self.game) if self.kind == "game" else None))
 

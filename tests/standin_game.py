@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop.games.analyze import GameAnalysis, Observer
-from tabletop.games.chance import PhysicsSource, TableOutcomes
-from tabletop.games.codec import Codec
-from tabletop.games.definition import GameDefinition, Option
-from tabletop.games.seats import RandomSeat
-from tabletop.games.state import ChanceOutcome, Pass, State
+from tabletop.gamekit.analyze import GameAnalysis, Observer
+from tabletop.gamekit.chance import PhysicsSource, TableOutcomes
+from tabletop.gamekit.codec import Codec
+from tabletop.gamekit.definition import GameDefinition, Option
+from tabletop.gamekit.seats import RandomSeat
+from tabletop.gamekit.state import ChanceOutcome, Pass, State
 
 COLOURS = ("red", "blue")
 COIN = ("top", "bottom", "side")
@@ -121,7 +121,7 @@ class CoinPhysics(PhysicsSource):
         return self.table
 
     def outcome(self, event, state, rng: np.random.Generator) -> str:
-        from tabletop.games.tables import until_labelled
+        from tabletop.gamekit.tables import until_labelled
 
         coin = self.table_for(state).coin
         return until_labelled("coin", lambda: coin.run(rng), {}, "the coin left the tray").label
@@ -179,7 +179,7 @@ class CoinRace(GameDefinition):
         return CoinPhysics() if outcomes == "physics" else TableOutcomes(FAIR)
 
     def play_headless(self, seats, seed, outcomes, record, options, emit=None):
-        from tabletop.games.replay import play_recorded
+        from tabletop.gamekit.replay import play_recorded
 
         config = {"goal": options["goal"], "seats": list(seats), "outcomes": outcomes}
         return play_recorded(self, Game(options["goal"]), [RandomSeat() for _ in seats], self.make_source(outcomes),

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.analyze import GameTask, game_seed, resolve_outcomes
+from tabletop.gamekit.analyze import GameTask, game_seed, resolve_outcomes
 from tabletop.games.registry import GAMES
 from tabletop.games.cli import main
-from tabletop.games.match import Match
+from tabletop.gamekit.match import Match
 from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
 from tabletop.sim.stats import mean_difference_interval, newcombe_interval
 

@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # import name -> folder, as pyproject.toml's package-dir lays the checkout out
-PACKAGES = {"tabletop": ROOT / "tabletop", "tabletop.sim": ROOT / "sim", "tabletop.games": ROOT / "games"}
+PACKAGES = {"tabletop": ROOT / "tabletop", "tabletop.sim": ROOT / "sim", "tabletop.gamekit": ROOT / "gamekit",
+            "tabletop.games": ROOT / "games"}
 GAME_PACKAGES = ("king_of_the_hill", "knossos", "king_kong")
 REGISTRIES = {"games/registry.py", "games/devices.py"}
 
@@ -25,7 +26,7 @@ def modules() -> dict[str, Path]:
     for prefix, folder in PACKAGES.items():
         for path in folder.rglob("*.py"):
             parts = list(path.relative_to(folder).with_suffix("").parts)
-            if prefix == "tabletop" and parts[0] in ("sim", "games"):
+            if prefix == "tabletop" and parts[0] in ("sim", "gamekit", "games"):
                 continue
             if parts[-1] == "__init__":
                 parts = parts[:-1]
@@ -111,9 +112,10 @@ def test_no_import_cycle():
 
 
 def generic_modules() -> list[Path]:
-    """The machinery, the command line, the API, the environments and the view base: every module of
-    games/ outside the games' own packages, and tabletop/."""
-    files = [p for p in (ROOT / "games").rglob("*.py") if p.relative_to(ROOT / "games").parts[0] not in GAME_PACKAGES]
+    """The machinery (gamekit/: the environments and the view base among it), the command line and
+    the API: every module of gamekit/, of games/ outside the games' own packages, and of tabletop/."""
+    files = list((ROOT / "gamekit").rglob("*.py"))
+    files += [p for p in (ROOT / "games").rglob("*.py") if p.relative_to(ROOT / "games").parts[0] not in GAME_PACKAGES]
     files += list((ROOT / "tabletop").glob("*.py"))
     return sorted(p for p in files if str(p.relative_to(ROOT)) not in REGISTRIES)
 
@@ -169,3 +171,16 @@ def test_the_scan_sees_a_game_named():
 @pytest.mark.parametrize("path", generic_modules(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_generic_module_names_a_game(path):
     assert named(path, words_of_games()) == []
+
+
+def test_the_machinery_reaches_the_games_only_through_their_registries():
+    """gamekit/ imports nothing of tabletop.games but the registries (of the games, of the devices);
+    sim/ imports neither."""
+    known = modules()
+    allowed = {"tabletop.games", "tabletop.games.registry", "tabletop.games.devices"}
+    for name, path in known.items():
+        reached = {m for m in imports(name, path, known) if m.startswith("tabletop.games")}
+        if name.startswith("tabletop.gamekit"):
+            assert reached <= allowed, (name, reached - allowed)
+        if name.startswith("tabletop.sim"):
+            assert not reached and not any(m.startswith("tabletop.gamekit") for m in imports(name, path, known)), name

@@ -10,9 +10,9 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # noqa: E402
 
-from tabletop.games.env import env  # noqa: E402
+from tabletop.gamekit.env import env  # noqa: E402
 from tabletop.games.registry import GAMES as DEFINITIONS, game_spec  # noqa: E402
-from tabletop.games.state import ChanceOutcome  # noqa: E402
+from tabletop.gamekit.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.errors import InputError  # noqa: E402
 
 # every registered game, with three players where it seats them (more than its fewest)

@@ -53,7 +53,7 @@ def test_analyze(registered, tmp_path, capsys):
 
 def test_the_agent_environment(registered):
     pytest.importorskip("pettingzoo")
-    from tabletop.games.env import env
+    from tabletop.gamekit.env import env
 
     e = env("coin-race", outcomes="fair", goal=3)
     e.reset(seed=1)
@@ -68,6 +68,6 @@ def test_the_agent_environment(registered):
 
 def test_openspiel_random_sim_test(registered):
     pyspiel = pytest.importorskip("pyspiel")
-    from tabletop.games.openspiel import spiel_game
+    from tabletop.gamekit.openspiel import spiel_game
 
     pyspiel.random_sim_test(spiel_game(DEFINITION, goal=3), num_sims=3, serialize=True, verbose=False)

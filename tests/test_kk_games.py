@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.games.chance import ScriptedOutcomes
-from tabletop.games.driver import ChanceOutcome
+from tabletop.gamekit.chance import ScriptedOutcomes
+from tabletop.gamekit.driver import ChanceOutcome
 from tabletop.games.king_kong.ai import HeuristicSeat, RandomSeat
 from tabletop.games.king_kong.cards import Kind
 from tabletop.games.king_kong.play import (UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource, play_game, table_source,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.driver import CHANCE, ChanceOutcome, Pass
-from tabletop.games.errors import IllegalMoveError
+from tabletop.gamekit.driver import CHANCE, ChanceOutcome, Pass
+from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.games.king_kong.board import BOARD_FILE, START, load_board
 from tabletop.games.king_kong.cards import DECK_FILE, Kind, load_deck
 from tabletop.games.king_kong.geometry import KONG_FILE, GROOVES, Geometry, load_kong

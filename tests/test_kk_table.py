@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.games.driver import ChanceOutcome
+from tabletop.gamekit.driver import ChanceOutcome
 from tabletop.games.king_kong.ai import HeuristicSeat
 from tabletop.games.king_kong.board import load_board
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
 from tabletop.games.knossos.play import play_match
 from tabletop.games.knossos.rules import OFF, PIECES_PER_PLAYER, START, ChanceOutcome, Game, Move, Pass, Phase

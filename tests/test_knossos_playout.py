@@ -9,7 +9,7 @@ import numpy as np
 from tabletop.games.knossos.playout import Playouts, Uniforms
 from tabletop.games.knossos.rules import STICK_LABELS, Game
 from tabletop.games.knossos.solve import game_graph, key_of, move_code
-from tabletop.games.match import Match
+from tabletop.gamekit.match import Match
 
 TABLE = {"1": 0.35, "2": 0.45, "3": 0.2}
 

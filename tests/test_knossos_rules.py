@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop.games.errors import IllegalMoveError
+from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.games.knossos.board import load_board
 from tabletop.games.knossos.rules import (CHANCE, OFF, START, TERMINAL, ChanceOutcome, Game, Move, Pass, Phase,
                                  State)
@@ -336,7 +336,7 @@ def test_throws_are_checked():
 
 # -- replay --------------------------------------------------------------------------------------
 def test_a_match_can_be_redriven_from_its_history():
-    from tabletop.games.chance import TableOutcomes
+    from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
     from tabletop.games.knossos.play import play_match
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.knossos import solve as S
 from tabletop.games.knossos.ai import SEATS, make_seat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, ChanceOutcome, Game, Move
-from tabletop.games.match import Match
-from tabletop.games.seats import RandomSeat
+from tabletop.gamekit.match import Match
+from tabletop.gamekit.seats import RandomSeat
 from tabletop.sim.errors import InputError
 
 STICKS = S.measured_table()

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from tabletop.games.driver import ChanceOutcome
+from tabletop.gamekit.driver import ChanceOutcome
 from tabletop.games.knossos.ai import SEATS
 from tabletop.games.knossos.play import play_match
 from tabletop.games.knossos.rules import Game

@@ -20,7 +20,7 @@ SIZE = (1280, 720)
 
 @pytest.fixture(scope="module")
 def window():
-    from tabletop.games.view.window import open_game
+    from tabletop.gamekit.view.window import open_game
 
     try:
         app, ctrl = open_game(GAMES["king-of-the-hill"], ["ai", "ai"], seed=3, size=SIZE, offscreen=True, pace=0.0)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_of_the_hill.ai import GreedySeat, RandomSeat
 from tabletop.games.king_of_the_hill.play import play_game
 from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, Game, Move, Phase, Variant

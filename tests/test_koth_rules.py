@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from tabletop.games.errors import IllegalMoveError
+from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.games.king_of_the_hill.board import load_board
 from tabletop.games.king_of_the_hill.rules import (CHANCE, IN_CRATER, ChanceOutcome, Game, Move, Pass,
                                           Phase, State, Variant)
@@ -255,7 +255,7 @@ def test_chance_outcomes_are_checked():
 
 
 def test_a_game_can_be_redriven_from_its_history():
-    from tabletop.games.chance import TableOutcomes
+    from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.king_of_the_hill.ai import GreedySeat
     from tabletop.games.king_of_the_hill.play import play_game
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.chance import measured_paths
+from tabletop.gamekit.chance import measured_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 STICKS_TABLE = ROOT / "assets" / "measured" / "sticks-10k-seed1.json"
@@ -176,8 +176,8 @@ def test_the_playback_modules_load_no_pybullet(tmp_path):
     """Replay playback's own modules (the timeline, the window's loop, tabletop.sim.scene and motion)
     import no PyBullet; nor do the games' playback adapters (the next test)."""
     pytest.importorskip("panda3d")
-    loaded = _loaded_after("import tabletop.games.view.playback, tabletop.games.view.window", tmp_path)
-    assert {"tabletop.games.view.playback", "tabletop.sim.scene", "tabletop.sim.motion"} <= loaded
+    loaded = _loaded_after("import tabletop.gamekit.view.playback, tabletop.gamekit.view.window", tmp_path)
+    assert {"tabletop.gamekit.view.playback", "tabletop.sim.scene", "tabletop.sim.motion"} <= loaded
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet") == []
 
 
@@ -212,8 +212,8 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     table = {"knossos": "knossos", "king-of-the-hill": "king_of_the_hill", "king-kong": "king_kong"}[game]
     path, frames = str(small_replays[game]), str(tmp_path / "frames")
     code = ("from tabletop.games.cli import main\n"
-            "from tabletop.games.view.playback import Timeline, replay_config\n"
-            "from tabletop.games.view.window import make_adapter\n"
+            "from tabletop.gamekit.view.playback import Timeline, replay_config\n"
+            "from tabletop.gamekit.view.window import make_adapter\n"
             "from tabletop.games.registry import GAMES\n"
             "from tabletop.sim.record import ReplayFile\n"
             "from tabletop.sim.scene import RecordedScene\n"
@@ -226,7 +226,7 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
             f"rc = main(['replay', {path!r}, '--frames', {frames!r}, '--max-frames', '2', '--size', '160x90'])\n"
             "open('rc.txt', 'w').write(str(rc))")
     loaded = _loaded_after(code, tmp_path)
-    assert "tabletop.games.view.playback" in loaded
+    assert "tabletop.gamekit.view.playback" in loaded
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.world",
                      f"tabletop.games.{table}.table") == []
     rc = int((tmp_path / "rc.txt").read_text())

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from tabletop.games.cli import main
-from tabletop.games.match import GameSeeds, Match
+from tabletop.gamekit.match import GameSeeds, Match
 from tabletop.games.registry import GAMES as DEFINITIONS
-from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome
+from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome
 from tabletop.sim.record import RECORDED_AT, ReplayFile
 
 STICKS_TABLE = Path(__file__).parents[1] / "assets" / "measured" / "sticks-10k-seed1.json"
@@ -61,8 +61,8 @@ class Uniform:
 
 @pytest.mark.parametrize("game", _games(), ids=["king-of-the-hill", "knossos", "king-kong"])
 def test_every_game_state_is_the_base_state_and_ends_terminal(game):
-    from tabletop.games import state as base
-    from tabletop.games.seats import RandomSeat
+    from tabletop.gamekit import state as base
+    from tabletop.gamekit.seats import RandomSeat
 
     s = game.new_initial_state()
     assert isinstance(s, base.State)
@@ -79,7 +79,7 @@ def test_every_game_state_is_the_base_state_and_ends_terminal(game):
 def test_rules_import_no_physics_and_no_panda3d():
     code = ("import sys\n"
             "import tabletop.games.king_of_the_hill.rules, tabletop.games.knossos.rules, tabletop.games.king_kong.rules\n"
-            "import tabletop.games.match\n"
+            "import tabletop.gamekit.match\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pybullet', 'panda3d', 'direct'))\n"
             "print(','.join(bad))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -120,7 +120,7 @@ GAMES = {
 
 def window_game(game: str, seed: int, record, **options):
     """An all-AI game in the offscreen window, driven to its end: (its log, its HUD's log)."""
-    from tabletop.games.view.window import open_game
+    from tabletop.gamekit.view.window import open_game
     from tabletop.sim.view.app import ViewError
 
     seats = GAMES[game][0]
@@ -175,7 +175,7 @@ def test_headless_window_summary_and_verify_agree(tmp_path, game, seed):
 def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
     """Knossos: verify from turn N re-simulates the chance events from turn N on (each from its
     own seed) and still catches a changed outcome there; a turn outside the game is one line."""
-    from tabletop.games.replay import Divergence, verify
+    from tabletop.gamekit.replay import Divergence, verify
 
     path = tmp_path / "match.ttr"
     assert run("play", "knossos", "--headless", "--seats", "ai,ai", "--seed", "1", "--games-to-win", "1",
@@ -191,7 +191,7 @@ def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
     assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err
     rc, out, err = run("replay", path, "--summary", "--from-turn", 3)
     assert rc == 2 and err.count("\n") == 1 and "--from-turn" in err
-    from tabletop.games import match
+    from tabletop.gamekit import match
 
     class Shifted(match.GameSeeds):            # the events' seeds one off: verify must notice
         def chance(self, k):
@@ -241,7 +241,7 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
     """Each game package exports one GameDefinition; `play`, replays and the window look games up
     there, so a game added to the list alone is played by the command line."""
     from tabletop.games import registry
-    from tabletop.games.definition import GameDefinition
+    from tabletop.gamekit.definition import GameDefinition
     from tabletop.games.king_kong import rules as kong
     from tabletop.games.king_of_the_hill import rules as hill
     from tabletop.games.knossos import rules as knossos
@@ -270,7 +270,7 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
 
 def test_a_match_taken_up_mid_game_numbers_the_chance_events_from_the_game_start():
     from tabletop.games.knossos.rules import Game
-    from tabletop.games.seats import RandomSeat
+    from tabletop.gamekit.seats import RandomSeat
 
     whole = Match(Game(games_to_win=1).new_initial_state(), [RandomSeat()] * 2, Uniform(), seed=8).play()
     part = Game(games_to_win=1).new_initial_state()

@@ -23,7 +23,8 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 # the checkout's folders and where they land in the wheel
-FOLDERS = {"tabletop": "tabletop", "sim": "tabletop/sim", "games": "tabletop/games", "assets": "tabletop/assets"}
+FOLDERS = {"tabletop": "tabletop", "sim": "tabletop/sim", "gamekit": "tabletop/gamekit", "games": "tabletop/games",
+           "assets": "tabletop/assets"}
 DATA = ("*.toml",)   # data files of those folders, each of which must ship
 
 CHECK = """
@@ -117,7 +118,7 @@ def test_the_wheel_holds_the_one_package_and_every_data_file(installed):
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "tabletop = tabletop.games.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     purelib = next((venv / "lib").glob("python*/site-packages"))
-    assert not {"sim", "games", "assets", "sim.py", "games.py"} & {p.name for p in purelib.iterdir()}
+    assert not {"sim", "gamekit", "games", "assets", "sim.py", "games.py"} & {p.name for p in purelib.iterdir()}
 
 
 def test_the_installed_package_works_without_the_checkout(installed, tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.games.chance import TableOutcomes, measured_paths, measured_tables
-from tabletop.games.match import Match
+from tabletop.gamekit.chance import TableOutcomes, measured_paths, measured_tables
+from tabletop.gamekit.match import Match
 
 
 def _koth_head_to_head(games: int) -> int:
@@ -29,7 +29,7 @@ def test_the_koth_planner_beats_the_greedy_seat_head_to_head():
 def test_the_koth_planner_plays_only_legal_moves_and_takes_a_win_when_it_has_one():
     from tabletop.games.king_of_the_hill.ai import PlannerSeat
     from tabletop.games.king_of_the_hill.rules import Game, Move
-    from tabletop.games.state import ChanceOutcome
+    from tabletop.gamekit.state import ChanceOutcome
 
     state, seat, rng = Game(2).new_initial_state(), PlannerSeat(), np.random.default_rng(0)
     L = state.game.board.path_length

@@ -322,7 +322,7 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
             if against not in (None, "uniform"):
                 needs_file(against, "--against")
         elif args.command == "analyze":
-            from tabletop.games import analyze as an
+            from tabletop.gamekit import analyze as an
             from tabletop.games.registry import game_spec
 
             spec = game_spec(args.game)
@@ -662,7 +662,7 @@ def test_a_python_block_runs(block, how, tmp_path):
     """As a script file (`python example.py`, from an empty folder), and as a notebook runs a cell:
     its code exec'd in a fresh namespace with __name__ == "__main__", in a process whose main module
     is no file (as a notebook kernel's)."""
-    if "tabletop.games.env" in block.text:
+    if "tabletop.gamekit.env" in block.text:
         pytest.importorskip("pettingzoo")
     code = tmp_path / "example.py"
     code.write_text(block.text)

@@ -15,7 +15,7 @@ import pytest
 
 from tabletop.games.cli import main
 from tabletop.games.registry import GAMES
-from tabletop.games.replay import Divergence, summary_lines, verify
+from tabletop.gamekit.replay import Divergence, summary_lines, verify
 from tabletop.sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
 
 
@@ -217,12 +217,12 @@ def test_verify_of_a_cut_replay_checks_the_turns_it_has(knossos, tmp_path):
 
 
 def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_its_motions(knossos, tmp_path):
-    from tabletop.games.chance import WatchedOutcomes
+    from tabletop.gamekit.chance import WatchedOutcomes
     from tabletop.games.knossos.ai import SEATS
     from tabletop.games.knossos.rules import Game
     from tabletop.games.knossos.table import PhysicsOutcomes
-    from tabletop.games.match import Match
-    from tabletop.games.replay import GameRecorder
+    from tabletop.gamekit.match import Match
+    from tabletop.gamekit.replay import GameRecorder
 
     path, printed = knossos
     watched = WatchedOutcomes(PhysicsOutcomes())

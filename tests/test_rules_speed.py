@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from tabletop.games.chance import Cumulative, TableOutcomes
+from tabletop.gamekit.chance import Cumulative, TableOutcomes
 from tabletop.games.cli import main
-from tabletop.games.match import GameSeeds, Match
+from tabletop.gamekit.match import GameSeeds, Match
 from tabletop.games.registry import GAMES
-from tabletop.games.rules_bench import benches
-from tabletop.games.errors import IllegalMoveError
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.rules_bench import benches
+from tabletop.gamekit.errors import IllegalMoveError
+from tabletop.gamekit.state import ChanceOutcome
 
 TABLES = [("1", "2", "3"), (0.25, 0.5, 0.25)], [tuple("123456J"), (0.1, 0.2, 0.05, 0.3, 0.0, 0.15, 0.2)]
 
@@ -120,7 +120,7 @@ def test_a_match_on_tables_is_the_same_whichever_generator_answers():
             return self.chance(k)
 
     def play(seeds_class):
-        import tabletop.games.match as match
+        import tabletop.gamekit.match as match
         saved, match.GameSeeds = match.GameSeeds, seeds_class
         try:
             kinds = bench.seats()

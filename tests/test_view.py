@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from tabletop.games.driver import Pass  # noqa: E402
+from tabletop.gamekit.driver import Pass  # noqa: E402
 from tabletop.games.registry import GAMES  # noqa: E402
-from tabletop.games.state import ChanceOutcome  # noqa: E402
+from tabletop.gamekit.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
 SIZE = (480, 270)
@@ -22,7 +22,7 @@ SIZE = (480, 270)
 @pytest.fixture
 def open_window():
     """open_window(game, seats, **kw) -> (app, controller); the app is destroyed after the test."""
-    from tabletop.games.view.window import open_game
+    from tabletop.gamekit.view.window import open_game
 
     opened = []
 
@@ -202,7 +202,7 @@ def test_help_and_camera_keys(open_window):
 def test_ai_game_in_the_window_matches_headless(open_window):
     """An all-AI game in the window draws seats and chance from the same generators as the
     headless driver: same seed, same log."""
-    from tabletop.games.driver import TurnLimitError, drive
+    from tabletop.gamekit.driver import TurnLimitError, drive
     from tabletop.games.knossos.ai import HeuristicSeat
     from tabletop.games.knossos.session import make_game
     from tabletop.games.knossos.table import PhysicsOutcomes
@@ -262,7 +262,7 @@ def test_screenshot_command(tmp_path):
 def test_window_game_records_a_replay_that_verifies(open_window, tmp_path):
     """A game played in the window writes the same kind of replay as headless play: its log is
     the window's log, and re-simulation verifies every outcome and pose."""
-    from tabletop.games.replay import summary_lines, verify
+    from tabletop.gamekit.replay import summary_lines, verify
     from tabletop.sim.record import ReplayFile
 
     path = tmp_path / "window.ttr"
@@ -560,7 +560,7 @@ def test_kong_floor_numbers_are_readable_at_the_home_camera(open_window):
 
 def test_koth_a_marble_that_cannot_move_is_told_in_the_rules_words(open_window):
     """Why a marble cannot move is the rules' own reason: another player's marble belongs to them."""
-    from tabletop.games.state import ChanceOutcome
+    from tabletop.gamekit.state import ChanceOutcome
 
     app, ctrl = open_window("king-of-the-hill", ["human", "ai"])
     s = ctrl.state.clone()

@@ -110,7 +110,7 @@ def test_koth_clicking_another_players_marble_says_whose_it_is():
     """King of the Hill's reason names the marble's owner and the colour the player plays, and
     keeps the rules' word (it belongs to blue)."""
     from tabletop.games.king_of_the_hill.view import HillAdapter
-    from tabletop.games.state import ChanceOutcome
+    from tabletop.gamekit.state import ChanceOutcome
 
     adapter = HillAdapter(2, "standard", scene=None)
     try:
@@ -256,7 +256,7 @@ def test_koth_marker_lies_on_the_hill_at_every_seat(open_window):
 
     from tabletop.games.king_of_the_hill.art import surface_height
     from tabletop.games.king_of_the_hill import view
-    from tabletop.games.view.controller import Destination
+    from tabletop.gamekit.view.controller import Destination
 
     app, ctrl = open_window("king-of-the-hill", ["ai", "ai"], size=SIZE)
     app.camera.reset()

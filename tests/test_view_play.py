@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from tabletop.games.state import ChanceOutcome, SeatLine  # noqa: E402
+from tabletop.gamekit.state import ChanceOutcome, SeatLine  # noqa: E402
 from tests.test_view import click_at, open_window, until_human_moves  # noqa: E402,F401
 
 
@@ -252,7 +252,7 @@ def test_king_kong_two_humans_pass_the_screen(open_window):
 
 
 def test_a_seat_line_is_read_whole_only_by_its_seat():
-    from tabletop.games.state import seen_by
+    from tabletop.gamekit.state import seen_by
 
     line = SeatLine("blue draws Safety Net", 1, "blue draws 1 card")
     assert line == "blue draws Safety Net"

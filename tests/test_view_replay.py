@@ -27,7 +27,7 @@ def koth_replay(tmp_path_factory):
 
 @pytest.fixture
 def opened():
-    from tabletop.games.view.playback import open_replay
+    from tabletop.gamekit.view.playback import open_replay
 
     made = []
 
@@ -121,8 +121,8 @@ def test_frames_command_writes_pngs(tmp_path, koth_replay):
         pytest.skip("no graphics pipe")
     assert rc == 0
     from tabletop.sim.record import ReplayFile
-    from tabletop.games.view.playback import Timeline
-    from tabletop.games.view.window import make_adapter
+    from tabletop.gamekit.view.playback import Timeline
+    from tabletop.gamekit.view.window import make_adapter
 
     frames = sorted(out.glob("frame-*.png"))
     adapter = make_adapter(GAMES["king-of-the-hill"], ["ai", "ai"])
@@ -160,8 +160,8 @@ def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     """--turns A:B renders only those turns' stretch of the timeline; --max-frames stops the render
     and says so; a bad range is one line, exit 2."""
     from tabletop.sim.record import ReplayFile
-    from tabletop.games.view.playback import Timeline
-    from tabletop.games.view.window import make_adapter
+    from tabletop.gamekit.view.playback import Timeline
+    from tabletop.gamekit.view.window import make_adapter
 
     adapter = make_adapter(GAMES["king-of-the-hill"], ["ai", "ai"])
     try:

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdot
 SCRIPT = textwrap.dedent('''
     import json, subprocess, sys, time
     from tabletop.games.registry import GAMES
-    from tabletop.games.view.window import open_game
+    from tabletop.gamekit.view.window import open_game
     from tabletop.games.king_kong.rules import Move, Phase, Roll
-    from tabletop.games.state import ChanceOutcome
+    from tabletop.gamekit.state import ChanceOutcome
 
     app, ctrl = open_game(GAMES["king-kong"], ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0)
     for _ in range(400):                      # on to the human's turn

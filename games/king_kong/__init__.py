@@ -1,5 +1,5 @@
 """King Kong: the board, Kong's figure and the deck as data, the rules, AI seats, headless play."""
-from tabletop.games.definition import GameDefinition
+from tabletop.gamekit.definition import GameDefinition
 from tabletop.games.king_kong.labels import COLOURS
 
 
@@ -20,7 +20,7 @@ class KingKong(GameDefinition):
         risk's fates (independent, from the knock-over table); the die and the spinner their tables."""
         from itertools import product
 
-        from tabletop.games.chance import UniformOrder
+        from tabletop.gamekit.chance import UniformOrder
         from tabletop.games.king_kong.play import KnockoverTable
         from tabletop.games.king_kong.rules import FATES, NO_RISK, Phase
 
@@ -51,11 +51,11 @@ class KingKong(GameDefinition):
         return "+".join(self.colours[p] for p in state.winners) or None
 
     def rules_bench(self):
-        from tabletop.games.chance import TableOutcomes
+        from tabletop.gamekit.chance import TableOutcomes
         from tabletop.games.king_kong.ai import SEATS
         from tabletop.games.king_kong.play import UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource
         from tabletop.games.king_kong.rules import DIE_LABELS, INNER_LABELS, OUTER_LABELS, Game
-        from tabletop.games.rules_bench import RulesBench
+        from tabletop.gamekit.rules_bench import RulesBench
 
         def source():
             even = {event: {label: 1 / len(labels) for label in labels}
@@ -68,7 +68,7 @@ class KingKong(GameDefinition):
 
     def actions(self) -> dict:
         from tabletop.games.king_kong import rules as r
-        from tabletop.games.state import ChanceOutcome, Pass
+        from tabletop.gamekit.state import ChanceOutcome, Pass
         return {"roll": r.Roll, "fly": r.Fly, "move": r.Move, "attack": r.Attack, "escape": r.Escape,
                 "end": r.EndTurn, "twist": r.Twist, "climb": r.Climb, "net": r.SafetyNet, "decline": r.Decline,
                 "discard": r.Discard, "pass": Pass, "outcome": ChanceOutcome}

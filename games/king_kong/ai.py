@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.games.seats import RandomSeat
+from tabletop.gamekit.seats import RandomSeat
 from tabletop.games.king_kong.cards import Kind
 from tabletop.games.king_kong.rules import Attack, Climb, Discard, Escape, Fly, Move, Roll, SafetyNet, State, Twist
 
@@ -140,7 +140,7 @@ class PlannerSeat(HeuristicSeat):
 
     def __init__(self, tables: dict | None = None, fly_below: float = 0.5):
         if tables is None:
-            from tabletop.games.chance import measured_tables
+            from tabletop.gamekit.chance import measured_tables
 
             tables = measured_tables(("die",))
         die = tables["die"]
@@ -186,9 +186,9 @@ SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "plan": PlannerSeat}
 
 def make_seat(kind: str, source=None):
     """A seat of `kind`; a planner plans with the tables `source` draws from where it has them
-    (tabletop.games.chance.table_dicts), else with the published measured odds."""
+    (tabletop.gamekit.chance.table_dicts), else with the published measured odds."""
     if kind == "plan":
-        from tabletop.games.chance import table_dicts
+        from tabletop.gamekit.chance import table_dicts
 
         tables = table_dicts(source)
         return PlannerSeat(tables if all(e in tables for e in ('die',)) else None)

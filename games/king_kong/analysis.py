@@ -12,10 +12,10 @@ come from the measured kong-knockover table.
 """
 from __future__ import annotations
 
-from tabletop.games.analyze import GameAnalysis, Observer
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.analyze import GameAnalysis, Observer
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_kong.labels import DIE_LABELS, FATES, INNER_LABELS, OUTER_LABELS, NO_RISK
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.errors import InputError
 
 KNOCKOVER = "kong-knockover"

@@ -9,7 +9,7 @@ from itertools import combinations
 
 import numpy as np
 
-from tabletop.games.codec import Codec, one_hot
+from tabletop.gamekit.codec import Codec, one_hot
 from tabletop.games.king_kong.cards import Kind
 from tabletop.games.king_kong.geometry import GROOVES
 from tabletop.games.king_kong.labels import INNER_LABELS, LEFT, RIGHT

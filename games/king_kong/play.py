@@ -28,8 +28,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from tabletop.games.chance import Cumulative, OutcomeSource, TableOutcomes, load_estimate_table
-from tabletop.games.driver import TurnLimitError, drive
+from tabletop.gamekit.chance import Cumulative, OutcomeSource, TableOutcomes, load_estimate_table
+from tabletop.gamekit.driver import TurnLimitError, drive
 from tabletop.games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
 from tabletop.sim.errors import InputError
 

@@ -82,8 +82,8 @@ from functools import cached_property, lru_cache
 from itertools import combinations, product
 from typing import Union
 
-from tabletop.games import state as base
-from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
+from tabletop.gamekit import state as base
+from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_kong.board import START, Board, load_board
 from tabletop.games.king_kong.cards import Deck, Kind, load_deck
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, Kong, load_kong

@@ -29,7 +29,7 @@ def make_source(spec: str):
 def play_headless(definition, seats: list[str], seed: int, outcomes: str, record: Path | None = None, emit=None):
     """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
     replay there as it goes. Returns the final state."""
-    from tabletop.games.replay import play_recorded
+    from tabletop.gamekit.replay import play_recorded
 
     source = make_source(outcomes)
     game = Game(players=len(seats))

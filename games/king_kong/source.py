@@ -8,7 +8,7 @@ names the World each event moves, so its motion can be recorded (None for a shuf
 from __future__ import annotations
 
 import numpy as np
-from tabletop.games.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource
 
 SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board, behind the die's box lid
 

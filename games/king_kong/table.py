@@ -45,10 +45,10 @@ from tabletop.games.king_kong.geometry import Kong, load_kong
 from tabletop.games.king_kong.layout import BOARD, DIE_ORIGIN, KONG, KongLayout, PawnShape, load_pawn, pawn_name
 from tabletop.games.king_kong.rig import Hand, KongPhysics, KongRig, load_physics, run_move, sample_hand, spread
 from tabletop.games.king_kong.rules import NO_RISK, State
-from tabletop.games.tables import until_labelled
+from tabletop.gamekit.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.world import PhysicsSettings, World
-from tabletop.games.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource
 
 
 class KongTable(KongLayout):

@@ -11,8 +11,8 @@ from tabletop.games.king_kong.rules import (COLOURS, Attack, Discard, Escape, Fl
                                             State, _count)
 from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
-from tabletop.games.view.adapter import TableAdapter
-from tabletop.games.view.controller import Destination
+from tabletop.gamekit.view.adapter import TableAdapter
+from tabletop.gamekit.view.controller import Destination
 from tabletop.sim.scene import look, poses
 from tabletop.sim.devices.spinner_shape import CARD
 from tabletop.sim.view.geometry import track_node

@@ -1,5 +1,5 @@
 """King of the Hill (1958): the hill, its Tipper and its crater."""
-from tabletop.games.definition import GameDefinition, Option
+from tabletop.gamekit.definition import GameDefinition, Option
 from tabletop.games.king_of_the_hill.rules import COLOURS
 
 
@@ -15,18 +15,18 @@ class KingOfTheHill(GameDefinition):
     seat_kinds = ("ai", "plan", "random", "human")
 
     def rules_bench(self):
-        from tabletop.games.chance import TableOutcomes
+        from tabletop.gamekit.chance import TableOutcomes
         from tabletop.games.king_of_the_hill.ai import SEATS
         from tabletop.games.king_of_the_hill.analysis import fair_tables
         from tabletop.games.king_of_the_hill.rules import Game
-        from tabletop.games.rules_bench import RulesBench
+        from tabletop.gamekit.rules_bench import RulesBench
 
         return RulesBench(self.name, 4, lambda: Game(players=4), lambda: TableOutcomes(fair_tables()),
                           lambda: SEATS, 5000, "tipper's 7 slots and crater's 6 seats even")
 
     def actions(self) -> dict:
         from tabletop.games.king_of_the_hill.rules import Move
-        from tabletop.games.state import ChanceOutcome, Pass
+        from tabletop.gamekit.state import ChanceOutcome, Pass
         return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
 
     def make_game(self, config: dict):

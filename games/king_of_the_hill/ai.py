@@ -1,9 +1,9 @@
 """AI seats for King of the Hill: random, a greedy heuristic, and a planner that uses the chance tables."""
 from __future__ import annotations
 
-from tabletop.games.seats import RandomSeat, ScoringSeat
+from tabletop.gamekit.seats import RandomSeat, ScoringSeat
 from tabletop.games.king_of_the_hill.rules import DRAWER, Move, State
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 
 
 class GreedySeat(ScoringSeat):
@@ -49,7 +49,7 @@ class PlannerSeat:
 
     def __init__(self, tables: dict | None = None, full_depth: int = 2):
         if tables is None:
-            from tabletop.games.chance import measured_tables
+            from tabletop.gamekit.chance import measured_tables
 
             tables = measured_tables(("tipper", "crater"))
         self.tables = {event: [(label, p / sum(t.values())) for label, p in t.items() if p > 0]
@@ -105,9 +105,9 @@ SEATS = {"ai": GreedySeat, "random": RandomSeat, "plan": PlannerSeat}
 
 def make_seat(kind: str, source=None):
     """A seat of `kind`; a planner plans with the tables `source` draws from where it has them
-    (tabletop.games.chance.table_dicts), else with the published measured odds."""
+    (tabletop.gamekit.chance.table_dicts), else with the published measured odds."""
     if kind == "plan":
-        from tabletop.games.chance import table_dicts
+        from tabletop.gamekit.chance import table_dicts
 
         tables = table_dicts(source)
         return PlannerSeat(tables if all(e in tables for e in ('tipper', 'crater')) else None)

@@ -7,11 +7,11 @@ of (or beyond it, when that is taken): the spaces it gained (positive) or lost (
 """
 from __future__ import annotations
 
-from tabletop.games.analyze import GameAnalysis, Observer
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.analyze import GameAnalysis, Observer
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS
 from tabletop.games.king_of_the_hill.rules import TIPPER_LABELS, Phase
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.errors import InputError
 
 

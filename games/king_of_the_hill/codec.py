@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.games.codec import Codec, one_hot
+from tabletop.gamekit.codec import Codec, one_hot
 from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, J_MAX, Game, Move, Pass, Phase
 
 ROLLS = ("1", "2", "3", "4", "5", "6", "J")

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Union
 
-from tabletop.games import state as base
-from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
+from tabletop.gamekit import state as base
+from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
 DRAWER = -1      # track index of a marble not yet entered

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabletop.games.chance import OutcomeSource, TableOutcomes
+from tabletop.gamekit.chance import OutcomeSource, TableOutcomes
 from tabletop.games.king_of_the_hill.ai import make_seat
 from tabletop.games.king_of_the_hill.rules import COLOURS, Game, Variant
 from tabletop.sim.errors import InputError
@@ -48,7 +48,7 @@ def table_outcomes(files) -> TableOutcomes:
 def play_headless(definition, seats: list[str], seed: int, variant: str, outcomes: str, record: Path | None = None, emit=None):
     """Play to the end, printing the log (or giving each line to `emit`); with `record`, write the
     replay there as it goes. Returns the final state."""
-    from tabletop.games.replay import play_recorded
+    from tabletop.gamekit.replay import play_recorded
 
     game = make_game(len(seats), variant)
     source = make_source(outcomes)

@@ -32,12 +32,12 @@ from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.rules import Move, State
 from tabletop.sim.devices.tipper import Tipper
-from tabletop.games.tables import until_labelled
+from tabletop.gamekit.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.materials import load_materials
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
-from tabletop.games.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource
 
 def _table_timestep() -> float:
     """The table world's step: the Tipper's (the crater steps in a world of its own)."""

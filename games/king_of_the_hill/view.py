@@ -14,8 +14,8 @@ from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Mo
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.sim.devices.tipper_shape import rot_y
-from tabletop.games.view.adapter import TableAdapter
-from tabletop.games.view.controller import Destination
+from tabletop.gamekit.view.adapter import TableAdapter
+from tabletop.gamekit.view.controller import Destination
 from panda3d.core import CompassEffect, Point3, Quat, TransparencyAttrib
 
 from tabletop.sim.scene import look

@@ -1,5 +1,5 @@
 """The Knossos Game (Hillbom ruleset): the board, its rules as a match, AI seats and the solved match."""
-from tabletop.games.definition import GameDefinition, Option
+from tabletop.gamekit.definition import GameDefinition, Option
 from tabletop.games.knossos.rules import COLOURS
 
 
@@ -40,8 +40,8 @@ class Knossos(GameDefinition):
         from tabletop.games.knossos.ai import SEATS
         from tabletop.games.knossos.analysis import fair_tables
         from tabletop.games.knossos.rules import Game
-        from tabletop.games.chance import TableOutcomes
-        from tabletop.games.rules_bench import RulesBench
+        from tabletop.gamekit.chance import TableOutcomes
+        from tabletop.gamekit.rules_bench import RulesBench
 
         return RulesBench(self.name, 2, Game, lambda: TableOutcomes(fair_tables()), lambda: SEATS, 20000,
                           "sticks 1: 1/4, 2: 1/2, 3: 1/4", unit="matches")
@@ -61,7 +61,7 @@ class Knossos(GameDefinition):
 
     def actions(self) -> dict:
         from tabletop.games.knossos.rules import Move
-        from tabletop.games.state import ChanceOutcome, Pass
+        from tabletop.gamekit.state import ChanceOutcome, Pass
         return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
 
     def make_game(self, config: dict):

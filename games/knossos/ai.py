@@ -1,7 +1,7 @@
 """AI seats for the Knossos Game: random, a one-ply heuristic, and perfect play (the solved match)."""
 from __future__ import annotations
 
-from tabletop.games.seats import RandomSeat, ScoringSeat
+from tabletop.gamekit.seats import RandomSeat, ScoringSeat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
 from tabletop.games.knossos.solve import check_table, measured_table, solve, table_of
 from tabletop.sim.errors import InputError
@@ -100,7 +100,7 @@ def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_w
     """`matches` matches (seeds seed, seed + 1, ...) of a `kind` seat against an `opponent` seat with
     table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match. The
     wins of `kind` and of the first player, each with its 95% Wilson interval."""
-    from tabletop.games.chance import TableOutcomes
+    from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.knossos.rules import Game
     from tabletop.games.knossos.play import play_match
     from tabletop.sim.stats import wilson_interval

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from math import comb
 
-from tabletop.games.analyze import GameAnalysis, Observer
-from tabletop.games.chance import TableOutcomes
+from tabletop.gamekit.analyze import GameAnalysis, Observer
+from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.knossos.rules import EXTRA_THROW, STICK_LABELS
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 
 
 def fair_tables() -> dict[str, dict[str, float]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.games.codec import Codec, one_hot
+from tabletop.gamekit.codec import Codec, one_hot
 from tabletop.games.knossos.rules import OFF, PIECES_PER_PLAYER, START, STICK_LABELS, Game, Move, Pass
 
 

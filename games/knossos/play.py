@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from tabletop.games.chance import OutcomeSource
-from tabletop.games.driver import TurnLimitError, drive
+from tabletop.gamekit.chance import OutcomeSource
+from tabletop.gamekit.driver import TurnLimitError, drive
 from tabletop.games.knossos.rules import Game, State
 
 __all__ = ["play_match", "TurnLimitError"]

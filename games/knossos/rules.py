@@ -57,8 +57,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Union
 
-from tabletop.games import state as base
-from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
+from tabletop.gamekit import state as base
+from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.knossos.board import Board, load_board
 
 START = -1     # position of a piece off the board beside its wing (not entered, or taken)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabletop.games.chance import OutcomeSource, TableOutcomes
+from tabletop.gamekit.chance import OutcomeSource, TableOutcomes
 from tabletop.games.knossos.ai import make_seat
 from tabletop.games.knossos.rules import COLOURS, Game
 from tabletop.games.knossos.solve import check_table, table_of
@@ -37,7 +37,7 @@ def table_outcomes(files) -> TableOutcomes:
 
 def play_headless(definition, seats: list[str], seed: int, games_to_win: int, outcomes: str, record: Path | None = None, emit=None):
     """Play a match to its end, printing the log; with `record`, write the replay there as it goes."""
-    from tabletop.games.replay import play_recorded
+    from tabletop.gamekit.replay import play_recorded
 
     game = make_game(games_to_win)
     source = make_source(outcomes)

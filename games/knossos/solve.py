@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop.games.chance import load_estimate_table, measured_paths
+from tabletop.gamekit.chance import load_estimate_table, measured_paths
 from tabletop.games.knossos.rules import COLOURS, STICK_LABELS, ChanceOutcome, Game, Pass
 from tabletop.sim.errors import InputError
 
@@ -45,7 +45,7 @@ MAX_SWEEPS = 200_000
 SOLVER_VERSION = 1          # of this module's file format and method (part of the cache key)
 FAIR = {"1": 0.25, "2": 0.5, "3": 0.25}          # two fair coins
 PASS = (-3, -3)             # the (from, to) code of a Pass
-RULES_FILES = ("knossos/rules.py", "knossos/board.py", "knossos/board.toml", "state.py")
+RULES_FILES = ("rules.py", "board.py", "board.toml")     # in this package; with the machinery's state.py
 
 Key = tuple[tuple[int, int], tuple[int, int], int]
 
@@ -185,7 +185,7 @@ def sticks_table(path: str | Path) -> dict[str, float]:
 
 def table_of(source) -> dict[str, float] | None:
     """The sticks table an outcome source draws from (a TableOutcomes with one), else None."""
-    from tabletop.games.chance import TableOutcomes
+    from tabletop.gamekit.chance import TableOutcomes
 
     tables = source.tables if isinstance(source, TableOutcomes) else {}
     if "sticks" not in tables:
@@ -231,10 +231,12 @@ def _choices(graph: Graph, values: np.ndarray, ends, maximiser: int) -> tuple[np
 
 def rules_version() -> str:
     """A digest of the rules' source and board data: a cached solution of other rules is not used."""
-    root = Path(__file__).resolve().parents[1]
+    from tabletop.gamekit import state
+
+    here = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for name in RULES_FILES:
-        h.update((root / name).read_bytes())
+    for path in [here / name for name in RULES_FILES] + [Path(state.__file__)]:
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -13,13 +13,13 @@ import trimesh
 from tabletop.games.devices import default_spec
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.rules import START, State
-from tabletop.games.tables import until_labelled
+from tabletop.gamekit.tables import until_labelled
 from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.sticks import ThrowSticks
 from tabletop.sim.materials import load_materials
 from tabletop.sim.meshes import cached_mesh
 from tabletop.sim.paths import assets_dir
-from tabletop.games.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource
 
 def _cone() -> trimesh.Trimesh:
     return trimesh.creation.cone(radius=PIECE_RADIUS, height=PIECE_HEIGHT, sections=24)

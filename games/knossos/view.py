@@ -9,8 +9,8 @@ from tabletop.games.knossos.ai import SEATS
 from tabletop.games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
-from tabletop.games.view.adapter import TableAdapter
-from tabletop.games.view.controller import Destination
+from tabletop.gamekit.view.adapter import TableAdapter
+from tabletop.gamekit.view.controller import Destination
 from tabletop.sim.view.geometry import track_node
 
 PIECE_RGB = {"red": (0.85, 0.14, 0.10), "blue": (0.22, 0.55, 1.0)}   # the blue lighter than the lapis it stands on

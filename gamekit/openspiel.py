@@ -1,11 +1,11 @@
 """Any game here as an OpenSpiel python game (pyspiel), for OpenSpiel's algorithms and its own tests.
 
-    from tabletop.games.openspiel import spiel_game
+    from tabletop.gamekit.openspiel import spiel_game
     game = spiel_game(definition, players=2)              # a pyspiel.Game
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 pip install -e '.[openspiel]' (the test extra installs it). Decisions are the game's agent
-codec's action numbers (tabletop.games.codec); a chance node lists its outcomes with the
+codec's action numbers (tabletop.gamekit.codec); a chance node lists its outcomes with the
 probabilities of the measured tables (or fair ones) through the definition's
 `chance_distribution`, each outcome numbered by its place in that list. A chance event with too
 many outcomes to list (a shuffle: UniformOrder) is drawn item by item, one chance node each, and
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from tabletop.games.chance import UniformOrder
-from tabletop.games.definition import GameDefinition
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.chance import UniformOrder
+from tabletop.gamekit.definition import GameDefinition
+from tabletop.gamekit.state import ChanceOutcome
 
 MAX_CHANCE_OUTCOMES = 1000     # the most outcomes a chance node lists (King Kong's move: 3^6 fates)
 MAX_GAME_LENGTH = 200000
@@ -66,7 +66,7 @@ def spiel_game(definition: GameDefinition, players: int | None = None, outcomes:
 
 def source_for(definition: GameDefinition, outcomes: str):
     """The table source whose probabilities the chance nodes list."""
-    from tabletop.games.chance import measured_paths
+    from tabletop.gamekit.chance import measured_paths
 
     if outcomes == "measured":
         outcomes = "table:" + ",".join(str(p) for p in measured_paths(definition.devices))

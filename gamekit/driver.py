@@ -1,15 +1,15 @@
-"""Playing a game to its end headless: a loop over tabletop.games.match.Match.step().
+"""Playing a game to its end headless: a loop over tabletop.gamekit.match.Match.step().
 
 The rules' shared vocabulary (CHANCE, TERMINAL, Pass, ChanceOutcome, replay) lives in
-tabletop.games.state and is re-exported here; the seeds are tabletop.games.match.GameSeeds'.
+tabletop.gamekit.state and is re-exported here; the seeds are tabletop.gamekit.match.GameSeeds'.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from tabletop.games.chance import OutcomeSource
-from tabletop.games.match import Match, TurnLimitError
-from tabletop.games.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay
+from tabletop.gamekit.chance import OutcomeSource
+from tabletop.gamekit.match import Match, TurnLimitError
+from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay
 
 __all__ = ["CHANCE", "TERMINAL", "ChanceOutcome", "Pass", "TurnLimitError", "drive", "replay"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from tabletop.games.errors import IllegalMoveError
+from tabletop.gamekit.errors import IllegalMoveError
 
 CHANCE = -1      # current_player of a chance node
 TERMINAL = -4    # current_player of a finished game

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from tabletop.games.errors import IllegalMoveError
-from tabletop.games.view.controller import Destination
+from tabletop.gamekit.errors import IllegalMoveError
+from tabletop.gamekit.view.controller import Destination
 from tabletop.sim.scene import look, poses
 from tabletop.sim.view.geometry import ring
 
@@ -197,7 +197,7 @@ class TableAdapter:
     def menu(self, state) -> list:
         """The current decision's actions that are not a piece going somewhere (roll or fly,
         end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons."""
-        from tabletop.games.driver import Pass
+        from tabletop.gamekit.driver import Pass
 
         placed = {d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)}
         return [a for a in state.legal_actions() if a not in placed and a != Pass()]

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletop.games.replay import decode_action
-from tabletop.games.view.controller import HOP_HEIGHT, HOP_SECONDS
+from tabletop.gamekit.replay import decode_action
+from tabletop.gamekit.view.controller import HOP_HEIGHT, HOP_SECONDS
 from tabletop.sim.errors import InputError
 from tabletop.sim.motion import Motion
 from tabletop.sim.record import MOVE_ANIMATION_S, ReplayFile
@@ -382,7 +382,7 @@ def replay_config(replay: ReplayFile, games: dict) -> tuple:
 def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
     itself already open)."""
-    from tabletop.games.view.window import make_adapter
+    from tabletop.gamekit.view.window import make_adapter
     from tabletop.sim.scene import RecordedScene
     from tabletop.sim.view.app import TableApp
 

@@ -29,8 +29,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from tabletop.games.chance import measured_paths
-from tabletop.games.match import Match
+from tabletop.gamekit.chance import measured_paths
+from tabletop.gamekit.match import Match
 from tabletop.sim.errors import InputError
 from tabletop.sim.stats import (mean_difference_interval, mean_interval, newcombe_interval, quantile_difference_intervals,
                                 quantile_intervals, wilson_interval)

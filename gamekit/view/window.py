@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from tabletop.games.definition import GameDefinition
+from tabletop.gamekit.definition import GameDefinition
 from tabletop.sim.errors import InputError
 
 
@@ -31,7 +31,7 @@ def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict |
     any window opens."""
     started = time.perf_counter()
     adapter = make_adapter(game, seats, options)
-    from tabletop.games.view.controller import GameWindow
+    from tabletop.gamekit.view.controller import GameWindow
     from tabletop.sim.view.app import TableApp
 
     try:

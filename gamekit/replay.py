@@ -2,7 +2,7 @@
 
 The file format is tabletop.sim.record's; this module knows the games. A `GameRecorder` wraps the
 game's outcome source (physics: a WatchedOutcomes that keeps one Motion per chance event; a
-measured table: no motion) and is told of every action by the match (tabletop.games.match.Match,
+measured table: no motion) and is told of every action by the match (tabletop.gamekit.match.Match,
 the one game loop of headless play and the window): it writes one chunk per turn, with every
 action, its log lines and its motion. Actions are stored as [tag, *fields] through a small
 registry per game (`GAMES`).
@@ -23,10 +23,10 @@ from typing import Callable
 
 import numpy as np
 
-from tabletop.games.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
-from tabletop.games.state import ChanceOutcome
-from tabletop.games.errors import IllegalMoveError
-from tabletop.games.definition import GameDefinition
+from tabletop.gamekit.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
+from tabletop.gamekit.state import ChanceOutcome
+from tabletop.gamekit.errors import IllegalMoveError
+from tabletop.gamekit.definition import GameDefinition
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
 from tabletop.sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
@@ -123,7 +123,7 @@ def _header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> d
 
 
 class GameRecorder:
-    """Records a game played by a tabletop.games.match.Match into a replay file.
+    """Records a game played by a tabletop.gamekit.match.Match into a replay file.
 
     The match draws its chance outcomes from `recorder.source` and tells `record` of every
     action; `finish(state, lines)` writes the end record; `close()` (always) closes the file.
@@ -137,7 +137,7 @@ class GameRecorder:
 
     def __init__(self, path: Path, game: GameDefinition, config: dict, seed: int, state, source,
                  banner: list[str]):
-        from tabletop.games.match import SEEDS_DOC
+        from tabletop.gamekit.match import SEEDS_DOC
 
         self.game = game
         self.source = source
@@ -229,9 +229,9 @@ def play_recorded(definition: GameDefinition, game, players, source, seed: int, 
                   emit: Callable[[str], None] | None = None):
     """A headless game of any game here: give the banner and every log line to `emit` (default:
     print them), record the replay to `record` (None: none) as it goes, emit `result_lines(final)`
-    and close the source; returns the final state. The game is a tabletop.games.match.Match
+    and close the source; returns the final state. The game is a tabletop.gamekit.match.Match
     stepped to its end."""
-    from tabletop.games.match import Match
+    from tabletop.gamekit.match import Match
 
     emit = emit or _print_line
     emit(banner)
@@ -430,7 +430,7 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
     chance events not simulated) and re-simulation starts at turn N: chance event k draws from its
     own seed, so it needs nothing of the events before it. A game's replay needs its `game`
     definition (a recording of device trials none)."""
-    from tabletop.games.match import GameSeeds
+    from tabletop.gamekit.match import GameSeeds
 
     if replay.header.get("kind") == "trials":
         return _verify_trials(replay, from_turn)

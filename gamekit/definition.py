@@ -88,15 +88,15 @@ class GameDefinition:
 
     # -- chance ------------------------------------------------------------------------------
     def physics(self):
-        """A fresh physics outcome source (a tabletop.games.chance.PhysicsSource) (abstract)."""
+        """A fresh physics outcome source (a tabletop.gamekit.chance.PhysicsSource) (abstract)."""
         raise NotImplementedError
 
     def chance_distribution(self, state, source):
         """The pending chance event's outcomes and their probabilities under `source` (a measured or
         fair table), for a tree search (the OpenSpiel wrapper): a list of (label, p), or a
-        tabletop.games.chance.UniformOrder. The default reads the event's table over the rules'
+        tabletop.gamekit.chance.UniformOrder. The default reads the event's table over the rules'
         `chance_outcomes()`."""
-        from tabletop.games.chance import table_distribution
+        from tabletop.gamekit.chance import table_distribution
 
         return table_distribution(state.chance_event, state.chance_outcomes(), source)
 
@@ -110,12 +110,12 @@ class GameDefinition:
         raise NotImplementedError
 
     def window_adapter(self, seats, options: dict, scene=None):
-        """The window's adapter (tabletop.games.view.adapter.TableAdapter): on the physical table,
+        """The window's adapter (tabletop.gamekit.view.adapter.TableAdapter): on the physical table,
         or given a replay's RecordedScene, on the game's layout for playback (abstract)."""
         raise NotImplementedError
 
     def analysis(self):
-        """Its GameAnalysis (tabletop.games.analyze): `tabletop analyze` (abstract)."""
+        """Its GameAnalysis (tabletop.gamekit.analyze): `tabletop analyze` (abstract)."""
         raise NotImplementedError
 
     solved = False                          # whether `solve` gives the game's perfect play
@@ -129,7 +129,7 @@ class GameDefinition:
         raise NotImplementedError
 
     def rules_bench(self):
-        """Its `tabletop bench --rules` set-up: a tabletop.games.rules_bench.RulesBench (abstract)."""
+        """Its `tabletop bench --rules` set-up: a tabletop.gamekit.rules_bench.RulesBench (abstract)."""
         raise NotImplementedError
 
     def extra_benches(self, games: int, seats: str) -> dict:
@@ -138,5 +138,5 @@ class GameDefinition:
         return {}
 
     def codec(self, game):
-        """The agents' action catalogue and observations (tabletop.games.codec) of a Game (abstract)."""
+        """The agents' action catalogue and observations (tabletop.gamekit.codec) of a Game (abstract)."""
         raise NotImplementedError

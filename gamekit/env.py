@@ -1,6 +1,6 @@
 """The three games as PettingZoo AEC environments (`pip install tabletop[agents]`).
 
-    from tabletop.games.env import env
+    from tabletop.gamekit.env import env
     e = env("knossos")                  # or "king-of-the-hill" (players=2..4), "king-kong" (2..6)
     e.reset(seed=1)
     for agent in e.agent_iter():
@@ -9,10 +9,10 @@
         e.step(action)
 
 Agents are "player_0", "player_1", ... in seat order (each one's info names its colour). An agent acts by a number of the game's fixed catalogue
-(tabletop.games.codec); `obs["action_mask"]` marks the legal ones. Chance events are answered
+(tabletop.gamekit.codec); `obs["action_mask"]` marks the legal ones. Chance events are answered
 inside `step` by the same sources as `tabletop play`: the published measured tables by default
 (`outcomes="measured"`), `"physics"` to simulate every gadget, or `"table:FILE.json,..."`. The
-game runs in the one match loop (tabletop.games.match.Match): `reset(seed=S)` starts a game whose
+game runs in the one match loop (tabletop.gamekit.match.Match): `reset(seed=S)` starts a game whose
 seed is drawn from a Generator seeded with S, so a seeded reset replays exactly. The reward is the
 rules' return at the end (+1 the winner or winners, -1 the others), 0 before.
 """
@@ -22,10 +22,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tabletop.games.chance import measured_paths
-from tabletop.games.match import Match
+from tabletop.gamekit.chance import measured_paths
+from tabletop.gamekit.match import Match
 from tabletop.games.registry import game_spec
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.errors import InputError
 
 

@@ -7,7 +7,7 @@ exactly what was simulated and the frame clock never steps the physics. Piece mo
 rules decide (a marble hopping seat to seat, a piece moving site to site) are animated
 between the seats the table would put them on.
 
-The game itself is a tabletop.games.match.Match, the one the headless driver steps: the window
+The game itself is a tabletop.gamekit.match.Match, the one the headless driver steps: the window
 calls it once per frame when a seat or the chance event is due (`draw()` simulates the chance
 event, the window plays it back, then `apply()`), so an all-AI game in the window is the game
 `--headless` plays with the same seed: the same log lines, result line and replay.
@@ -23,9 +23,9 @@ from typing import Callable
 
 from panda3d.core import ClockObject, Vec3
 
-from tabletop.games.chance import WatchedOutcomes
-from tabletop.games.match import Match
-from tabletop.games.state import ChanceOutcome, Pass, seen_by
+from tabletop.gamekit.chance import WatchedOutcomes
+from tabletop.gamekit.match import Match
+from tabletop.gamekit.state import ChanceOutcome, Pass, seen_by
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
@@ -124,7 +124,7 @@ class GameWindow:
 
     def _start_recording(self, state, config: dict, banner: str):
         """Record this game as headless play does (the same file format and contents)."""
-        from tabletop.games.replay import GameRecorder
+        from tabletop.gamekit.replay import GameRecorder
 
         self.games_started += 1
         if self.record is None:

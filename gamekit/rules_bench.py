@@ -1,7 +1,7 @@
 """Rules-only speed of every registered game (`tabletop bench --rules`): whole games with table chance.
 
 Each game is played `games` times (seeds 0, 1, ...; a game that is a match plays whole matches)
-through the one match loop (tabletop.games.match.Match) by `seats` seats ("random" or "ai"), every
+through the one match loop (tabletop.gamekit.match.Match) by `seats` seats ("random" or "ai"), every
 chance event drawn from the fixed tables its definition's `rules_bench` gives. The figures are per
 second of this process's CPU time (time.process_time): games, decisions (actions of the seats) and
 chance events. Load averages (os.getloadavg) before and after say how busy the machine was. A
@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from tabletop.games.match import Match
+from tabletop.gamekit.match import Match
 
 SEAT_KINDS = ("random", "ai")
 

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from tabletop.games.state import ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 
 SEEDS_DOC = ("numpy SeedSequence(seed, spawn_key=(0,)): the seats; "
              "SeedSequence(seed, spawn_key=(1, k)): chance event k")
@@ -44,7 +44,7 @@ class GameSeeds:
 
 class Match:
     """A game being played: `state`, `seats` (None for a human seat), the outcome `source`, the
-    generators of `seed`, and optionally a replay `recorder` (tabletop.games.replay.GameRecorder).
+    generators of `seed`, and optionally a replay `recorder` (tabletop.gamekit.replay.GameRecorder).
 
     `lines` is the whole log so far: the banner, the state's log and, once over, the result lines
     (`result_lines(final)`). `after_action(state)` sees the state after every action (invariant
