@@ -12,9 +12,9 @@ from tabletop.gamekit.openspiel import spiel_game  # noqa: E402
 from tabletop.games.registry import GAMES  # noqa: E402
 
 
-# a serialized state is replayed from its whole history at every step of the simulation: for King
-# Kong's long random games (hundreds of chance nodes: a card at a time) that is minutes, so its
-# serialized run is a slow test and the default run simulates it without serialization
+# King Kong's random games are long (hundreds of chance nodes: a shuffle is drawn a card at a time),
+# and random_sim_test clones and, serializing, replays every state from its whole history: minutes,
+# so his runs are slow tests (`python -m pytest -m slow`)
 SLOW_TO_SERIALIZE = {"king-kong"}
 
 
@@ -26,6 +26,7 @@ def test_random_sim_test_with_serialization(name):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SLOW_TO_SERIALIZE))
 def test_random_sim_test(name):
     definition = GAMES[name]
