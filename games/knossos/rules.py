@@ -358,18 +358,18 @@ class State(base.State):
         self.pos[move.piece] = move.to
         name = g.piece_name(move.piece)
         if move.to == OFF:
-            text = (f"{name} bears off with {self.throw} from {_describe(g, here)}: "
+            text = (f"{name} bears off with {self.throw} from {describe_site(g, here)}: "
                     f"{self.off_count(self.current)} of {PIECES_PER_PLAYER} off")
         elif here == START:
-            text = f"{name} enters with {self.throw} to {_describe(g, move.to)}"
+            text = f"{name} enters with {self.throw} to {describe_site(g, move.to)}"
         elif reach.bridge:
             dist = g.steps_to_exit[self.current]
             left = int(self.throw) - (dist[here] - dist[move.to])
-            text = f"{name} moves {self.throw} from {_describe(g, here)} across the bridge to {_describe(g, move.to)}"
+            text = f"{name} moves {self.throw} from {describe_site(g, here)} across the bridge to {describe_site(g, move.to)}"
             if left > 0:
                 text += f", stopping there with {left} left over"
         else:
-            text = f"{name} moves {self.throw} from {_describe(g, here)} to {_describe(g, move.to)}"
+            text = f"{name} moves {self.throw} from {describe_site(g, here)} to {describe_site(g, move.to)}"
         if taken is not None:
             self.pos[taken] = START
             text += f" and takes {g.piece_name(taken)}, which goes back to the start"
@@ -423,7 +423,7 @@ def _spaces(sites) -> str:
     return ", ".join("off the board" if s == OFF else f"space {s}" for s in sites)
 
 
-def _describe(game: Game, pos: int) -> str:
+def describe_site(game: Game, pos: int) -> str:
     """A position for the log: 'the start', 'space 4 (central)', 'space 12 (red's safe space)'."""
     board = game.board
     if pos == START:

@@ -291,9 +291,9 @@ class KnossosAdapter(TableAdapter):
         "bear off"."""
         if not isinstance(action, Move):
             return str(action)
-        from tabletop.games.knossos.rules import _describe
+        from tabletop.games.knossos.rules import describe_site
 
-        where = _describe(self.game, action.to)
+        where = describe_site(self.game, action.to)
         here = state.pos[action.piece]
         if action.to == OFF:
             return f"bear off with {state.throw}"
