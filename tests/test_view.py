@@ -79,6 +79,29 @@ def until_human_moves(ctrl, limit=400):
     raise AssertionError("the human seat never had a move")
 
 
+def step(ctrl, stand_in=None) -> None:
+    """One step of the game in the window: the pending chance event simulated, or the seat to move
+    choosing (a human seat by `stand_in`, an AI seat, by default the game's AI), played to its end."""
+    s = ctrl.state
+    if s.is_chance_node():
+        ctrl.chance()
+    else:
+        seat = ctrl.seats[s.current_player] or stand_in or ctrl.adapter.make_seats(["ai"])[0]
+        ctrl.act(seat.choose(s, ctrl.seat_rng))
+    ctrl.finish_animation()
+
+
+def until_kong_turn(ctrl, limit=400) -> None:
+    """King Kong on to a human seat's turn (roll or fly)."""
+    from tabletop.games.king_kong.rules import Phase
+
+    for _ in range(limit):
+        s = ctrl.state
+        if s.is_terminal() or (not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN):
+            return
+        step(ctrl)
+
+
 def click_at(app, ctrl, point):
     """A left click on a 3D point, through the mouse events the window listens to."""
     from direct.showbase.MessengerGlobal import messenger
@@ -286,16 +309,7 @@ def test_king_kong_menu_roll_click_move(open_window):
     from tabletop.games.king_kong.rules import Move, Phase, Roll
 
     app, ctrl = open_window("king-kong", ["human", "ai"], seed=5)   # a seed whose human gets a turn early
-    for _ in range(400):
-        s = ctrl.state
-        if s.is_terminal() or (not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN):
-            break
-        if s.is_chance_node():
-            ctrl.chance()
-        else:
-            seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
-            ctrl.act(seat.choose(s, ctrl.seat_rng))
-        ctrl.finish_animation()
+    until_kong_turn(ctrl)
     s = ctrl.state
     assert s.phase is Phase.TURN and Roll() in ctrl.menu
     messenger.send(str(ctrl.menu.index(Roll()) + 1))

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.gamekit.state import ChanceOutcome, SeatLine  # noqa: E402
-from tests.test_view import click_at, open_window, until_human_moves  # noqa: E402,F401
+from tests.test_view import click_at, open_window, step, until_human_moves, until_kong_turn  # noqa: E402,F401
 
 
 def scripted(ctrl, label: str) -> None:
@@ -59,16 +59,8 @@ def test_king_kong_a_roll_that_lights_dozens_of_spaces_is_played_by_a_click(open
     from tabletop.games.king_kong.rules import Move, Phase, Roll
 
     app, ctrl = open_window("king-kong", ["human", "ai"], seed=5, size=(1280, 720))
-    for _ in range(400):
-        s = ctrl.state
-        if not s.is_chance_node() and ctrl.human(s.current_player) and s.phase is Phase.TURN:
-            break
-        if s.is_chance_node():
-            ctrl.chance()
-        else:
-            seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
-            ctrl.act(seat.choose(s, ctrl.seat_rng))
-        ctrl.finish_animation()
+    until_kong_turn(ctrl)
+    assert ctrl.state.phase is Phase.TURN
     me = ctrl.state.current_player
     assert ctrl.state.pos[me] == "start"
     ctrl.act(Roll())
@@ -192,19 +184,12 @@ def test_king_kong_no_ai_card_reaches_the_human(open_window):
     from tabletop.games.king_kong.rules import COLOURS
 
     app, ctrl = open_window("king-kong", ["human", "ai", "ai"], seed=11)
-    stand_in = ctrl.adapter.make_seats(["ai"])[0]
-    own_draws = 0
     for _ in range(3000):
         s = ctrl.state
         if s.is_terminal() or s.turn > 60:    # (once over, every hand is shown)
             break
         check_nothing_hidden_shown(ctrl, {0})
-        if s.is_chance_node():
-            ctrl.chance()
-        else:
-            seat = ctrl.seats[s.current_player] or stand_in
-            ctrl.act(seat.choose(s, ctrl.seat_rng))
-        ctrl.finish_animation()
+        step(ctrl)
     own_draws = sum(1 for line in ctrl.hud.shown_lines() if re.match(r"red (draws|is dealt) [A-Z]", line))
     assert own_draws >= 1, "the human's own cards are named to it"
     hidden = [line for line in ctrl.hud.lines if isinstance(line, SeatLine) and line.seat != 0]
@@ -222,7 +207,6 @@ def test_king_kong_two_humans_pass_the_screen(open_window):
     from direct.showbase.MessengerGlobal import messenger
 
     app, ctrl = open_window("king-kong", ["human", "human", "ai"], seed=5)
-    stand_in = ctrl.adapter.make_seats(["ai"])[0]
     curtains = set()
     for _ in range(2000):
         s = ctrl.state
@@ -242,12 +226,7 @@ def test_king_kong_two_humans_pass_the_screen(open_window):
             continue
         human = ctrl._human_turn()
         check_nothing_hidden_shown(ctrl, {human} if human is not None else set())
-        if s.is_chance_node():
-            ctrl.chance()
-        else:
-            seat = ctrl.seats[s.current_player] or stand_in
-            ctrl.act(seat.choose(s, ctrl.seat_rng))
-        ctrl.finish_animation()
+        step(ctrl)
     assert curtains == {0, 1}
 
 

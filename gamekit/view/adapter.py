@@ -83,6 +83,11 @@ class TableAdapter:
         """The seat a piece belongs to (None: the game does not say)."""
         return None
 
+    def players(self, state, kinds, viewer=()) -> str:
+        """The players' panel: each seat's kind and progress; the hidden cards (where the game has
+        any) only of the seats in `viewer`, those whose eyes are on the screen (abstract)."""
+        raise NotImplementedError
+
     def seat_name(self, player: int) -> str:
         """What the window calls a seat (its colour, where the game has colours)."""
         return f"player {player + 1}"

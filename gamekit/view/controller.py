@@ -340,8 +340,7 @@ class GameWindow:
         viewer = self.viewer()
         self.hud.set_reader(lambda line: seen_by(line, viewer))
         self.hud.set_status(a.status(s))
-        self.hud.set_players(a.players(s, self.seat_kinds, viewer) if a.hidden_hands
-                             else a.players(s, self.seat_kinds))
+        self.hud.set_players(a.players(s, self.seat_kinds, viewer))
         human_chance = s.is_chance_node() and self.human(self.actor()) and a.needs_gesture(s)
         human_move = not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
         if self.curtain:                        # nothing to choose until the player is at the screen

@@ -212,7 +212,7 @@ class ReplayWindow:
             self._shown_events = len(state.events)
         self.hud.set_status("\n".join(self.status_rows(i) + [self.adapter.status(state)]))
         kinds = self.replay.header.get("config", {}).get("seats", ["?"] * 8)
-        self.hud.set_players(self.adapter.players(state, kinds))
+        self.hud.set_players(self.adapter.players(state, kinds, range(state.game.players)))   # a record: every hand
         self.hud.set_banner(self.adapter.result(state) if state.is_terminal() else "")
         if self._slider is not None and not self._dragging_slider:
             self._slider["value"] = self.t / max(tl.duration, 1e-9)

@@ -551,7 +551,7 @@ class HillAdapter(TableAdapter):
         turn = state.turn + 1 if state.phase is Phase.ROLL else state.turn    # the tilt begins the turn
         return f"King of the Hill - turn {turn}: {who} {doing}"
 
-    def players(self, state: State, kinds) -> str:
+    def players(self, state: State, kinds, viewer=()) -> str:
         lines = []
         L = self.board.path_length
         for p in range(self.game.players):

@@ -271,7 +271,7 @@ class KnossosAdapter(TableAdapter):
         doing = "throws the sticks" if state.phase is Phase.THROW else f"moves (throw: {state.throw})"
         return f"Knossos - game {state.game_number} ({score}): {who} {doing}"
 
-    def players(self, state: State, kinds) -> str:
+    def players(self, state: State, kinds, viewer=()) -> str:
         lines = []
         for p, colour in enumerate(COLOURS):
             mine = state.pos[2 * p:2 * p + 2]
