@@ -1,5 +1,8 @@
-"""King Kong's die: physics scenarios, reading, determinism, containment, fairness, spec errors
+"""King Kong's die: physics scenarios, reading, containment, fairness, spec errors
 and the `tabletop estimate die` result.
+
+What every device owes (the same seed, the same outcome; one or two workers; the fastest
+gesture; unsettled trials) is checked on every registered device in tests/test_device_contracts.py.
 
 Each scenario's docstring states the physics it expects. A throw is ~350 steps at 1/480 s
 (~0.01 s of CPU); the whole file runs in well under a minute.
@@ -15,7 +18,7 @@ import numpy as np
 import pytest
 
 from tabletop.games.cli import main
-from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.batch import trial_rng
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
                              top_face)
@@ -26,7 +29,6 @@ from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
-DIE_REF = DeviceRef("tabletop.games.devices:make_device", ("die",))
 
 
 @pytest.fixture(scope="module")
@@ -161,33 +163,7 @@ def test_lodged_trial_has_no_label(die, monkeypatch):
     assert o.reading["face"] is None and o.reading["nearest_face"] in die.labels
 
 
-# -- trials: determinism, containment, fairness -----------------------------------------------
-
-def test_same_seed_same_outcome_regardless_of_earlier_trials(die):
-    """A trial's outcome depends on its seed alone: the same after other trials in this world
-    and in a freshly built device."""
-    rng = trial_rng(3, 4)
-    a = die.run(rng, die.sample_gesture(rng))
-    run_trials(die, 11, range(3))
-    rng = trial_rng(3, 4)
-    b = die.run(rng, die.sample_gesture(rng))
-    fresh = Die(SPEC)
-    try:
-        rng = trial_rng(3, 4)
-        c = fresh.run(rng, fresh.sample_gesture(rng))
-    finally:
-        fresh.close()
-    assert a == b == c
-
-
-def test_same_seed_same_records_whatever_the_workers(die):
-    """One process and two worker processes give identical records for the same seed."""
-    one = run_batch(DIE_REF, 24, seed=11, workers=1, device=die, chunk_size=5)
-    two = run_batch(DIE_REF, 24, seed=11, workers=2, chunk_size=4)
-    assert one == two
-    other = run_batch(DIE_REF, 24, seed=12, workers=1, device=die)
-    assert [r["label"] for r in other] != [r["label"] for r in one]
-
+# -- trials: containment, fairness --------------------------------------------------------------
 
 @pytest.mark.parametrize("azimuth", [0.0, 60.0, 90.0, 180.0 + 30.0, 270.0])
 def test_fastest_throw_stays_in_the_lid(die, azimuth):

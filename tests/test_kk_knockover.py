@@ -16,7 +16,7 @@ from tabletop.games.king_kong.geometry import GROOVES
 from tabletop.games.king_kong.knockover import ADJACENT, KongKnockover, KongTrial
 from tabletop.games.king_kong.play import KnockoverTable, load_knockover_table
 from tabletop.games.king_kong.rules import FATES, AtRisk
-from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.batch import run_trials, trial_rng
 from tabletop.sim.devices.base import Status
 
 ROOT = Path(__file__).parents[1]
@@ -69,20 +69,6 @@ def test_a_sample_of_trials_settles_with_no_escape(sample):
     assert {r["status"] for r in sample} <= {"ok", "lodged"}
     assert sum(r["status"] == "ok" for r in sample) >= 39
     assert {r["label"] for r in sample if r["label"]} >= {"standing", "pushed"}
-
-
-def test_same_seed_same_outcome_regardless_of_earlier_trials(device, sample):
-    """A trial's outcome depends on its seed alone: run again after other trials, it is bit-identical."""
-    again = run_trials(device, 11, [7, 3])
-    assert again == [sample[7], sample[3]]
-
-
-def test_same_records_whatever_the_workers():
-    """One worker or two: the same trials, the same records."""
-    ref = DeviceRef("tabletop.games.devices:make_device", ("kong-knockover",))
-    one = run_batch(ref, 12, 21, workers=1)
-    two = run_batch(ref, 12, 21, workers=2, chunk_size=3)
-    assert one == two
 
 
 def test_a_pawn_in_a_groove_with_no_move_stands(device):

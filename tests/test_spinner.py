@@ -1,5 +1,8 @@
 """King Kong's spinner: sector layout and lookup, physics scenarios of the pointer's friction,
-determinism, the stop angle's spread, spec errors and the `tabletop estimate spinner` result.
+the stop angle's spread, spec errors and the `tabletop estimate spinner` result.
+
+What every device owes (the same seed, the same outcome; one or two workers; the fastest
+gesture; unsettled trials) is checked on every registered device in tests/test_device_contracts.py.
 
 Each scenario's docstring states the physics it expects. A spin is ~800 steps at 1/240 s of a
 single jointed body (~5 ms of CPU); the whole file runs in well under a minute.
@@ -14,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-from tabletop.sim.batch import DeviceRef, run_batch, run_trials, trial_rng
+from tabletop.sim.batch import run_trials
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.spinner import Flick, Spinner
 from tabletop.sim.devices.spinner_shape import INNER_LABELS, OUTER_LABELS, Circle, SpinnerShape
@@ -24,7 +27,6 @@ from tabletop.sim.scene import look, poses
 from tabletop.sim.world import PhysicsSettings, World
 
 SPEC = assets_dir() / "king_kong" / "spinner.toml"   # the registry's default spec for "spinner"
-SPINNER_REF = DeviceRef("tabletop.games.devices:make_device", ("spinner",))
 
 
 @pytest.fixture(scope="module")
@@ -181,33 +183,7 @@ def test_frequencies_follow_the_sector_widths(spinner):
         assert block[name]["against_sector_share"]["p_value"] > 0.001
 
 
-# -- determinism ----------------------------------------------------------------------------------
-
-def test_same_seed_same_outcome_regardless_of_earlier_trials(spinner):
-    """A trial's outcome depends on its seed alone: the same after other spins of this pointer
-    and in a freshly built device, bit for bit."""
-    rng = trial_rng(3, 4)
-    a = spinner.run(rng, spinner.sample_gesture(rng))
-    run_trials(spinner, 11, range(5))
-    rng = trial_rng(3, 4)
-    b = spinner.run(rng, spinner.sample_gesture(rng))
-    fresh = Spinner(SPEC)
-    try:
-        rng = trial_rng(3, 4)
-        c = fresh.run(rng, fresh.sample_gesture(rng))
-    finally:
-        fresh.close()
-    assert a == b == c
-
-
-def test_same_seed_same_records_whatever_the_workers(spinner):
-    """One process and two worker processes give identical records for the same seed."""
-    one = run_batch(SPINNER_REF, 40, seed=11, workers=1, device=spinner, chunk_size=7)
-    two = run_batch(SPINNER_REF, 40, seed=11, workers=2, chunk_size=5)
-    assert one == two
-    other = run_batch(SPINNER_REF, 40, seed=12, workers=1, device=spinner)
-    assert [r["label"] for r in other] != [r["label"] for r in one]
-
+# -- in a shared world ----------------------------------------------------------------------------
 
 def test_spinner_built_into_a_shared_world_at_an_origin():
     """Built into a given World at a pose, the pointer turns on its post there; closing the

@@ -92,6 +92,11 @@ class KongKnockover(Device):
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.seconds_per_notch", "gesture.pause")
+
+    def fastest_gesture(self) -> dict[str, str]:
+        # Kong moved at the quickest pace (the pause at each notch sets no speed)
+        return {"gesture.seconds_per_notch": "low"}
+
     bench_restart_each_trial = True     # sim/bench.py: Kong turns through a pawn and stops within each trial
 
     def __init__(self, spec_path: Path, world: World | None = None, overrides=()):

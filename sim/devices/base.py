@@ -118,6 +118,14 @@ class Device(abc.ABC):
         """Spec keys of the gesture's [low, high] ranges (the model band runs each at either end)."""
         return ()
 
+    def fastest_gesture(self) -> dict[str, str]:
+        """The gesture's ranges (keys of `gesture_ranges`) that set how fast it moves the bodies, each
+        with the end of its range that moves them fastest, "high" or "low" (a throw's speed, spin and
+        release height at their high ends; a time per notch at its low end). With every one of them
+        at that end (`--set KEY=[END, END]`) the device is played as hard as its spec allows, and its
+        bodies must stay in the model (tests/test_device_contracts.py). Every device declares it."""
+        return {}
+
     def contact_pairs(self) -> list[str]:
         """The material pairs ("a/b") that occur in this device's world (after a trial has built
         every body): the ones whose values the model band varies."""

@@ -95,6 +95,9 @@ class Crater(HillShape, Device):
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("knock.speed", "knock.angle")
 
+    def fastest_gesture(self) -> dict[str, str]:
+        return {"knock.speed": "high"}     # the knock's direction sets no speed
+
     def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
         """Twice the resolution of the generated hill: segments round the axis, rings along the
         funnel and the tube, the tunnel floor's height-field cell."""

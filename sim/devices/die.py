@@ -120,6 +120,10 @@ class Die(DieShape, Device):
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.spin")
 
+    def fastest_gesture(self) -> dict[str, str]:
+        # released highest, thrown upward at top speed, with the fastest spin
+        return dict.fromkeys(self.gesture_ranges(), "high")
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the lid into `world` (a new one of its own when None) with its floor centre at `origin`."""

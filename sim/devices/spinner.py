@@ -81,6 +81,10 @@ class Spinner(SpinnerShape, Device):
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.speed",)
+
+    def fastest_gesture(self) -> dict[str, str]:
+        return {"gesture.speed": "high"}
+
     bench_restart_each_trial = True     # sim/bench.py: the pointer stops within each trial; see there
 
     def __init__(self, spec_path: Path, world: World | None = None,

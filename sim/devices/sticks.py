@@ -134,6 +134,11 @@ class ThrowSticks(Device):
         return ("gesture.height", "gesture.speed", "gesture.elevation_deg", "gesture.pitch_deg",
                 "gesture.roll_rate", "gesture.tumble_rate")
 
+    def fastest_gesture(self) -> dict[str, str]:
+        # released highest, thrown upward at top speed, with the fastest spins (the pitch sets no speed)
+        return {"gesture.height": "high", "gesture.speed": "high", "gesture.elevation_deg": "high",
+                "gesture.roll_rate": "high", "gesture.tumble_rate": "high"}
+
     def mesh_refinements(self) -> tuple[tuple[str, str], ...]:
         """Twice the facets on the sticks' rounded backs (kept odd, as the spec asks)."""
         return (("stick.segments", str(2 * self.segments - 1)),)

@@ -46,6 +46,10 @@ class Throw(Device):
     def gesture_ranges(self) -> tuple[str, ...]:
         return self.gesture.ranges()
 
+    def fastest_gesture(self) -> dict[str, str]:
+        # every range of the gesture (speed, spin, release height, elevation) is fastest at its high end
+        return dict.fromkeys(self.gesture.ranges(), "high")
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         self.setup(spec_path, overrides, world, origin)

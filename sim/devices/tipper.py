@@ -77,6 +77,10 @@ class Tipper(TipperShape, Device):
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.angle_deg", "gesture.speed_dps", "gesture.hold_s")
 
+    def fastest_gesture(self) -> dict[str, str]:
+        # the steepest tilt at the quickest lift (how long it is held sets no speed)
+        return {"gesture.angle_deg": "high", "gesture.speed_dps": "high"}
+
     def __init__(self, spec_path: Path, world: World | None = None,
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""
