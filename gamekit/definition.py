@@ -104,10 +104,40 @@ class GameDefinition:
         """The outcome source an --outcomes text names ("physics", "table:FILE.json,...") (abstract)."""
         raise NotImplementedError
 
-    # -- front ends ----------------------------------------------------------------------------
-    def play_headless(self, seats, seed, outcomes, record, options: dict, emit=None):
-        """`play --headless`: a whole game by its seats, the log to `emit`; the final state (abstract)."""
+    # -- a game played (headless: tabletop.gamekit.session; the window: its controller) ------------
+    max_turns = 5000                        # the turn cap of one game (a defect if reached)
+
+    def replay_config(self, seats, outcomes: str, options: dict) -> dict:
+        """The config a replay of a game records (and `make_game` reads back): headless play and the
+        window build it here alike. The default: the number of seats as "players", the game's
+        options, the seat kinds and the --outcomes text."""
+        return {"players": len(seats), **options, "seats": list(seats), "outcomes": outcomes}
+
+    def make_seat(self, kind: str, source, options: dict):
+        """A seat of `kind` (one of `seat_kinds`, not "human") for a game whose chance comes from
+        `source` (a planner plans with its tables, a solved seat solves for them) (abstract)."""
         raise NotImplementedError
+
+    def banner(self, seats, seed: int, outcomes: str, options: dict) -> str:
+        """The game's first log line, headless and in the window. The default names the title, each
+        seat's colour and kind, the seed and the outcomes."""
+        kinds = ", ".join(f"{self.colours[i]}={k}" for i, k in enumerate(seats))
+        return f"{self.title}, seats {kinds}, seed {seed}, outcomes {outcomes}"
+
+    def result_lines(self, final) -> list[str]:
+        """The game's last log lines, once `final` is over, headless and in the window. The default:
+        the winner (`winner`) and the turns."""
+        return [f"winner: {self.winner(final)} after {final.turn} turns"]
+
+    def play_headless(self, seats, seed, outcomes, record, options: dict, emit=None):
+        """`play --headless`: a whole game by its seats, the log to `emit` (default: printed), the
+        replay to `record` (None: none); the final state. The one headless session
+        (tabletop.gamekit.session.play_headless) on this definition's hooks."""
+        from tabletop.gamekit.session import play_headless
+
+        return play_headless(self, seats, seed, outcomes, options, record, emit)
+
+    # -- front ends ----------------------------------------------------------------------------
 
     def window_adapter(self, seats, options: dict, scene=None):
         """The window's adapter (tabletop.gamekit.view.adapter.TableAdapter): on the physical table,

@@ -1,11 +1,12 @@
 """One match of any game here, advanced one action at a time: the one game loop.
 
-A `Match` holds the rules state, the seats, the outcome source, the game's generators and (when
-recording) the replay recorder. `step()` takes one action: the pending chance event answered by
-the source, or the seat to move choosing. Headless play loops over `step()`; the window splits a
-step in two (`draw()` simulates the chance event, it is watched, then `apply()` applies it) so
-that it can animate between them. Either way every action goes through `apply()`, which logs,
-records and, when the game ends, adds the result lines; so the log lines, the turn count and the
+A `Match` holds the rules state, the seats, the outcome source, the game's generators and its
+observers (a `MatchObserver`: the replay recorder, tabletop.gamekit.record.GameRecorder). `step()`
+takes one action: the pending chance event answered by the source, or the seat to move choosing.
+Headless play (tabletop.gamekit.session) loops over `step()`; the window splits a step in two
+(`draw()` simulates the chance event, it is watched, then `apply()` applies it) so that it can
+animate between them. Either way every action goes through `apply()`, which logs, tells the
+observers and, when the game ends, adds the result lines; so the log lines, the turn count and the
 result line are the same in headless play, the window, `replay --summary` and `replay --verify`.
 
 Seeds: `GameSeeds(seed)` makes every generator of a game from its one seed. The seats' choices
@@ -42,9 +43,25 @@ class GameSeeds:
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(1, k)))
 
 
+class MatchObserver:
+    """Told of a match's actions and of its end, in order (a replay recorder). Every hook is a
+    documented no-op here."""
+
+    def record(self, state, action, event: str | None, lines: list[str]) -> None:
+        """`action` was just applied to `state`: the chance `event` it answered (None: a seat's
+        decision) and the log `lines` it added."""
+
+    def finish(self, state, lines: list[str], unfinished: bool = False) -> None:
+        """The game ended (`lines`: its result lines), or was left before its end (`unfinished`)."""
+
+    def close(self) -> None:
+        """The match is over with (always called, however it ended)."""
+
+
 class Match:
     """A game being played: `state`, `seats` (None for a human seat), the outcome `source`, the
-    generators of `seed`, and optionally a replay `recorder` (tabletop.gamekit.replay.GameRecorder).
+    generators of `seed`, and its `observers` (MatchObserver: a replay recorder draws chance from
+    its own `source`, the one to hand the match).
 
     `lines` is the whole log so far: the banner, the state's log and, once over, the result lines
     (`result_lines(final)`). `after_action(state)` sees the state after every action (invariant
@@ -52,13 +69,13 @@ class Match:
     """
 
     def __init__(self, state, seats: Sequence, source, seed: int, banner: Sequence[str] = (),
-                 result_lines: Callable | None = None, recorder=None, max_turns: int = 5000,
-                 after_action: Callable | None = None):
+                 result_lines: Callable | None = None, observers: Sequence[MatchObserver] = (),
+                 max_turns: int = 5000, after_action: Callable | None = None):
         self.state = state
         self.seats = list(seats)
         self.seeds = GameSeeds(seed)
-        self.recorder = recorder
-        self.source = recorder.source if recorder is not None else source
+        self.observers = [o for o in observers if o is not None]
+        self.source = source
         self.result_lines = result_lines or (lambda final: [])
         self.max_turns = max_turns
         self.after_action = after_action
@@ -96,15 +113,15 @@ class Match:
             self.chances += 1
         new = list(s.events[self._seen:])
         self._seen = len(s.events)
-        if self.recorder is not None:
-            self.recorder.record(s, action, event, new)
+        for observer in self.observers:
+            observer.record(s, action, event, new)
         if self.after_action is not None:
             self.after_action(s)
         if s.is_terminal():
             self.result = list(self.result_lines(s))
             new += self.result
-            if self.recorder is not None:
-                self.recorder.finish(s, self.result)
+            for observer in self.observers:
+                observer.finish(s, self.result)
         self.lines.extend(new)
         return new
 
@@ -131,13 +148,14 @@ class Match:
         return self.state
 
     def leave(self) -> None:
-        """End the recording of a game left unfinished (the window's quit or new game): its end
-        record says so, and the file opens with no warning."""
-        if self.recorder is not None and not self.state.is_terminal():
-            self.recorder.finish(self.state, [f"unfinished: left after {self.state.turn} turns"], unfinished=True)
+        """Tell the observers of a game left unfinished (the window's quit or new game): a
+        recording's end record says so, and the file opens with no warning."""
+        if not self.state.is_terminal():
+            for observer in self.observers:
+                observer.finish(self.state, [f"unfinished: left after {self.state.turn} turns"], unfinished=True)
 
     def close(self) -> None:
-        """Close the recording, if any (a game neither finished nor left reads as cut off)."""
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
+        """Close the observers (a recording of a game neither finished nor left reads as cut off)."""
+        observers, self.observers = self.observers, []
+        for observer in observers:
+            observer.close()

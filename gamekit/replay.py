@@ -1,11 +1,9 @@
-"""Recorded games and trials: record as they are driven, print their log, verify them by re-simulation.
+"""Recorded games and trials read back: their log, their figures, and their verification by
+re-simulation.
 
-The file format is tabletop.sim.record's; this module knows the games. A `GameRecorder` wraps the
-game's outcome source (physics: a WatchedOutcomes that keeps one Motion per chance event; a
-measured table: no motion) and is told of every action by the match (tabletop.gamekit.match.Match,
-the one game loop of headless play and the window): it writes one chunk per turn, with every
-action, its log lines and its motion. Actions are stored as [tag, *fields] through a small
-registry per game (`GAMES`).
+Recording is tabletop.gamekit.record's (a game: the recorder, an observer of the match; the
+actions' encoding) and tabletop.gamekit.trials' (a device's trials); the file format is
+tabletop.sim.record's.
 
 `verify` re-drives a recording: each recorded decision is applied as recorded, each chance event
 is answered by a fresh physics table (or the recorded outcome table) with that event's own
@@ -15,39 +13,24 @@ match; the first difference is named.
 from __future__ import annotations
 
 import dataclasses
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-import numpy as np
-
-from tabletop.gamekit.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
-from tabletop.gamekit.state import ChanceOutcome
-from tabletop.gamekit.errors import IllegalMoveError
+from tabletop.gamekit.chance import TableOutcomes, WatchedOutcomes
 from tabletop.gamekit.definition import GameDefinition
+from tabletop.gamekit.errors import IllegalMoveError
+from tabletop.gamekit.record import MOTION_RATE, decode_action, default_path, scene_of, table_worlds
+from tabletop.gamekit.state import ChanceOutcome
+from tabletop.gamekit.trials import record_trials, run_trial
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
-from tabletop.sim.record import (MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, QuantizedMotion,
-                        ReplayFile, ReplayWriter, dequantize_pose, look_digest, quantize_motion, quantize_pose)
+from tabletop.sim.record import (TIME_UNIT, QuantizedMotion, ReplayFile, dequantize_pose, look_digest, quantize_motion,
+                                  quantize_pose)
 
-MOTION_RATE = 60.0        # pose samples per simulated second
-REPLAY_DIR = Path("replays")
-
-
-# -- the games ---------------------------------------------------------------------------------
-def encode_action(game: GameDefinition, action) -> list:
-    for tag, cls in game.actions().items():
-        if type(action) is cls:
-            return [tag, *(getattr(action, f.name) for f in dataclasses.fields(cls))]
-    raise ValueError(f"{action!r} is not a {game.name} action")
-
-
-def winner_of(game: GameDefinition, state) -> str | None:
-    """The winner a finished `state` of `game` records: what its definition says (a colour, colours
-    joined by "+", ...)."""
-    return game.winner(state)
+# decode_action, default_path and record_trials are tabletop.gamekit.record's and .trials'; named here
+# too for the command line and the application layer, which import them from this module.
+__all__ = ["Divergence", "Verified", "check_game", "compare_motions", "decode_action", "default_path", "describe",
+           "game_turns", "record_trials", "summary_lines", "verify"]
 
 
 def check_game(replay: ReplayFile, game: GameDefinition) -> None:
@@ -55,277 +38,6 @@ def check_game(replay: ReplayFile, game: GameDefinition) -> None:
     name = replay.header.get("game")
     if name != game.name:
         raise InputError(f"{replay.path}: the replay is of {name!r}, not {game.name}")
-
-
-def _plain_field(v) -> bool:
-    """An action's stored field: a number, a name, or a list of numbers (King Kong's discards)."""
-    return isinstance(v, (int, str)) or (isinstance(v, list) and all(isinstance(x, int) for x in v))
-
-
-def decode_action(game: GameDefinition, encoded):
-    """The action object of a stored [tag, *fields]; InputError when it is not one."""
-    actions = game.actions()
-    try:
-        tag, *values = encoded
-        cls = actions[tag]
-        fields = dataclasses.fields(cls)
-        if len(values) != len(fields) or not all(_plain_field(v) for v in values):
-            raise ValueError
-        return cls(*(tuple(v) if isinstance(v, list) else v for v in values))
-    except (ValueError, TypeError, KeyError):
-        raise InputError(f"corrupt replay: {encoded!r} is not a {game.name} action") from None
-
-
-# -- recording --------------------------------------------------------------------------------
-def default_path(name: str, seed: int, folder: Path = REPLAY_DIR, suffix: str = "") -> Path:
-    """replays/NAME-seedS[-SUFFIX]-YYYYmmdd-HHMMSS.ttr, a name not yet taken. The folder is made
-    when the recording starts (tabletop.sim.record.ReplayWriter), not here: a command refused for bad input leaves
-    no empty replays/ behind."""
-    stem = f"{name}-seed{seed}{'-' + suffix if suffix else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path, n = folder / f"{stem}.ttr", 1
-    while path.exists():
-        n += 1
-        path = folder / f"{stem}-{n}.ttr"
-    return path
-
-
-def scene_of(*worlds) -> dict:
-    """The looks and poses of every body in `worlds` now (the table before anything moves)."""
-    from tabletop.sim.scene import look, poses
-
-    looks, at = {}, {}
-    for world in worlds:
-        looks.update({name: look(world, name) for name in world.bodies})
-        for name in world.bodies:
-            at.update({track: list(p) for track, p in poses(world, name).items()})
-    return {"looks": looks, "poses": at}
-
-
-def table_worlds(table) -> tuple:
-    """Every World a game's physical table draws: its `worlds` (the table's own first), or its `world`."""
-    return tuple(getattr(table, "worlds", None) or (table.world,))
-
-
-def _tables_of(source) -> dict | None:
-    if not isinstance(source, TableOutcomes):
-        return None
-    return {event: {label: float(p) for label, p in zip(labels, probs)}
-            for event, (labels, probs) in source.tables.items()}
-
-
-def _header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> dict:
-    from tabletop.sim.world import engine_versions
-
-    return {"program": "tabletop", "kind": kind, "seed": seed, "versions": engine_versions(),
-            "banner": banner, "scene": scene, "motion_rate": MOTION_RATE,
-            "units": {"position_m": POSITION_UNIT, "quaternion_scale": QUATERNION_SCALE, "time_s": TIME_UNIT,
-                      "move_animation_s": MOVE_ANIMATION_S}, **fields}
-
-
-class GameRecorder:
-    """Records a game played by a tabletop.gamekit.match.Match into a replay file.
-
-    The match draws its chance outcomes from `recorder.source` and tells `record` of every
-    action; `finish(state, lines)` writes the end record; `close()` (always) closes the file.
-    The wrapped `source` is the session's: physics (watched here, so each chance event keeps its
-    Motion), or a measured table whose physics fallback (if any) is watched too. A source already
-    watched (the window's) is read, not wrapped again, and keeps its motions.
-
-    One T chunk per turn: the steps taken while `state.turn` has one value (chunk 0: before the
-    first turn, e.g. the tilts for turn order), written when the next turn begins or the game ends.
-    """
-
-    def __init__(self, path: Path, game: GameDefinition, config: dict, seed: int, state, source,
-                 banner: list[str]):
-        from tabletop.gamekit.match import SEEDS_DOC
-
-        self.game = game
-        self.source = source
-        self.watched = None
-        self._own_physics = None
-        fallback = source.fallback if isinstance(source, TableOutcomes) else None
-        if isinstance(source, WatchedOutcomes) or isinstance(fallback, WatchedOutcomes):
-            self.watched = source if isinstance(source, WatchedOutcomes) else fallback
-            physics = self.watched.source
-        elif isinstance(source, PhysicsSource):
-            self.source = self.watched = WatchedOutcomes(source, MOTION_RATE)
-            physics = source
-        elif fallback is not None:
-            source.fallback = self.watched = WatchedOutcomes(fallback, MOTION_RATE)
-            physics = fallback
-        else:
-            physics = self._own_physics = game.physics()   # only to show the table
-        try:
-            scene = scene_of(*table_worlds(physics.table_for(state)))
-        finally:
-            if self._own_physics is not None:
-                self._own_physics.close()
-        config = {**config, "tables": _tables_of(source)}
-        header = _header("game", seed, banner, scene, game=game.name, config=config, seeds=SEEDS_DOC,
-                         initial_events=list(state.events))
-        self.writer = ReplayWriter(path, header)
-        self.path = path
-        self._turn = state.turn
-        self._steps: list[dict] = []
-        self._motions: list = []
-        self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
-        self._taken = len(self.watched.motions) if self.watched is not None else 0
-
-    def record(self, state, action, event: str | None, events: list[str]) -> None:
-        """One action just applied to `state`: the chance `event` it answered (None: a seat's),
-        and the log lines it added."""
-        if state.turn != self._turn:
-            self._flush()
-            self._turn = state.turn
-        step = {"action": encode_action(self.game, action), "events": list(events)}
-        if isinstance(action, ChanceOutcome):
-            step["chance"] = event
-            if self.watched is not None and len(self.watched.motions) > self._taken:
-                if self.watched.start is not None:     # what the event started from (a Tipper's ball)
-                    step["start"] = self.watched.start
-                step["motion"] = len(self._motions)
-                self._motions.append(self.watched.motions[-1])
-                if self._pop:      # our own watcher: keep no motion in memory once written
-                    self.watched.motions.clear()
-                self._taken = len(self.watched.motions)
-        self._steps.append(step)
-        if state.is_terminal():
-            self._flush()
-
-    def _flush(self) -> None:
-        if self._steps:
-            self.writer.add_turn({"turn": self._turn, "steps": self._steps}, self._motions)
-        self._steps, self._motions = [], []
-
-    def finish(self, state, lines: list[str], unfinished: bool = False) -> None:
-        """The end record: the result lines and the result (`unfinished`: a game left before its
-        end, whose last turn so far is written too)."""
-        self._flush()
-        result = {"winner": self.game.winner(state), "turns": state.turn}
-        if unfinished:
-            result["unfinished"] = True
-        self.writer.finish({"lines": list(lines), "result": result})
-
-    def close(self) -> None:
-        self.writer.close()
-
-
-def open_recorder(record: Path | None, game: GameDefinition, config: dict, seed: int, state, source,
-                  banner: list[str]) -> GameRecorder | None:
-    """A GameRecorder writing to `record` (None: no recording); says where on stderr."""
-    if record is None:
-        return None
-    recorder = GameRecorder(record, game, config, seed, state, source, banner)
-    print(f"recording the replay to {record}", file=sys.stderr, flush=True)
-    return recorder
-
-
-def _print_line(line: str) -> None:
-    print(line, flush=True)
-
-
-def play_recorded(definition: GameDefinition, game, players, source, seed: int, banner: str, config: dict,
-                  record: Path | None, result_lines: Callable, max_turns: int = 20000,
-                  emit: Callable[[str], None] | None = None):
-    """A headless game of any game here: give the banner and every log line to `emit` (default:
-    print them), record the replay to `record` (None: none) as it goes, emit `result_lines(final)`
-    and close the source; returns the final state. The game is a tabletop.gamekit.match.Match
-    stepped to its end."""
-    from tabletop.gamekit.match import Match
-
-    emit = emit or _print_line
-    emit(banner)
-    recorder = None
-    try:
-        state = game.new_initial_state()
-        recorder = open_recorder(record, definition, config, seed, state, source, [banner])
-        match = Match(state, players, source, seed, banner=[banner], result_lines=result_lines,
-                      recorder=recorder, max_turns=max_turns)
-        for line in match.lines[1:]:
-            emit(line)
-        while not match.is_over():
-            for line in match.step():
-                emit(line)
-        final = match.state
-    finally:
-        if recorder:
-            recorder.close()
-        source.close()
-    sys.stdout.flush()
-    return final
-
-
-# -- trials of a device -------------------------------------------------------------------------
-def _plain(value):
-    """JSON-able copy of a reading (numpy numbers and arrays become floats and lists)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (np.integer, bool)):
-        return value if isinstance(value, bool) else int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if np.isfinite(v) else None
-    return value
-
-
-def _trial_line(i: int, outcome) -> str:
-    what = f"{outcome.label}" if outcome.label is not None else "no label"
-    return f"trial {i}: {what} ({outcome.status}) after {outcome.sim_time:.3f} s simulated"
-
-
-def _run_trial(device, seed: int, i: int):
-    from tabletop.sim.batch import trial_rng
-    from tabletop.sim.motion import MotionRecorder
-
-    rng = trial_rng(seed, i)
-    gesture = device.sample_gesture(rng)
-    with MotionRecorder(device.world, MOTION_RATE) as recorder:
-        outcome = device.run(rng, gesture)
-    return gesture, outcome, recorder.motion
-
-
-def record_trials(path: Path, name: str, spec: Path, overrides, seed: int, count: int,
-                  batch: list[dict] = ()) -> list[str]:
-    """Run trials 0..count-1 of a run with `seed` again in this process, on a freshly built device
-    watched by a MotionRecorder, and write them as one replay (one chunk per trial). The batch ran
-    in worker processes; the per-trial seeds are its own (tabletop.sim.batch.trial_rng), so each trial
-    repeats the batch's: any that does not is returned as a warning line. `verify` does the same."""
-    from tabletop.games.devices import make_device
-    from tabletop.sim.devices.base import gesture_dict
-
-    banner = [f"{name}: trials 0-{count - 1} of seed {seed}"]
-    config = {"spec": str(spec), "overrides": [list(pair) for pair in overrides], "trials": count}
-    labels = {r["index"]: r["label"] for r in batch}
-    warnings, counts = [], {}
-    device = make_device(name, spec, overrides)
-    try:
-        header = _header("trials", seed, banner, scene_of(device.world), device=name, config=config,
-                         seeds="trial i: numpy SeedSequence(seed, spawn_key=(i,))", initial_events=[])
-        writer = ReplayWriter(path, header)
-    except BaseException:
-        device.close()
-        raise
-    try:
-        for i in range(count):
-            gesture, outcome, motion = _run_trial(device, seed, i)
-            if i in labels and labels[i] != outcome.label:
-                warnings.append(f"trial {i} gave {outcome.label} when recorded, {labels[i]} in the batch")
-            key = outcome.label if outcome.label is not None else str(outcome.status)
-            counts[key] = counts.get(key, 0) + 1
-            trial = {"index": i, "label": outcome.label, "status": str(outcome.status),
-                     "sim_time": outcome.sim_time, "steps": outcome.steps, "group": outcome.group,
-                     "gesture": _plain(gesture_dict(gesture) if dataclasses.is_dataclass(gesture) else gesture),
-                     "reading": _plain(outcome.reading)}
-            step = {"trial": trial, "events": [_trial_line(i, outcome)], "motion": 0}
-            writer.add_turn({"turn": i, "steps": [step]}, [motion])
-        line = f"{count} trials, by outcome: " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
-        writer.finish({"lines": [line], "result": {"counts": counts}})
-    finally:
-        writer.close()
-        device.close()
-    return warnings
 
 
 # -- reading back -------------------------------------------------------------------------------
@@ -583,7 +295,7 @@ def _verify_trials(replay: ReplayFile, from_turn: int = 0) -> Verified:
                 i = int(trial["index"])
                 if i < from_turn:
                     continue
-                _, outcome, motion = _run_trial(device, seed, i)
+                _, outcome, motion = run_trial(device, seed, i)
                 if (outcome.label, str(outcome.status)) != (trial["label"], trial["status"]):
                     raise Divergence(f"trial {i}: {outcome.label} ({outcome.status}) in the re-simulation, "
                                      f"the replay says {trial['label']} ({trial['status']})")

@@ -10,7 +10,7 @@ import argparse
 import time
 
 from tabletop.games.king_of_the_hill.ai import SEATS
-from tabletop.games.king_of_the_hill.play import play_game
+from tabletop.gamekit.match import Match
 from tabletop.games.king_of_the_hill.rules import ChanceOutcome, Game
 from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
 
@@ -24,7 +24,7 @@ def main() -> None:
     for seed in (int(s) for s in args.seeds.split(",")):
         source = PhysicsOutcomes()
         t0 = time.process_time()
-        final = play_game(Game(len(kinds)), [SEATS[k]() for k in kinds], source, seed)
+        final = Match(Game(len(kinds)).new_initial_state(), [SEATS[k]() for k in kinds], source, seed).play()
         cpu = time.process_time() - t0
         chance = [a for a in final.history if isinstance(a, ChanceOutcome)]
         knocks = sum(1 for a in chance if a.label.startswith("cave"))

@@ -178,13 +178,14 @@ class CoinRace(GameDefinition):
     def make_source(self, outcomes: str):
         return CoinPhysics() if outcomes == "physics" else TableOutcomes(FAIR)
 
-    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
-        from tabletop.gamekit.replay import play_recorded
+    def make_seat(self, kind, source, options):
+        return RandomSeat()
 
-        config = {"goal": options["goal"], "seats": list(seats), "outcomes": outcomes}
-        return play_recorded(self, Game(options["goal"]), [RandomSeat() for _ in seats], self.make_source(outcomes),
-                             seed, f"Coin race to {options['goal']}, seed {seed}", config, record,
-                             lambda final: [f"winner: {COLOURS[final.winner]}"], emit=emit)
+    def banner(self, seats, seed, outcomes, options) -> str:
+        return f"Coin race to {options['goal']}, seed {seed}"
+
+    def result_lines(self, final) -> list[str]:
+        return [f"winner: {COLOURS[final.winner]}"]
 
     def analysis(self):
         return GameAnalysis(

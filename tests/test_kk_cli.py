@@ -58,7 +58,7 @@ def test_bad_king_kong_input(capsys, args, message):
 
 
 def test_the_king_kong_rules_load_no_physics_and_no_view():
-    code = ("import sys, tabletop.games.king_kong.session, tabletop.games.king_kong.ai; "
+    code = ("import sys, tabletop.games.king_kong.chance, tabletop.games.king_kong.ai; "
             "print(sorted(m for m in sys.modules if 'bullet' in m or 'panda' in m or m.startswith('tabletop.sim.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['tabletop.sim.errors', 'tabletop.sim.paths', 'tabletop.sim.spec']"

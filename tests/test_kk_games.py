@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from tabletop.gamekit.chance import ScriptedOutcomes
-from tabletop.gamekit.driver import ChanceOutcome
+from tabletop.gamekit.match import Match
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.games.king_kong.ai import HeuristicSeat, RandomSeat
 from tabletop.games.king_kong.cards import Kind
-from tabletop.games.king_kong.play import (UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource, play_game, table_source,
+from tabletop.games.king_kong.chance import (UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource, table_source,
                                   uniform_source)
 from tabletop.games.king_kong.rules import AtRisk, Game, Phase
 from tabletop.sim.errors import InputError
@@ -66,8 +67,8 @@ def test_a_thousand_random_games_all_end_with_the_invariants_holding():
     ends = {"kong": 0, "player": 0, "shared": 0}
     for seed in range(1000):
         game = GAMES[2 + seed % 5]
-        final = play_game(game, [RandomSeat()] * game.players, UNIFORM, seed, after_action=Invariants(game),
-                          max_turns=1000)
+        final = Match(game.new_initial_state(), [RandomSeat()] * game.players, UNIFORM, seed,
+                      after_action=Invariants(game), max_turns=1000).play()
         assert final.is_terminal()
         ends["kong" if final.kong_won else "player" if len(final.winners) == 1 else "shared"] += 1
     assert sum(ends.values()) == 1000 and ends["kong"] > 0
@@ -81,7 +82,7 @@ def test_the_heuristic_seat_beats_random_play():
         ai = seed % 3
         seats = [RandomSeat(), RandomSeat(), RandomSeat()]
         seats[ai] = HeuristicSeat()
-        final = play_game(GAMES[3], seats, UNIFORM, seed)
+        final = Match(GAMES[3].new_initial_state(), seats, UNIFORM, seed).play()
         wins += ai in final.winners
         others += len([p for p in final.winners if p != ai])
     assert wins >= 10 and wins > 3 * others
@@ -91,7 +92,8 @@ def test_heuristic_seats_play_whole_games_with_every_card():
     seen = set()
     for seed in range(6):
         game = GAMES[2 + seed % 5]
-        final = play_game(game, [HeuristicSeat()] * game.players, UNIFORM, seed, after_action=Invariants(game))
+        final = Match(game.new_initial_state(), [HeuristicSeat()] * game.players, UNIFORM, seed,
+                      after_action=Invariants(game)).play()
         assert final.is_terminal()
         text = "\n".join(final.events)
         seen |= {word for word in ("Helicopter Ride and flies", "escapes", "Safety Net", "attacks")
@@ -100,7 +102,8 @@ def test_heuristic_seats_play_whole_games_with_every_card():
 
 
 def test_replay_re_drives_a_game_from_its_history():
-    final = play_game(GAMES[4], [HeuristicSeat(), RandomSeat(), HeuristicSeat(), RandomSeat()], UNIFORM, 5)
+    seats = [HeuristicSeat(), RandomSeat(), HeuristicSeat(), RandomSeat()]
+    final = Match(GAMES[4].new_initial_state(), seats, UNIFORM, 5).play()
     again = GAMES[4].replay(final.history)
     assert again.events == final.events and str(again) == str(final)
 
@@ -160,7 +163,8 @@ def estimates(tmp_path):
 def test_a_table_source_plays_from_saved_estimates(estimates):
     die, spinner, knock, _ = estimates
     source = table_source([die, spinner, knock])
-    final = play_game(GAMES[3], [HeuristicSeat()] * 3, source, 2, after_action=Invariants(GAMES[3]))
+    final = Match(GAMES[3].new_initial_state(), [HeuristicSeat()] * 3, source, 2,
+                  after_action=Invariants(GAMES[3])).play()
     text = "\n".join(final.events)
     in_groove = re.findall(r"in the \w+ \w+ groove (stands|is pushed out|is knocked over)", text)
     beside = re.findall(r"on [LR]\d-\d+ (stands|is pushed out|is knocked over)", text)
@@ -176,7 +180,7 @@ def test_a_spinner_estimate_gives_both_circles(estimates):
                "inner": {"probabilities": {"U1": {"p": 0.25}, "U2-3": {"p": 0.75}}}}
     spinner = write("spin.json", {"device": "spinner", "probabilities": circles["outer"]["probabilities"],
                                   "circles": circles})
-    final = play_game(GAMES[2], [RandomSeat()] * 2, table_source([die, spinner, knock]), 3)
+    final = Match(GAMES[2].new_initial_state(), [RandomSeat()] * 2, table_source([die, spinner, knock]), 3).play()
     spun = set(re.findall(r"spins (\S+) on", "\n".join(final.events)))
     assert spun <= {"UP", "LR1", "U1", "U2-3"} and {"UP", "U2-3"} <= spun
 
@@ -222,8 +226,8 @@ def test_shuffles_are_uniform_permutations_of_the_pile():
 # -- determinism, golden ----------------------------------------------------------------------------
 def _golden_log(seed: int = 7) -> str:
     lines: list[str] = []
-    play_game(GAMES[3], [HeuristicSeat(), HeuristicSeat(), HeuristicSeat()], uniform_source(), seed,
-              on_event=lines.append)
+    Match(GAMES[3].new_initial_state(), [HeuristicSeat(), HeuristicSeat(), HeuristicSeat()], uniform_source(),
+          seed).play(lines.append)
     return "\n".join(lines) + "\n"
 
 
@@ -242,6 +246,6 @@ def test_same_seed_same_log_across_processes():
 def test_every_mission_card_kind_can_be_kept():
     kinds = set()
     for seed in range(8):
-        final = play_game(GAMES[3], [HeuristicSeat()] * 3, UNIFORM, seed)
+        final = Match(GAMES[3].new_initial_state(), [HeuristicSeat()] * 3, UNIFORM, seed).play()
         kinds |= {final.game.deck[c].kind for k in final.kept for c in k}
     assert kinds == {Kind.ATTACK, Kind.SPECIAL}

@@ -14,7 +14,7 @@ import pytest
 from tabletop.games.devices import default_spec, make_device
 from tabletop.games.king_kong.geometry import GROOVES
 from tabletop.games.king_kong.knockover import ADJACENT, KongKnockover, KongTrial
-from tabletop.games.king_kong.play import KnockoverTable, load_knockover_table
+from tabletop.games.king_kong.chance import KnockoverTable, load_knockover_table
 from tabletop.games.king_kong.rules import FATES, AtRisk
 from tabletop.sim.batch import run_trials, trial_rng
 from tabletop.sim.devices.base import Status

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.gamekit.driver import CHANCE, ChanceOutcome, Pass
+from tabletop.gamekit.state import CHANCE, ChanceOutcome, Pass
 from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.games.king_kong.board import BOARD_FILE, START, load_board
 from tabletop.games.king_kong.cards import DECK_FILE, Kind, load_deck

@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.gamekit.driver import ChanceOutcome
+from tabletop.gamekit.match import Match
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.games.king_kong.ai import HeuristicSeat
 from tabletop.games.king_kong.board import load_board
 from tabletop.games.king_kong.geometry import GROOVES, Geometry, load_kong
-from tabletop.games.king_kong.play import ShuffleSource, play_game
+from tabletop.games.king_kong.chance import ShuffleSource
 from tabletop.games.king_kong.rules import COLOURS, FATES, Game, Phase
 from tabletop.games.king_kong.table import Hand, KongRig, KongTable, PhysicsOutcomes, load_physics, run_move
 from tabletop.sim.devices.base import Status
@@ -189,7 +190,7 @@ def test_a_physics_game_ends_and_says_which_pawns_fell():
     source = ShuffleSource(PhysicsOutcomes())
     lines: list[str] = []
     try:
-        final = play_game(Game(2), [HeuristicSeat(), HeuristicSeat()], source, seed=3, on_event=lines.append)
+        final = Match(Game(2).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 3).play(lines.append)
     finally:
         source.close()
     assert final.is_terminal()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
-from tabletop.games.knossos.play import play_match
+from tabletop.gamekit.match import Match
 from tabletop.games.knossos.rules import OFF, PIECES_PER_PLAYER, START, ChanceOutcome, Game, Move, Pass, Phase
 from tests.golden import check_golden, log_in_fresh_process
 
@@ -76,8 +76,8 @@ def test_random_matches_all_reach_a_winner():
     after every action."""
     game = Game()
     for seed in range(1000):
-        final = play_match(game, [RandomSeat(), RandomSeat()], STICKS, seed, after_action=Invariants(game),
-                           max_turns=5000)
+        final = Match(game.new_initial_state(), [RandomSeat(), RandomSeat()], STICKS, seed,
+                      after_action=Invariants(game), max_turns=5000).play()
         assert final.is_terminal() and final.score[final.winner] == game.games_to_win
         assert final.off_count(final.winner) == PIECES_PER_PLAYER
 
@@ -89,13 +89,14 @@ def test_the_heuristic_seat_beats_random_play():
         ai = seed % 2
         seats = [RandomSeat(), RandomSeat()]
         seats[ai] = HeuristicSeat()
-        wins += play_match(Game(), seats, STICKS, seed).winner == ai
+        wins += Match(Game().new_initial_state(), seats, STICKS, seed, max_turns=20000).play().winner == ai
     assert wins >= 58
 
 
 def _golden_log(seed: int = 7) -> str:
     lines: list[str] = []
-    play_match(Game(), [HeuristicSeat(), HeuristicSeat()], STICKS, seed, on_event=lines.append)
+    Match(Game().new_initial_state(), [HeuristicSeat(), HeuristicSeat()], STICKS, seed,
+          max_turns=20000).play(lines.append)
     return "\n".join(lines) + "\n"
 
 

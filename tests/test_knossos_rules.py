@@ -338,10 +338,10 @@ def test_throws_are_checked():
 def test_a_match_can_be_redriven_from_its_history():
     from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.knossos.ai import HeuristicSeat, RandomSeat
-    from tabletop.games.knossos.play import play_match
+    from tabletop.gamekit.match import Match
 
     src = TableOutcomes({"sticks": {"1": 0.25, "2": 0.5, "3": 0.25}})
-    final = play_match(GAME, [HeuristicSeat(), RandomSeat()], src, seed=4)
+    final = Match(GAME.new_initial_state(), [HeuristicSeat(), RandomSeat()], src, 4, max_turns=20000).play()
     again = GAME.replay(final.history)
     assert (again.pos, again.score, again.game_winners, again.winner, again.events) == \
         (final.pos, final.score, final.game_winners, final.winner, final.events)

@@ -6,9 +6,9 @@ import sys
 
 import numpy as np
 
-from tabletop.gamekit.driver import ChanceOutcome
+from tabletop.gamekit.match import Match
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.games.knossos.ai import SEATS
-from tabletop.games.knossos.play import play_match
 from tabletop.games.knossos.rules import Game
 from tabletop.games.knossos.table import PhysicsOutcomes
 
@@ -20,8 +20,8 @@ def test_a_physics_match_is_thrown_and_repeats_in_another_process(tmp_path):
     source = PhysicsOutcomes()
     lines: list[str] = []
     try:
-        final = play_match(Game(games_to_win=1), [SEATS["ai"](), SEATS["ai"]()], source, seed=2,
-                           on_event=lines.append)
+        final = Match(Game(games_to_win=1).new_initial_state(), [SEATS["ai"](), SEATS["ai"]()], source, 2,
+                      max_turns=20000).play(lines.append)
         throws = [a.label for a in final.history if isinstance(a, ChanceOutcome)]
         assert final.is_terminal() and set(throws) == {"1", "2", "3"}
         assert sorted(final.score) == [0, 1]

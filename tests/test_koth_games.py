@@ -7,7 +7,7 @@ import pytest
 
 from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_of_the_hill.ai import GreedySeat, RandomSeat
-from tabletop.games.king_of_the_hill.play import play_game
+from tabletop.gamekit.match import Match
 from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER, Game, Move, Phase, Variant
 from tests.golden import check_golden, log_in_fresh_process
 
@@ -54,14 +54,15 @@ def test_random_games_all_reach_a_winner(players, variant, games):
     game = Game(players, Variant(variant))
     for seed in range(games):
         check = Invariants(game)
-        final = play_game(game, [RandomSeat()] * players, UNIFORM, seed, after_action=check, max_turns=3000)
+        final = Match(game.new_initial_state(), [RandomSeat()] * players, UNIFORM, seed, after_action=check,
+                      max_turns=3000).play()
         assert final.winner is not None
         assert final.zone_count(final.winner) == game.marbles_to_win
 
 
 def _golden_log(seed: int = 7) -> str:
     lines: list[str] = []
-    play_game(Game(4), [GreedySeat()] * 4, UNIFORM, seed, on_event=lines.append)
+    Match(Game(4).new_initial_state(), [GreedySeat()] * 4, UNIFORM, seed).play(lines.append)
     return "\n".join(lines) + "\n"
 
 

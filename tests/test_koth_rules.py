@@ -257,11 +257,11 @@ def test_chance_outcomes_are_checked():
 def test_a_game_can_be_redriven_from_its_history():
     from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.king_of_the_hill.ai import GreedySeat
-    from tabletop.games.king_of_the_hill.play import play_game
+    from tabletop.gamekit.match import Match
 
     src = TableOutcomes({"tipper": {l: 1 / 7 for l in "123456J"},
                          "crater": {f"cave{c}/seat{s}": 1 / 6 for c in (1, 2, 3) for s in (1, 2)}})
-    final = play_game(Game(3), [GreedySeat()] * 3, src, seed=4)
+    final = Match(Game(3).new_initial_state(), [GreedySeat()] * 3, src, 4).play()
     again = Game(3).replay(final.history)
     assert again.track == final.track and again.winner == final.winner and again.events == final.events
 

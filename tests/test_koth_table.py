@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tabletop.games.king_of_the_hill.ai import GreedySeat
-from tabletop.games.king_of_the_hill.play import play_game
+from tabletop.gamekit.match import Match
 from tabletop.games.king_of_the_hill.rules import ChanceOutcome, Game, Move, Phase
 from tabletop.games.king_of_the_hill.table import HillTable, PhysicsOutcomes
 
@@ -31,7 +31,7 @@ class Recording(PhysicsOutcomes):
 def physics_game():
     source = Recording()
     lines: list[str] = []
-    final = play_game(Game(2), [GreedySeat()] * 2, source, seed=5, on_event=lines.append)
+    final = Match(Game(2).new_initial_state(), [GreedySeat()] * 2, source, 5).play(lines.append)
     yield final, source, lines
     source.close()
 

@@ -56,7 +56,7 @@ def test_the_kong_planner_discards_what_no_mission_needs_and_keeps_attack_cards(
     """At every discard of seeded games: it discards exactly the cards no mission can use now
     (the `ai` seat keeps Helicopters, Escapes and Safety Nets all game)."""
     from tabletop.games.king_kong.ai import PlannerSeat
-    from tabletop.games.king_kong.play import table_source
+    from tabletop.games.king_kong.chance import table_source
     from tabletop.games.king_kong.rules import Discard, Game, Phase
 
     seat, source = PlannerSeat(), table_source(measured_paths(("die", "spinner", "kong-knockover")))

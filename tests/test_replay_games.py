@@ -222,7 +222,7 @@ def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_i
     from tabletop.games.knossos.rules import Game
     from tabletop.games.knossos.table import PhysicsOutcomes
     from tabletop.gamekit.match import Match
-    from tabletop.gamekit.replay import GameRecorder
+    from tabletop.gamekit.record import GameRecorder
 
     path, printed = knossos
     watched = WatchedOutcomes(PhysicsOutcomes())
@@ -232,7 +232,7 @@ def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_i
     recorder = GameRecorder(out, GAMES["knossos"], {"games_to_win": 1, "seats": ["ai", "ai"], "outcomes": "physics"},
                             1, state, watched, [printed.splitlines()[0]])
     try:
-        final = Match(state, [SEATS["ai"](), SEATS["ai"]()], watched, 1, recorder=recorder).play()
+        final = Match(state, [SEATS["ai"](), SEATS["ai"]()], watched, 1, observers=[recorder]).play()
     finally:
         recorder.close()
         watched.close()

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from tabletop.gamekit.driver import Pass  # noqa: E402
+from tabletop.gamekit.state import Pass  # noqa: E402
 from tabletop.games.registry import GAMES  # noqa: E402
 from tabletop.gamekit.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
@@ -225,9 +225,9 @@ def test_help_and_camera_keys(open_window):
 def test_ai_game_in_the_window_matches_headless(open_window):
     """An all-AI game in the window draws seats and chance from the same generators as the
     headless driver: same seed, same log."""
-    from tabletop.gamekit.driver import TurnLimitError, drive
+    from tabletop.gamekit.match import Match, TurnLimitError
     from tabletop.games.knossos.ai import HeuristicSeat
-    from tabletop.games.knossos.session import make_game
+    from tabletop.games.knossos.rules import Game
     from tabletop.games.knossos.table import PhysicsOutcomes
 
     app, ctrl = open_window("knossos", ["ai", "ai"], seed=11)
@@ -236,8 +236,8 @@ def test_ai_game_in_the_window_matches_headless(open_window):
     lines = []
     try:
         with pytest.raises(TurnLimitError):
-            drive(make_game(3).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 11,
-                  on_event=lines.append, max_turns=7)
+            Match(Game(games_to_win=3).new_initial_state(), [HeuristicSeat(), HeuristicSeat()], source, 11,
+                  max_turns=7).play(lines.append)
     finally:
         source.close()
     n = min(len(lines), len(ctrl.state.events))

@@ -202,7 +202,7 @@ class TableAdapter:
     def menu(self, state) -> list:
         """The current decision's actions that are not a piece going somewhere (roll or fly,
         end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons."""
-        from tabletop.gamekit.driver import Pass
+        from tabletop.gamekit.state import Pass
 
         placed = {d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)}
         return [a for a in state.legal_actions() if a not in placed and a != Pass()]

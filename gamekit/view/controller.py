@@ -7,7 +7,7 @@ exactly what was simulated and the frame clock never steps the physics. Piece mo
 rules decide (a marble hopping seat to seat, a piece moving site to site) are animated
 between the seats the table would put them on.
 
-The game itself is a tabletop.gamekit.match.Match, the one the headless driver steps: the window
+The game itself is a tabletop.gamekit.match.Match, the one headless play steps: the window
 calls it once per frame when a seat or the chance event is due (`draw()` simulates the chance
 event, the window plays it back, then `apply()`), so an all-AI game in the window is the game
 `--headless` plays with the same seed: the same log lines, result line and replay.
@@ -57,9 +57,11 @@ class Animation:
 class GameWindow:
     """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
 
-    def __init__(self, app, game, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None):
+    def __init__(self, app, game, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None,
+                 options: dict | None = None):
         self.app = app
         self.game = game               # its GameDefinition
+        self.options = game.check_options(options or {})
         self.adapter = adapter
         self.seat_kinds = seats
         self.seed = seed
@@ -106,10 +108,11 @@ class GameWindow:
         self.seats = self.adapter.make_seats(self.seat_kinds)
         state = self.adapter.new_state()
         self.source = WatchedOutcomes(self.adapter.physics_source())
-        config, banner = self.adapter.record_config(self.seat_kinds, self.seed)
+        config = self.game.replay_config(self.seat_kinds, "physics", self.options)   # as headless play's
+        banner = self.game.banner(self.seat_kinds, self.seed, "physics", self.options)
         recorder = self._start_recording(state, config, banner)
         self.match = Match(state, self.seats, self.source, self.seed, banner=[banner],
-                           result_lines=self.adapter.result_lines, recorder=recorder)
+                           result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns)
         self.anim = None
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None
         self.curtain = False
@@ -124,7 +127,7 @@ class GameWindow:
 
     def _start_recording(self, state, config: dict, banner: str):
         """Record this game as headless play does (the same file format and contents)."""
-        from tabletop.gamekit.replay import GameRecorder
+        from tabletop.gamekit.record import GameRecorder
 
         self.games_started += 1
         if self.record is None:

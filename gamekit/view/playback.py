@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletop.gamekit.replay import decode_action
+from tabletop.gamekit.record import decode_action
 from tabletop.gamekit.view.controller import HOP_HEIGHT, HOP_SECONDS
 from tabletop.sim.errors import InputError
 from tabletop.sim.motion import Motion

@@ -47,7 +47,7 @@ def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict |
                                parent=app.base.aspect2d)
         for _ in range(2):          # both buffers of a double-buffered window
             app.base.graphicsEngine.render_frame()
-    controller = GameWindow(app, game, adapter, seats, seed, pace=pace, record=record)
+    controller = GameWindow(app, game, adapter, seats, seed, pace=pace, record=record, options=options)
     if loading is not None:
         loading.destroy()
     controller.started = started

@@ -1,6 +1,10 @@
 """King Kong: the board, Kong's figure and the deck as data, the rules, AI seats, headless play."""
 from tabletop.gamekit.definition import GameDefinition
 from tabletop.games.king_kong.labels import COLOURS
+from tabletop.sim.errors import InputError
+
+PHYSICS_DESCRIPTION = ("physics: the die thrown into the box lid, the spinner flicked, Kong moved among the "
+                       "pawns on the simulated board")
 
 
 class KingKong(GameDefinition):
@@ -21,7 +25,7 @@ class KingKong(GameDefinition):
         from itertools import product
 
         from tabletop.gamekit.chance import UniformOrder
-        from tabletop.games.king_kong.play import KnockoverTable
+        from tabletop.games.king_kong.chance import KnockoverTable
         from tabletop.games.king_kong.rules import FATES, NO_RISK, Phase
 
         if state.phase is Phase.SHUFFLE:
@@ -53,7 +57,7 @@ class KingKong(GameDefinition):
     def rules_bench(self):
         from tabletop.gamekit.chance import TableOutcomes
         from tabletop.games.king_kong.ai import SEATS
-        from tabletop.games.king_kong.play import UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource
+        from tabletop.games.king_kong.chance import UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource
         from tabletop.games.king_kong.rules import DIE_LABELS, INNER_LABELS, OUTER_LABELS, Game
         from tabletop.gamekit.rules_bench import RulesBench
 
@@ -81,17 +85,45 @@ class KingKong(GameDefinition):
         from tabletop.games.king_kong.source import KongSource
         return KongSource()
 
-    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
-        from tabletop.games.king_kong import session
-        return session.play_headless(self, seats, seed, outcomes, record, emit)
+    def make_seat(self, kind, source, options):
+        from tabletop.games.king_kong.ai import make_seat
+        return make_seat(kind, source)
+
+    def banner(self, seats, seed, outcomes, options) -> str:
+        """The game's first log line: the outcomes `physics` and `uniform` described."""
+        from tabletop.games.king_kong.chance import UNIFORM_DESCRIPTION
+
+        described = {"uniform": UNIFORM_DESCRIPTION, "physics": PHYSICS_DESCRIPTION}.get(outcomes, outcomes)
+        return (f"King Kong, seats {', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, "
+                f"outcomes {described}")
+
+    def result_lines(self, final) -> list[str]:
+        """Kong's win, a seat's, or a shared victory, after the rounds and turns."""
+        if final.kong_won:
+            result = "Kong wins"
+        elif len(final.winners) == 1:
+            result = f"{COLOURS[final.winners[0]]} wins"
+        else:
+            result = f"shared victory: {', '.join(COLOURS[p] for p in final.winners)}"
+        return [f"result: {result} after {final.round} rounds and {final.turn} turns"]
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats), scene)
 
     def make_source(self, outcomes: str):
-        from tabletop.games.king_kong import session
-        return session.make_source(outcomes)
+        """`physics` (every die, spin and Kong move simulated: games/king_kong/table.py), `uniform` (the
+        documented stand-in) or `table:DIE.json,SPINNER.json,KNOCK.json` (saved estimates)."""
+        if outcomes == "physics":
+            return self.physics()
+        if outcomes == "uniform":
+            from tabletop.games.king_kong.chance import uniform_source
+            return uniform_source()
+        if outcomes.startswith("table:") and outcomes[6:]:
+            from tabletop.games.king_kong.chance import table_source
+            return table_source([f for f in outcomes[6:].split(",") if f])
+        raise InputError(f"--outcomes: expected physics, uniform or table:DIE.json,SPINNER.json,KNOCK.json, "
+                         f"got {outcomes!r}")
 
     def codec(self, game):
         from tabletop.games.king_kong.codec import KongCodec
@@ -99,7 +131,7 @@ class KingKong(GameDefinition):
 
     def analysis(self):
         from tabletop.games.king_kong.analysis import analysis
-        return analysis()
+        return analysis(self)
 
 
 DEFINITION = KingKong()

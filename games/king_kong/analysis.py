@@ -35,7 +35,7 @@ def fair_tables() -> dict[str, dict[str, float]]:
 
 
 def _source(kind: str, files):
-    from tabletop.games.king_kong.play import KnockoverTable, ShuffleSource, table_source
+    from tabletop.games.king_kong.chance import KnockoverTable, ShuffleSource, table_source
 
     if kind == "table":
         return table_source(files)
@@ -84,7 +84,8 @@ class KongObserver(Observer):
                                 "kong.pushed_share": [self.fates["pushed"], at_risk]}}
 
 
-def analysis() -> GameAnalysis:
+def analysis(definition) -> GameAnalysis:
+    """What analyze measures of the game `definition` (King Kong's) defines."""
     from tabletop.games.king_kong.ai import SEATS, make_seat
 
     return GameAnalysis(
@@ -101,4 +102,4 @@ def analysis() -> GameAnalysis:
               "kong.at_risk": "pawns at risk of a Kong move",
               "kong.knocked_share": "share of pawns at risk knocked over",
               "kong.pushed_share": "share of pawns at risk pushed out"},
-        max_turns=5000)
+        max_turns=definition.max_turns)

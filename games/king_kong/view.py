@@ -437,16 +437,6 @@ class KongAdapter(TableAdapter):
                 Phase.SAFETY_NET: "Safety Net?", Phase.DISCARD: "discard:", Phase.ATTACK: "attack?",
                 Phase.ESCAPE: "escape?"}.get(state.phase, "choose:")
 
-    def record_config(self, seats, seed: int) -> tuple[dict, str]:
-        from tabletop.games.king_kong.session import banner
-
-        return {"players": len(seats), "seats": list(seats), "outcomes": "physics"}, banner(list(seats), seed, "physics")
-
-    def result_lines(self, state: State) -> list[str]:
-        from tabletop.games.king_kong.session import result_lines
-
-        return result_lines(state)
-
     def result(self, state: State) -> str:
         if state.kong_won:
             return "King Kong reaches the top and wins!"

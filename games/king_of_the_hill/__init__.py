@@ -1,6 +1,7 @@
 """King of the Hill (1958): the hill, its Tipper and its crater."""
 from tabletop.gamekit.definition import GameDefinition, Option
 from tabletop.games.king_of_the_hill.rules import COLOURS
+from tabletop.sim.errors import InputError
 
 
 class KingOfTheHill(GameDefinition):
@@ -30,24 +31,50 @@ class KingOfTheHill(GameDefinition):
         return {"move": Move, "pass": Pass, "outcome": ChanceOutcome}
 
     def make_game(self, config: dict):
-        from tabletop.games.king_of_the_hill.rules import Game, Variant
-        return Game(int(config["players"]), Variant(config["variant"]))
+        """The rules' Game of `players` seats and the `variant`; InputError for a variant that is
+        none, or the Special 2 Player Game with other than two seats."""
+        from tabletop.games.king_of_the_hill.rules import Game
+
+        players, variant = int(config["players"]), config["variant"]
+        return Game(players, _variant(players, variant))
 
     def physics(self):
         from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
-    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
-        from tabletop.games.king_of_the_hill import session
-        return session.play_headless(self, seats, seed, options["variant"], outcomes, record, emit)
+    def make_seat(self, kind, source, options):
+        from tabletop.games.king_of_the_hill.ai import make_seat
+        return make_seat(kind, source)
+
+    def banner(self, seats, seed, outcomes, options) -> str:
+        return (f"King of the Hill, {options['variant']}, seats "
+                f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_of_the_hill.view import HillAdapter
+        _variant(len(seats), options["variant"])
         return HillAdapter(len(seats), options["variant"], scene)
 
     def make_source(self, outcomes: str):
-        from tabletop.games.king_of_the_hill import session
-        return session.make_source(outcomes)
+        """`physics`, or `table:FILE.json[,FILE.json]` (events without a table use physics)."""
+        if outcomes == "physics":
+            return self.physics()
+        if outcomes.startswith("table:") and outcomes[6:]:
+            tables = self.table_outcomes([f for f in outcomes[6:].split(",") if f])
+            if set(self.chance_events) - set(tables.tables):
+                tables.fallback = self.physics()
+            return tables
+        raise InputError(f"--outcomes: expected physics or table:FILE.json, got {outcomes!r}")
+
+    def table_outcomes(self, files):
+        """A source sampling saved tipper and crater estimates; another device's table is an InputError."""
+        from tabletop.gamekit.chance import TableOutcomes
+
+        tables = TableOutcomes.from_files(files)
+        unknown = set(tables.tables) - set(self.chance_events)
+        if unknown:
+            raise InputError(f"--outcomes: a {sorted(unknown)[0]} table does not answer King of the Hill events")
+        return tables
 
     def codec(self, game):
         from tabletop.games.king_of_the_hill.codec import HillCodec
@@ -55,7 +82,22 @@ class KingOfTheHill(GameDefinition):
 
     def analysis(self):
         from tabletop.games.king_of_the_hill.analysis import analysis
-        return analysis()
+        return analysis(self)
+
+
+def _variant(players: int, variant: str):
+    """The rules' Variant named `variant`, for `players` seats; InputError when it is none or does
+    not seat them."""
+    from tabletop.games.king_of_the_hill.rules import Variant
+
+    try:
+        v = Variant(variant)
+    except ValueError:
+        raise InputError(f"--variant: unknown variant {variant!r}; use "
+                         f"{', '.join(x.value for x in Variant)}") from None
+    if v is Variant.SPECIAL_TWO_PLAYER and players != 2:
+        raise InputError(f"--seats: the Special 2 Player Game needs exactly 2 seats, not {players}")
+    return v
 
 
 DEFINITION = KingOfTheHill()

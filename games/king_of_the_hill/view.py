@@ -10,9 +10,8 @@ import numpy as np
 from tabletop.games.king_of_the_hill.ai import SEATS
 from tabletop.games.king_of_the_hill.art import (cave_floor, cave_names, cave_sign_places, SurfaceGrid, hidden_from, paint_caves,
                                                  paint_hill, sign_places, skin, surface_height, zone_centre)
-from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Move, Phase, State
+from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Game, Move, Phase, State, Variant
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
-from tabletop.games.king_of_the_hill.session import make_game
 from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.gamekit.view.adapter import TableAdapter
 from tabletop.gamekit.view.controller import Destination
@@ -66,7 +65,7 @@ class HillAdapter(TableAdapter):
     seat_kinds = SEATS
 
     def __init__(self, players: int, variant: str, scene=None):
-        self.game = make_game(players, variant)
+        self.game = Game(players, Variant(variant))     # (the definition's window_adapter checked them)
         marbles = players * self.game.marbles_per_player
         if scene is None:
             from tabletop.games.king_of_the_hill.table import HillTable, PhysicsOutcomes
@@ -595,19 +594,6 @@ class HillAdapter(TableAdapter):
 
     def destination_text(self, state: State, dest: Destination) -> str:
         return self.action_text(state, dest.action)
-
-    def record_config(self, seats, seed: int) -> tuple[dict, str]:
-        """The replay's config and banner, as headless play writes them."""
-        from tabletop.games.king_of_the_hill.session import banner
-
-        variant = self.game.variant.value
-        config = {"players": len(seats), "variant": variant, "seats": list(seats), "outcomes": "physics"}
-        return config, banner(list(seats), seed, variant, "physics")
-
-    def result_lines(self, state: State) -> list[str]:
-        from tabletop.games.king_of_the_hill.session import result_lines
-
-        return result_lines(state)
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} is King of the Hill!"

@@ -1,6 +1,7 @@
 """The Knossos Game (Hillbom ruleset): the board, its rules as a match, AI seats and the solved match."""
 from tabletop.gamekit.definition import GameDefinition, Option
 from tabletop.games.knossos.rules import COLOURS
+from tabletop.sim.errors import InputError
 
 
 class Knossos(GameDefinition):
@@ -14,6 +15,7 @@ class Knossos(GameDefinition):
     seat_kinds = ("ai", "random", "solved", "human")
 
     solved = True
+    max_turns = 20000                      # a match's throws
 
     def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
         """Perfect play of the match for the --outcomes sticks and for two fair coins (value iteration
@@ -66,23 +68,54 @@ class Knossos(GameDefinition):
 
     def make_game(self, config: dict):
         from tabletop.games.knossos.rules import Game
-        return Game(games_to_win=int(config["games_to_win"]))
+
+        games_to_win = int(config["games_to_win"])
+        if games_to_win < 1:
+            raise InputError(f"--games-to-win: must be at least 1, got {games_to_win}")
+        return Game(games_to_win=games_to_win)
 
     def physics(self):
         from tabletop.games.knossos.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
-    def play_headless(self, seats, seed, outcomes, record, options, emit=None):
-        from tabletop.games.knossos import session
-        return session.play_headless(self, seats, seed, options["games_to_win"], outcomes, record, emit)
+    def replay_config(self, seats, outcomes, options) -> dict:
+        """The match's options, seats and outcomes (two seats always: no "players")."""
+        return {"games_to_win": options["games_to_win"], "seats": list(seats), "outcomes": outcomes}
+
+    def make_seat(self, kind, source, options):
+        from tabletop.games.knossos.ai import make_seat
+        return make_seat(kind, source)
+
+    def banner(self, seats, seed, outcomes, options) -> str:
+        return (f"Knossos (Hillbom), first to {options['games_to_win']}, seats "
+                f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
+
+    def result_lines(self, final) -> list[str]:
+        """None: the match's last log line already names the winner."""
+        return []
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.knossos.view import KnossosAdapter
         return KnossosAdapter(len(seats), options["games_to_win"], scene)
 
     def make_source(self, outcomes: str):
-        from tabletop.games.knossos import session
-        return session.make_source(outcomes)
+        """`physics` (throw the sticks on the table), or `table:FILE.json` (a saved sticks estimate)."""
+        if outcomes == "physics":
+            return self.physics()
+        if outcomes.startswith("table:") and outcomes[6:]:
+            return self.table_outcomes([f for f in outcomes[6:].split(",") if f])
+        raise InputError(f"--outcomes: expected physics or table:FILE.json, got {outcomes!r}")
+
+    def table_outcomes(self, files):
+        """A source sampling a saved sticks estimate; any other table is an InputError."""
+        from tabletop.gamekit.chance import TableOutcomes
+        from tabletop.games.knossos.solve import check_table, table_of
+
+        tables = TableOutcomes.from_files(files)
+        if set(tables.tables) != {"sticks"}:
+            raise InputError("--outcomes: Knossos needs a sticks table (tabletop estimate sticks --out FILE.json)")
+        check_table(table_of(tables))
+        return tables
 
     def codec(self, game):
         from tabletop.games.knossos.codec import KnossosCodec
@@ -90,7 +123,7 @@ class Knossos(GameDefinition):
 
     def analysis(self):
         from tabletop.games.knossos.analysis import analysis
-        return analysis()
+        return analysis(self)
 
 
 DEFINITION = Knossos()

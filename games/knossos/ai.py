@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tabletop.gamekit.seats import RandomSeat, ScoringSeat
 from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
-from tabletop.games.knossos.solve import check_table, measured_table, solve, table_of
+from tabletop.games.knossos.solve import FAIR, check_table, measured_table, solve, table_of
 from tabletop.sim.errors import InputError
 
 # Chance of each throw the heuristic assumes for the opponent's next throw (two fair coins).
@@ -102,7 +102,7 @@ def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_w
     wins of `kind` and of the first player, each with its 95% Wilson interval."""
     from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.knossos.rules import Game
-    from tabletop.games.knossos.play import play_match
+    from tabletop.gamekit.match import Match
     from tabletop.sim.stats import wilson_interval
 
     if matches < 1:
@@ -113,7 +113,7 @@ def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_w
     wins = first = 0
     for m in range(matches):
         order = seats if m % 2 == 0 else seats[::-1]
-        final = play_match(game, order, source, seed + m)
+        final = Match(game.new_initial_state(), order, source, seed + m, max_turns=20000).play()
         wins += final.winner == m % 2
         first += final.winner == 0
     return {"seat": kind, "opponent": opponent, "matches": matches, "wins": wins, "rate": wins / matches,

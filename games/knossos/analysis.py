@@ -7,6 +7,7 @@ started them; games of one match are not independent draws). A throw of 3 gives 
 """
 from __future__ import annotations
 
+from functools import partial
 from math import comb
 
 from tabletop.gamekit.analyze import GameAnalysis, Observer
@@ -21,16 +22,12 @@ def fair_tables() -> dict[str, dict[str, float]]:
     return {"sticks": {label: comb(sticks, k) / 2 ** sticks for k, label in enumerate(STICK_LABELS)}}
 
 
-def _source(kind: str, files):
-    from tabletop.games.knossos.session import table_outcomes
-
-    return TableOutcomes(fair_tables()) if kind == "fair" else table_outcomes(files)
+def _source(definition, kind: str, files):
+    return TableOutcomes(fair_tables()) if kind == "fair" else definition.table_outcomes(files)
 
 
-def _game(players: int, options: dict):
-    from tabletop.games.knossos.session import make_game
-
-    return make_game(options["games_to_win"])
+def _game(definition, players: int, options: dict):
+    return definition.make_game({"players": players, **options})
 
 
 class KnossosObserver(Observer):
@@ -61,14 +58,16 @@ class KnossosObserver(Observer):
                                 "sticks.three_share": [self.threes, final.turn]}}
 
 
-def analysis() -> GameAnalysis:
+def analysis(definition) -> GameAnalysis:
+    """What analyze measures of the game `definition` (Knossos's) defines."""
     from tabletop.games.knossos.ai import SEATS, make_seat
 
     return GameAnalysis(
-        make_game=_game, seats=SEATS, make_seat=make_seat, measured=("sticks",), source=_source, observer=KnossosObserver, unit="match",
+        make_game=partial(_game, definition), seats=SEATS, make_seat=make_seat, measured=("sticks",),
+        source=partial(_source, definition), observer=KnossosObserver, unit="match",
         first_rule="red, who starts the first game of the match (the loser of each game starts the next)",
         fair_note="two fair sticks: 1 (two round sides) 1/4, 2 (one of each) 1/2, 3 (two flat sides) 1/4",
         what={"throws": "throws of the sticks", "games": "games", "sticks.threes": "throws of 3 (each an extra "
               "throw)", "game_starter.win_rate": "games won by the player who started them",
               "sticks.three_share": "share of throws that gave 3"},
-        max_turns=20000)
+        max_turns=definition.max_turns)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from tabletop.games.knossos.ai import SEATS
-from tabletop.games.knossos.rules import COLOURS, OFF, START, Move, Phase, State
+from tabletop.games.knossos.rules import COLOURS, OFF, START, Game, Move, Phase, State
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
 from tabletop.gamekit.view.adapter import TableAdapter
@@ -48,9 +48,7 @@ class KnossosAdapter(TableAdapter):
     ]
 
     def __init__(self, players: int, games_to_win: int, scene=None):
-        from tabletop.games.knossos.session import make_game
-
-        self.game = make_game(games_to_win)
+        self.game = Game(games_to_win=games_to_win)
         pieces = len(self.game.new_initial_state().pos)
         if scene is None:
             from tabletop.games.knossos.table import KnossosTable, PhysicsOutcomes
@@ -303,18 +301,6 @@ class KnossosAdapter(TableAdapter):
 
     def destination_text(self, state: State, dest: Destination) -> str:
         return self.action_text(state, dest.action)
-
-    def record_config(self, seats, seed: int) -> tuple[dict, str]:
-        """The replay's config and banner, as headless play writes them."""
-        from tabletop.games.knossos.session import banner
-
-        config = {"games_to_win": self.game.games_to_win, "seats": list(seats), "outcomes": "physics"}
-        return config, banner(list(seats), seed, self.game.games_to_win, "physics")
-
-    def result_lines(self, state: State) -> list[str]:
-        from tabletop.games.knossos.session import result_lines
-
-        return result_lines(state)
 
     def result(self, state: State) -> str:
         return f"{COLOURS[state.winner]} wins the match!"

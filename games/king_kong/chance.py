@@ -1,4 +1,4 @@
-"""Drive a King Kong game, and the outcome sources King Kong needs beside the shared ones.
+"""The outcome sources King Kong needs beside the shared ones (his physics is source.py's).
 
 Any source works once wrapped in `ShuffleSource`, which answers the deck's shuffles; the die and
 the spinner's circles come from measured tables (`TableOutcomes`) or a script, and Kong's move from
@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
 from tabletop.gamekit.chance import Cumulative, OutcomeSource, TableOutcomes, load_estimate_table
-from tabletop.gamekit.driver import TurnLimitError, drive
-from tabletop.games.king_kong.rules import DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS, COLOURS, Game, State
+from tabletop.games.king_kong.labels import COLOURS, DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS
 from tabletop.sim.errors import InputError
 
-__all__ = ["play_game", "ShuffleSource", "KnockoverTable", "uniform_source", "table_source", "TurnLimitError",
-           "UNIFORM_KNOCKOVER"]
+__all__ = ["ShuffleSource", "KnockoverTable", "uniform_source", "table_source", "UNIFORM_KNOCKOVER"]
 
 KNOCKOVER_DEVICE = "kong-knockover"
 MIN_GROUP_LABELLED = 20        # an estimate's group with fewer labelled trials falls back to a wider group
@@ -46,13 +44,6 @@ UNIFORM_KNOCKOVER = {"groove": {"standing": 0.55, "knocked": 0.30, "pushed": 0.1
 UNIFORM_DESCRIPTION = ("uniform: a stand-in, NOT physics: die faces and spinner sectors equally likely, "
                        "a pawn in a groove stands 55% / knocked over 30% / pushed out 15%, "
                        "a pawn near Kong's path 85% / 10% / 5%")
-
-
-def play_game(game: Game, seats: Sequence, source: OutcomeSource, seed: int,
-              on_event: Callable[[str], None] | None = None,
-              after_action: Callable[[State], None] | None = None, max_turns: int = 5000) -> State:
-    """Play a whole game from the set-up and return its final state; `max_turns` caps the turns."""
-    return drive(game.new_initial_state(), seats, source, seed, on_event, max_turns, after_action)
 
 
 class ShuffleSource(OutcomeSource):

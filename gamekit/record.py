@@ -1,0 +1,198 @@
+"""Recording a game: its actions as a replay stores them, and the recorder that writes the file.
+
+The file format is tabletop.sim.record's. Actions are stored as [tag, *fields] through the game's
+definition (`GameDefinition.actions()`). A `GameRecorder` is an observer of the match
+(tabletop.gamekit.match.Match, the one game loop of headless play and the window): the match tells
+it of every action and of the game's end, and it writes one chunk per turn, with every action, its
+log lines and its motion. Reading a recording back and verifying it is tabletop.gamekit.replay's.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+from tabletop.gamekit.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
+from tabletop.gamekit.match import SEEDS_DOC, MatchObserver
+from tabletop.gamekit.state import ChanceOutcome
+from tabletop.sim.errors import InputError
+from tabletop.sim.record import MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, ReplayWriter
+
+MOTION_RATE = 60.0        # pose samples per simulated second
+REPLAY_DIR = Path("replays")
+
+
+# -- actions -----------------------------------------------------------------------------------
+def encode_action(game, action) -> list:
+    """[tag, *fields] of an action of `game` (a GameDefinition)."""
+    for tag, cls in game.actions().items():
+        if type(action) is cls:
+            return [tag, *(getattr(action, f.name) for f in dataclasses.fields(cls))]
+    raise ValueError(f"{action!r} is not a {game.name} action")
+
+
+def _plain_field(v) -> bool:
+    """An action's stored field: a number, a name, or a list of numbers (King Kong's discards)."""
+    return isinstance(v, (int, str)) or (isinstance(v, list) and all(isinstance(x, int) for x in v))
+
+
+def decode_action(game, encoded):
+    """The action object of a stored [tag, *fields] of `game` (a GameDefinition); InputError when
+    it is not one."""
+    actions = game.actions()
+    try:
+        tag, *values = encoded
+        cls = actions[tag]
+        fields = dataclasses.fields(cls)
+        if len(values) != len(fields) or not all(_plain_field(v) for v in values):
+            raise ValueError
+        return cls(*(tuple(v) if isinstance(v, list) else v for v in values))
+    except (ValueError, TypeError, KeyError):
+        raise InputError(f"corrupt replay: {encoded!r} is not a {game.name} action") from None
+
+
+# -- the file's parts ---------------------------------------------------------------------------
+def default_path(name: str, seed: int, folder: Path = REPLAY_DIR, suffix: str = "") -> Path:
+    """replays/NAME-seedS[-SUFFIX]-YYYYmmdd-HHMMSS.ttr, a name not yet taken. The folder is made
+    when the recording starts (tabletop.sim.record.ReplayWriter), not here: a command refused for bad input leaves
+    no empty replays/ behind."""
+    stem = f"{name}-seed{seed}{'-' + suffix if suffix else ''}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path, n = folder / f"{stem}.ttr", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}.ttr"
+    return path
+
+
+def scene_of(*worlds) -> dict:
+    """The looks and poses of every body in `worlds` now (the table before anything moves)."""
+    from tabletop.sim.scene import look, poses
+
+    looks, at = {}, {}
+    for world in worlds:
+        looks.update({name: look(world, name) for name in world.bodies})
+        for name in world.bodies:
+            at.update({track: list(p) for track, p in poses(world, name).items()})
+    return {"looks": looks, "poses": at}
+
+
+def table_worlds(table) -> tuple:
+    """Every World a game's physical table draws: its `worlds` (the table's own first), or its `world`."""
+    return tuple(getattr(table, "worlds", None) or (table.world,))
+
+
+def _tables_of(source) -> dict | None:
+    if not isinstance(source, TableOutcomes):
+        return None
+    return {event: {label: float(p) for label, p in zip(labels, probs)}
+            for event, (labels, probs) in source.tables.items()}
+
+
+def replay_header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> dict:
+    """A replay file's header: what wrote it, its kind ("game" or "trials"), seed, banner, first
+    scene, motion rate and units, and the `fields` of its kind."""
+    from tabletop.sim.world import engine_versions
+
+    return {"program": "tabletop", "kind": kind, "seed": seed, "versions": engine_versions(),
+            "banner": banner, "scene": scene, "motion_rate": MOTION_RATE,
+            "units": {"position_m": POSITION_UNIT, "quaternion_scale": QUATERNION_SCALE, "time_s": TIME_UNIT,
+                      "move_animation_s": MOVE_ANIMATION_S}, **fields}
+
+
+# -- the recorder -------------------------------------------------------------------------------
+class GameRecorder(MatchObserver):
+    """Records a game played by a tabletop.gamekit.match.Match into a replay file: an observer of
+    the match (`Match(..., observers=[recorder])`).
+
+    The match draws its chance outcomes from `recorder.source` and tells `record` of every
+    action; `finish(state, lines)` writes the end record; `close()` (always) closes the file.
+    The wrapped `source` is the session's: physics (watched here, so each chance event keeps its
+    Motion), or a measured table whose physics fallback (if any) is watched too. A source already
+    watched (the window's) is read, not wrapped again, and keeps its motions.
+
+    One T chunk per turn: the steps taken while `state.turn` has one value (chunk 0: before the
+    first turn, e.g. the tilts for turn order), written when the next turn begins or the game ends.
+    """
+
+    def __init__(self, path: Path, game, config: dict, seed: int, state, source, banner: list[str]):
+        self.game = game               # its GameDefinition
+        self.source = source
+        self.watched = None
+        self._own_physics = None
+        fallback = source.fallback if isinstance(source, TableOutcomes) else None
+        if isinstance(source, WatchedOutcomes) or isinstance(fallback, WatchedOutcomes):
+            self.watched = source if isinstance(source, WatchedOutcomes) else fallback
+            physics = self.watched.source
+        elif isinstance(source, PhysicsSource):
+            self.source = self.watched = WatchedOutcomes(source, MOTION_RATE)
+            physics = source
+        elif fallback is not None:
+            source.fallback = self.watched = WatchedOutcomes(fallback, MOTION_RATE)
+            physics = fallback
+        else:
+            physics = self._own_physics = game.physics()   # only to show the table
+        try:
+            scene = scene_of(*table_worlds(physics.table_for(state)))
+        finally:
+            if self._own_physics is not None:
+                self._own_physics.close()
+        config = {**config, "tables": _tables_of(source)}
+        header = replay_header("game", seed, banner, scene, game=game.name, config=config, seeds=SEEDS_DOC,
+                               initial_events=list(state.events))
+        self.writer = ReplayWriter(path, header)
+        self.path = path
+        self._turn = state.turn
+        self._steps: list[dict] = []
+        self._motions: list = []
+        self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
+        self._taken = len(self.watched.motions) if self.watched is not None else 0
+
+    def record(self, state, action, event: str | None, events: list[str]) -> None:
+        """One action just applied to `state`: the chance `event` it answered (None: a seat's),
+        and the log lines it added."""
+        if state.turn != self._turn:
+            self._flush()
+            self._turn = state.turn
+        step = {"action": encode_action(self.game, action), "events": list(events)}
+        if isinstance(action, ChanceOutcome):
+            step["chance"] = event
+            if self.watched is not None and len(self.watched.motions) > self._taken:
+                if self.watched.start is not None:     # what the event started from (a Tipper's ball)
+                    step["start"] = self.watched.start
+                step["motion"] = len(self._motions)
+                self._motions.append(self.watched.motions[-1])
+                if self._pop:      # our own watcher: keep no motion in memory once written
+                    self.watched.motions.clear()
+                self._taken = len(self.watched.motions)
+        self._steps.append(step)
+        if state.is_terminal():
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._steps:
+            self.writer.add_turn({"turn": self._turn, "steps": self._steps}, self._motions)
+        self._steps, self._motions = [], []
+
+    def finish(self, state, lines: list[str], unfinished: bool = False) -> None:
+        """The end record: the result lines and the result (`unfinished`: a game left before its
+        end, whose last turn so far is written too)."""
+        self._flush()
+        result = {"winner": self.game.winner(state), "turns": state.turn}
+        if unfinished:
+            result["unfinished"] = True
+        self.writer.finish({"lines": list(lines), "result": result})
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def open_recorder(record: Path | None, game, config: dict, seed: int, state, source,
+                  banner: list[str]) -> GameRecorder | None:
+    """A GameRecorder of `game` (a GameDefinition) writing to `record` (None: no recording); says
+    where on stderr."""
+    if record is None:
+        return None
+    recorder = GameRecorder(record, game, config, seed, state, source, banner)
+    print(f"recording the replay to {record}", file=sys.stderr, flush=True)
+    return recorder
