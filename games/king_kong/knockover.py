@@ -24,7 +24,7 @@ and [gesture] tables:
 
 Label: the pawn's fate, "standing", "knocked" (knocked over) or "pushed" (pushed out of its space).
 Group: "<where>/<twist>", <where> the groove's name or "adjacent", <twist> "0", "L1".."L6" or
-"R1".."R6" (the rules' `KongMove.twist_key`): the groups games/king_kong/play.py's `KnockoverTable`
+"R1".."R6" (the rules' `KongMove.twist_key`): the groups games/king_kong/chance.py's `KnockoverTable`
 looks up. Statuses: OK; LODGED (the pawn rests upright off the board, on the figure); UNSETTLED; ESCAPED
 (the pawn left the board: a defect).
 """
