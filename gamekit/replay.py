@@ -19,18 +19,16 @@ from pathlib import Path
 from tabletop.gamekit.chance import TableOutcomes, WatchedOutcomes
 from tabletop.gamekit.definition import GameDefinition
 from tabletop.gamekit.errors import IllegalMoveError
-from tabletop.gamekit.record import MOTION_RATE, decode_action, default_path, scene_of, table_worlds
+from tabletop.gamekit.record import MOTION_RATE, decode_action, scene_of, table_worlds
 from tabletop.gamekit.state import ChanceOutcome
-from tabletop.gamekit.trials import record_trials, run_trial
+from tabletop.gamekit.trials import run_trial
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
 from tabletop.sim.record import (TIME_UNIT, QuantizedMotion, ReplayFile, dequantize_pose, look_digest, quantize_motion,
                                   quantize_pose)
 
-# decode_action, default_path and record_trials are tabletop.gamekit.record's and .trials'; named here
-# too for the command line and the application layer, which import them from this module.
-__all__ = ["Divergence", "Verified", "check_game", "compare_motions", "decode_action", "default_path", "describe",
-           "game_turns", "record_trials", "summary_lines", "verify"]
+__all__ = ["Divergence", "Verified", "check_game", "compare_motions", "describe", "game_turns", "summary_lines",
+           "verify"]
 
 
 def check_game(replay: ReplayFile, game: GameDefinition) -> None:

@@ -6,7 +6,7 @@ Same as `tabletop bench`; see sim/bench.py for the method.
 """
 import sys
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

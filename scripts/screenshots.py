@@ -29,7 +29,7 @@ GAMES = {
 
 
 def tabletop(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "tabletop.cli", *args], check=True, stdout=subprocess.DEVNULL)
 
 
 def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]) -> list[Path]:

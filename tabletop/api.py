@@ -8,41 +8,44 @@ notebooks and scripts.
     game.result, game.winner, game.lines, game.history, game.state
     replay = tabletop.open_replay("replays/knossos.ttr")
 
-Each function builds the command line it stands for and runs it through the command's own parser
-and code (tabletop.games.cli `run_estimate` and `play_headless`), so that a result is the
-command's, bit for bit, and bad arguments raise the command's one-line message as an
-`InputError`, a ValueError. Importing this module loads nothing but the standard library; each call
-imports what it runs.
+Each function builds the request of the command it stands for (tabletop.app.requests) and runs the
+same job the command runs (tabletop.app), so that a result is the command's, bit for bit, and bad
+arguments raise the command's one-line message as an `InputError`, a ValueError. Importing this
+module loads nothing but the standard library; each call imports what it runs.
 """
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from tabletop.app.replays import Replay
+    from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
 __all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "estimate", "open_replay", "play"]
 
+_RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
-def _parse(argv: list[str]):
-    """The command's parsed arguments for `argv` (InputError, the command's message, when bad)."""
-    from tabletop.games.cli import build_parser
 
-    return build_parser().parse_args(argv)
+def __getattr__(name: str):
+    """The result types, imported on first use (tabletop.app.results; Replay: tabletop.app.replays)."""
+    if name in _RESULTS:
+        from tabletop.app import results
+
+        return getattr(results, name)
+    if name == "Replay":
+        from tabletop.app.replays import Replay
+
+        return Replay
+    raise AttributeError(f"module 'tabletop.api' has no attribute {name!r}")
 
 
 def _bad(message: str) -> Exception:
     from tabletop.sim.errors import InputError
 
     return InputError(message)
-
-
-def _text(value: Any, flag: str) -> str:
-    """A number, a word or a path as the command line takes it (a bool is not a number here)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str, Path)):
-        raise _bad(f"{flag}: expected a number, a text or a path, got {value!r}")
-    return str(value)
 
 
 def _toml(value: Any) -> str:
@@ -58,70 +61,7 @@ def _toml(value: Any) -> str:
     raise _bad(f"--set: cannot give {type(value).__name__} {value!r} as a parameter value")
 
 
-def _option(argv: list[str], flag: str, value: Any) -> None:
-    if value is not None:
-        argv += [flag, _text(value, flag)]
-
-
-def _flag(argv: list[str], flag: str, on: bool) -> None:
-    if on:
-        argv.append(flag)
-
-
 # -- estimate -------------------------------------------------------------------------------------
-class Probability(NamedTuple):
-    """One outcome's probability among the labelled trials and its 95% Wilson interval."""
-
-    p: float
-    low: float
-    high: float
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        return (self.low, self.high)
-
-
-class EstimateResult:
-    """An estimate's result: `to_dict()` is the dict `tabletop estimate --out` writes."""
-
-    def __init__(self, data: dict):
-        self._data = data
-
-    def to_dict(self) -> dict:
-        return copy.deepcopy(self._data)
-
-    @property
-    def device(self) -> str:
-        return self._data["device"]
-
-    @property
-    def seed(self) -> int:
-        return self._data["seed"]
-
-    @property
-    def trials(self) -> int:
-        return self._data["trials"]
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Trials per outcome label (status ok only; `to_dict()` has the unsettled, escaped, lodged)."""
-        return dict(self._data["counts"])
-
-    @property
-    def probabilities(self) -> dict[str, Probability]:
-        return {label: Probability(pr["p"], *pr["ci95"]) for label, pr in self._data["probabilities"].items()}
-
-    def __getitem__(self, key: str):
-        """A field of the result dict (`result["by_group"]`, `result["sensitivity"]`, ...)."""
-        return self._data[key]
-
-    def __repr__(self) -> str:
-        odds = ", ".join(f"{label} {pr.p:.3f} [{pr.low:.3f}, {pr.high:.3f}]"
-                         for label, pr in self.probabilities.items())
-        return (f"<EstimateResult {self.device}: {self.trials} trials, seed {self.seed}, "
-                f"{self._data['labelled']} labelled: {odds}>")
-
-
 def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int = 1, *,
              set: Mapping[str, Any] | None = None, overrides: Iterable[str] = (), spec: str | Path | None = None,
              scheduler: str | None = None, against: str | Path | None = None, sensitivity: bool = False,
@@ -146,39 +86,37 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
         # a spawned worker importing a script that calls this at its top level: leave quietly (a
         # pool started here could never start); the script's own process says what to do
         raise SystemExit(1)
-    if not isinstance(device, str):
-        raise _bad(f"device: expected a device name, got {device!r}")
-    argv = ["estimate", device]
-    for flag, value in (("--trials", trials), ("--seed", seed), ("--workers", workers), ("--spec", spec),
-                        ("--scheduler", scheduler), ("--against", against),
-                        ("--sensitivity-trials", sensitivity_trials), ("--precision", precision),
-                        ("--out", out), ("--plot", plot), ("--record-trials", record_trials),
-                        ("--record", record)):
-        _option(argv, flag, value)
-    if isinstance(overrides, str):
-        overrides = [overrides]
-    for text in overrides:
-        argv += ["--set", _text(text, "--set")]
-    for name, value in (set or {}).items():
-        argv += ["--set", f"{name}={_toml(value)}"]
-    for flag, on in (("--sensitivity", sensitivity), ("--uncertainty", uncertainty), ("--resume", resume),
-                     ("--quiet", not progress)):
-        _flag(argv, flag, on)
     from concurrent.futures.process import BrokenProcessPool
 
-    from tabletop.games.cli import run_estimate
+    from tabletop.app.estimate import estimate as run
+    from tabletop.app.requests import EstimateRequest
 
-    args = _parse(argv)
+    texts = [overrides] if isinstance(overrides, str) else overrides
+    if not isinstance(texts, (list, tuple)) or not isinstance(set or {}, Mapping):
+        raise _bad(f"--set: expected NAME=VALUE texts (overrides=) or a dict of values (set=), got "
+                   f"{overrides if not isinstance(texts, (list, tuple)) else set!r}")
+    texts = [*texts, *(f"{name}={_toml(value)}" for name, value in (set or {}).items())]
+    request = EstimateRequest(device=device, trials=trials, seed=seed, workers=workers, spec=spec, overrides=texts,
+                              scheduler=scheduler, against=against, sensitivity=sensitivity,
+                              sensitivity_trials=sensitivity_trials, uncertainty=uncertainty, precision=precision,
+                              out=out, resume=resume, plot=plot, record_trials=record_trials, record=record)
     try:
-        return EstimateResult(run_estimate(args, argv=argv))
+        return run(request, _progress_reporter() if progress else None)
     except BrokenProcessPool:
         main = sys.modules.get("__main__")
-        if args.workers > 1 and getattr(main, "__file__", None):
-            raise RuntimeError(f"tabletop.estimate(..., workers={args.workers}) in a script must be called under "
-                               f"`if __name__ == \"__main__\":` (its worker processes import {main.__file__}, "
-                               f"which calls it again)") from None
+        if request.workers > 1 and getattr(main, "__file__", None):
+            raise RuntimeError(f"tabletop.estimate(..., workers={request.workers}) in a script must be called "
+                               f"under `if __name__ == \"__main__\":` (its worker processes import "
+                               f"{main.__file__}, which calls it again)") from None
         raise RuntimeError("a worker process of tabletop.estimate ended abruptly (killed, or out of "
                            "memory)") from None
+
+
+def _progress_reporter():
+    """progress=True: the command's bars and notes on stderr, no tables."""
+    from tabletop.app.console import ConsoleReporter
+
+    return ConsoleReporter(quiet=False)
 
 
 def _spawned_import() -> bool:
@@ -189,40 +127,6 @@ def _spawned_import() -> bool:
 
 
 # -- play -----------------------------------------------------------------------------------------
-class PlayedGame:
-    """A game played to its end: its log, result, history and final state."""
-
-    def __init__(self, game: str, seed: int, seats: list[str], lines: list[str], state, record: Path | None):
-        self.game, self.seed, self.seats = game, seed, seats
-        self.lines = lines          # what `play --headless` prints: the banner, every log line, the result
-        self.state = state          # the final rules state (state.is_terminal() is True)
-        self.record = record        # the replay file written, or None
-
-    @property
-    def result(self) -> str:
-        """The result line: the log's last line ("winner: blue after 80 turns", "result: Kong wins ...")."""
-        return self.lines[-1]
-
-    @property
-    def winner(self) -> str | None:
-        """The winner's colour (colours joined by "+" for a shared King Kong victory, or "kong")."""
-        from tabletop.games.registry import game_spec
-
-        return game_spec(self.game).winner(self.state)
-
-    @property
-    def history(self) -> list:
-        """Every action and chance outcome applied, in order (the rules' own objects)."""
-        return list(self.state.history)
-
-    @property
-    def turns(self) -> int:
-        return self.state.turn
-
-    def __repr__(self) -> str:
-        return f"<PlayedGame {self.game}, seed {self.seed}, seats {','.join(self.seats)}: {self.result}>"
-
-
 def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *, outcomes: str = "physics",
          record: str | Path | None = None, echo: bool = False, **options) -> PlayedGame:
     """`tabletop play GAME --headless`: a game played by AI (or random) seats to its end.
@@ -235,36 +139,19 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
     No replay is written unless `record` names the file; `echo=True` prints the log as it goes, as
     the command does, and with echo off nothing is printed.
     """
-    if not isinstance(game, str):
-        raise _bad(f"game: expected a game name, got {game!r}")
-    if isinstance(seats, str):
-        seats = seats.split(",")
-    seats = list(seats)
-    if not all(isinstance(s, str) and s and "," not in s for s in seats):
+    from tabletop.app.games import play as run
+    from tabletop.app.requests import PlayRequest
+
+    if not isinstance(seats, str) and not (isinstance(seats, (list, tuple))
+                                           and all(isinstance(x, str) and x and "," not in x for x in seats)):
         raise _bad(f"--seats: expected seat kinds (ai, random), got {seats!r}")
-    argv = ["play", game, "--headless", "--seats", ",".join(seats), "--outcomes", _text(outcomes, "--outcomes")]
-    _option(argv, "--seed", seed)
-    for name, value in options.items():
-        _option(argv, "--" + name.replace("_", "-"), value)
-    argv += ["--record", str(record)] if record is not None else ["--no-record"]
-    args = _parse(argv)
-    lines: list[str] = []
-
-    def emit(line: str) -> None:
-        lines.append(line)
-        if echo:
-            print(line, flush=True)
-
-    from tabletop.games.cli import play_headless
-
+    request = PlayRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, record=record)
     human = ("seats: a human seat needs the window, and tabletop.play() opens none: give \"ai\" or "
              "\"random\" seats here (the command `tabletop play GAME` opens the window for human seats)")
+    emit = (lambda line: print(line, flush=True)) if echo else None
     if echo:
-        final = play_headless(args, emit, human=human)
-    else:
-        final = _quietly(lambda: play_headless(args, emit, human=human))
-    return PlayedGame(args.game, args.seed, [s.strip() for s in args.seats.split(",")], lines, final,
-                      None if record is None else Path(record))
+        return run(request, emit, human=human)
+    return _quietly(lambda: run(request, emit, human=human))
 
 
 def _quietly(run):
@@ -285,92 +172,9 @@ def _quietly(run):
 
 
 # -- replays --------------------------------------------------------------------------------------
-class Replay:
-    """A replay file read back (tabletop.sim.record.ReplayFile, as `file`): its header, log and result."""
+def open_replay(path: str | Path):
+    """Read a .ttr replay (InputError, one line, when it is missing or not a readable replay): a
+    tabletop.app.replays.Replay (header, lines, result, history, verify())."""
+    from tabletop.app.replays import read
 
-    def __init__(self, file):
-        self.file = file
-
-    @property
-    def path(self) -> Path:
-        return self.file.path
-
-    @property
-    def header(self) -> dict:
-        return self.file.header
-
-    @property
-    def kind(self) -> str:
-        """"game" (a recorded game) or "trials" (a device's recorded trials)."""
-        return self.file.header.get("kind")
-
-    @property
-    def game(self) -> str | None:
-        return self.file.header.get("game")
-
-    @property
-    def seed(self) -> int | None:
-        return self.file.header.get("seed")
-
-    @property
-    def config(self) -> dict:
-        return dict(self.file.header.get("config", {}))
-
-    @property
-    def warnings(self) -> list[str]:
-        return list(self.file.warnings)
-
-    @property
-    def complete(self) -> bool:
-        return self.file.complete
-
-    @property
-    def lines(self) -> list[str]:
-        """What `replay --summary` prints: the lines `play` printed (banner, log, result)."""
-        from tabletop.gamekit.replay import summary_lines
-
-        return summary_lines(self.file)
-
-    @property
-    def result(self) -> dict | None:
-        """The recorded result ({"winner": ..., "turns": ...}); None for an unfinished recording."""
-        end = self.file.end
-        return None if end is None else end.get("result")
-
-    @property
-    def turns(self) -> int:
-        """The number of recorded turns (chunks)."""
-        return len(self.file.turns)
-
-    @property
-    def history(self) -> list:
-        """A recorded game's actions and chance outcomes in order, as the rules' objects."""
-        if self.kind != "game":
-            raise _bad(f"{self.path}: a recording of device trials has no game history")
-        from tabletop.games.registry import game_spec
-        from tabletop.gamekit.replay import decode_action
-
-        game = game_spec(self.game)
-        return [decode_action(game, a) for turn in self.file.turns for a in turn.actions]
-
-    def verify(self) -> str:
-        """`replay --verify`: re-simulate from the recorded seeds and actions; the verdict line.
-        Raises tabletop.gamekit.replay.Divergence at the first difference."""
-        from tabletop.games.registry import game_spec
-        from tabletop.gamekit.replay import verify
-
-        return str(verify(self.file, game_spec(self.game) if self.kind == "game" else None))
-
-    def __repr__(self) -> str:
-        what = self.game or self.header.get("device", "?")
-        return (f"<Replay {self.path}: {self.kind} {what}, seed {self.seed}, {self.turns} turns"
-                f"{'' if self.complete else ', truncated'}>")
-
-
-def open_replay(path: str | Path) -> Replay:
-    """Read a .ttr replay (InputError, one line, when it is missing or not a readable replay)."""
-    if not isinstance(path, (str, Path)):
-        raise _bad(f"expected a replay file path, got {path!r}")
-    from tabletop.sim.record import ReplayFile
-
-    return Replay(ReplayFile.open(path))
+    return read(path)

@@ -9,7 +9,7 @@ import pytest
 
 from tabletop.gamekit.analyze import GameTask, game_seed, resolve_outcomes
 from tabletop.games.registry import GAMES
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.gamekit.match import Match
 from tabletop.sim.checkpoint import Checkpoint, checkpoint_path
 from tabletop.sim.stats import mean_difference_interval, newcombe_interval

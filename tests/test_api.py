@@ -43,7 +43,7 @@ def test_the_readme_example_runs(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = run.stdout.strip().splitlines()
     assert lines[0].startswith("<EstimateResult crater: 12 trials, seed 1")
-    assert lines[-1] == "argument --trials: must be at least 1, got 0"
+    assert lines[-1] == "--trials: must be at least 1, got 0"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["example.py", "knossos.ttr"]
     assert run.stderr == ""
 
@@ -52,7 +52,7 @@ def test_the_readme_example_runs(tmp_path):
 def test_estimate_to_dict_is_the_commands_out(tmp_path, device):
     """The same device, seed and trials: the API's dict has the command's --out counts, and every
     field but the timing."""
-    run = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", device, "--trials", "40", "--seed",
+    run = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", device, "--trials", "40", "--seed",
                           "1", "--quiet", "--out", "cli.json"], capture_output=True, text=True, cwd=tmp_path,
                          timeout=300)
     assert run.returncode == 0, run.stderr
@@ -82,14 +82,14 @@ def test_estimate_options_map_to_the_commands(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    (dict(device="spinner", trials=0), "argument --trials: must be at least 1, got 0"),
-    (dict(device="spinner", seed=-1), "argument --seed: must be 0 or more, got -1"),
+    (dict(device="spinner", trials=0), "--trials: must be at least 1, got 0"),
+    (dict(device="spinner", seed=-1), "--seed: must be 0 or more, got -1"),
     (dict(device="wheel"), "unknown device 'wheel'; choose one of: tipper, crater"),
     (dict(device="spinner", set={"no.such": 1}), "--set: unknown parameter 'no.such'"),
     (dict(device="spinner", scheduler="nonsense"), "--scheduler: expected tcp://HOST:PORT, got 'nonsense'"),
     (dict(device="spinner", out="/nonexistent/x.json"), "--out /nonexistent/x.json: folder /nonexistent does not"),
     (dict(device="spinner", resume=True), "--resume needs --out"),
-    (dict(device="spinner", workers=True), "--workers: expected a number, a text or a path, got True"),
+    (dict(device="spinner", workers=True), "--workers: expected a whole number, got True"),
     (dict(device=3), "device: expected a device name, got 3"),
 ])
 def test_bad_estimate_arguments_are_value_errors_with_the_commands_message(tmp_path, monkeypatch, kwargs, message):
@@ -103,7 +103,7 @@ def test_bad_estimate_arguments_are_value_errors_with_the_commands_message(tmp_p
 
 def test_play_returns_the_finished_game_with_the_commands_log(tmp_path):
     outcomes = f"table:{STICKS_TABLE}"
-    run = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "knossos", "--headless", "--seed", "3",
+    run = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--headless", "--seed", "3",
                           "--outcomes", outcomes, "--record", "cli.ttr"],
                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -140,7 +140,7 @@ def test_play_writes_nothing_unless_asked_and_records_when_asked(tmp_path, monke
     ("knossos", dict(outcomes="coins"), "--outcomes: expected physics or table:FILE.json, got 'coins'"),
     ("knossos", dict(variant="special-two-player"), "--variant: only for king-of-the-hill, not knossos"),
     ("king-of-the-hill", dict(variant="giant"), "--variant: unknown variant 'giant'"),
-    ("knossos", dict(seed=-2), "argument --seed: must be 0 or more, got -2"),
+    ("knossos", dict(seed=-2), "--seed: must be 0 or more, got -2"),
     ("knossos", dict(record="/nonexistent/x.ttr"), "--record /nonexistent/x.ttr: folder /nonexistent does not"),
 ])
 def test_bad_play_arguments_are_value_errors_with_the_commands_message(tmp_path, monkeypatch, game, kwargs, message):

@@ -2,9 +2,12 @@
 
 - no import cycle among the package's modules, counting the imports made inside functions too
   (the registry reaches the games, the games reach the generic machinery, never the reverse);
-- no generic module (the machinery, the command line, the API, the environments, the view base)
-  names a game or a game's option: each is handed a definition (only the two registries, of the
-  games and of the devices, list them).
+- no generic module (the machinery, the application layer, the command line, the API, the
+  environments, the view base) names a game or a game's option: each is handed a definition (only
+  the two registries, of the games and of the devices, list them);
+- the front ends are thin: the API imports neither argparse nor the command line; no command-line
+  module is over 400 lines or holds simulation, statistics or a file format; the application layer
+  parses no command line.
 """
 from __future__ import annotations
 
@@ -112,11 +115,12 @@ def test_no_import_cycle():
 
 
 def generic_modules() -> list[Path]:
-    """The machinery (gamekit/: the environments and the view base among it), the command line and
-    the API: every module of gamekit/, of games/ outside the games' own packages, and of tabletop/."""
+    """The machinery (gamekit/: the environments and the view base among it), the application layer,
+    the command line and the API: every module of gamekit/, of games/ outside the games' own
+    packages, and of tabletop/ (tabletop/app, tabletop/cli among it)."""
     files = list((ROOT / "gamekit").rglob("*.py"))
     files += [p for p in (ROOT / "games").rglob("*.py") if p.relative_to(ROOT / "games").parts[0] not in GAME_PACKAGES]
-    files += list((ROOT / "tabletop").glob("*.py"))
+    files += [p for p in (ROOT / "tabletop").rglob("*.py")]
     return sorted(p for p in files if str(p.relative_to(ROOT)) not in REGISTRIES)
 
 
@@ -184,3 +188,49 @@ def test_the_machinery_reaches_the_games_only_through_their_registries():
             assert reached <= allowed, (name, reached - allowed)
         if name.startswith("tabletop.sim"):
             assert not reached and not any(m.startswith("tabletop.gamekit") for m in imports(name, path, known)), name
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module a file imports, anywhere in it, by its full dotted name (and each package above)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                 if isinstance(node, ast.ImportFrom) else [])
+        for n in names:
+            parts = n.split(".")
+            out |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return out
+
+
+def test_the_api_builds_requests_not_command_lines():
+    used = _imported(ROOT / "tabletop" / "api.py")
+    assert "argparse" not in used and not any(m.startswith("tabletop.cli") for m in used), sorted(used)
+    assert "tabletop.app.requests" in used
+
+
+def test_the_application_layer_parses_no_command_line():
+    for path in (ROOT / "tabletop" / "app").glob("*.py"):
+        used = _imported(path)
+        assert "argparse" not in used and not any(m.startswith("tabletop.cli") for m in used), path.name
+
+
+# what the command line may not hold: simulation, statistics, file formats (the jobs do that; it may
+# read a job's text helpers: describe_result, print_report, wrap_name)
+NOT_IN_THE_CLI = {"tabletop.sim.batch", "tabletop.sim.stats", "tabletop.sim.checkpoint", "tabletop.sim.output",
+                  "tabletop.sim.record", "tabletop.sim.sensitivity", "tabletop.sim.world", "tabletop.sim.spec",
+                  "tabletop.gamekit.chance", "tabletop.gamekit.match", "numpy", "scipy", "json", "csv", "pybullet",
+                  "matplotlib", "io", "tomllib"}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tabletop" / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_a_command_line_module_is_thin(path):
+    assert len(path.read_text().splitlines()) <= 400, f"{path.name}: over 400 lines"
+    held = _imported(path) & NOT_IN_THE_CLI
+    assert not held, f"{path.name} imports {sorted(held)}: the application layer's work"
+
+
+def test_the_thinness_check_sees_a_fat_module(tmp_path):
+    fat = tmp_path / "fat.py"
+    fat.write_text("from tabletop.sim.batch import run_batch\nimport json\n")
+    assert _imported(fat) & NOT_IN_THE_CLI == {"tabletop.sim.batch", "json"}

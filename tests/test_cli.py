@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", *args], capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("device,trials", [("tipper", 12), ("crater", 6)])
@@ -100,11 +100,11 @@ def test_unwritable_outputs_and_bad_play_options_are_one_line_errors(argv, capsy
 
 
 def test_ctrl_c_anywhere_is_one_line_and_exit_130(monkeypatch, capsys):
-    import tabletop.games.cli as cli
+    from tabletop.cli import devices
 
     def interrupted(args):
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli, "cmd_sweep", interrupted)
+    monkeypatch.setattr(devices, "sweep", interrupted)
     assert main(["sweep", "die", "--param", "die.size=0.015:0.016:2"]) == 130
     assert capsys.readouterr().err == "tabletop: interrupted\n"
 
@@ -116,7 +116,7 @@ def test_result_files_and_plots_get_the_same_ordinary_permissions(tmp_path, umas
     import subprocess
     import sys
 
-    code = ("import sys; from tabletop.games.cli import main; "
+    code = ("import sys; from tabletop.cli import main; "
             "sys.exit(main(['estimate', 'spinner', '--trials', '6', '--seed', '1', '--quiet', "
             "'--out', 'e.json', '--plot', 'e.png']) or main(['sweep', 'spinner', '--param', "
             "'physics.solver_iterations=40:50:2', '--trials', '4', '--csv', 's.csv', '--out', 's.json']))")
@@ -132,7 +132,7 @@ def test_every_option_of_every_command_says_what_it_does(monkeypatch):
     each game's seat counts and every --outcomes source."""
     import argparse
 
-    from tabletop.games.cli import build_parser
+    from tabletop.cli.parser import build_parser
 
     monkeypatch.setenv("COLUMNS", "400")          # no wrapping inside hyphenated words
     parser = build_parser()

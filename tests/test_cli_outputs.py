@@ -13,7 +13,7 @@ import time
 import pytest
 
 import tabletop
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim.errors import InputError
 
 SWEEP_PARAM = "materials.pairs.felt/polystyrene.friction"
@@ -240,7 +240,7 @@ def test_sweep_prints_what_it_wrote_and_cuts_no_header_or_title(tmp_path, capsys
 def test_a_sweep_of_the_craters_seats_fits_80_columns():
     from rich.console import Console
 
-    from tabletop.games.cli import _sweep_table
+    from tabletop.cli.show import _sweep_table
 
     labels = [f"cave{c}/seat{s}" for c in (1, 2, 3) for s in (1, 2)]
     rows = [{"value": v, "probabilities": {k: {"p": 1 / 6} for k in labels}} for v in (0.3, 0.4, 0.5)]
@@ -253,7 +253,7 @@ def test_a_sweep_of_the_craters_seats_fits_80_columns():
 
 
 def test_the_estimate_table_says_what_its_labels_and_statuses_mean(capsys):
-    from tabletop.games.cli import outcome_notes
+    from tabletop.app.outcomes import outcome_notes
 
     assert main(["estimate", "die", "--trials", "20", "--quiet"]) == 0
     out = capsys.readouterr().out

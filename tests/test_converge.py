@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim import converge as cv
 from tabletop.sim.errors import InputError
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 distributed = pytest.importorskip("distributed")
 

@@ -78,7 +78,7 @@ def cluster(tmp_path):
 
 
 def _estimate(tmp_path, name: str, *extra: str) -> dict:
-    run = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "spinner", "--trials", "40",
+    run = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "spinner", "--trials", "40",
                           "--seed", "1", "--quiet", "--out", f"{name}.json", *extra],
                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert run.returncode == 0, run.stderr

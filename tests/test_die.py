@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim.batch import trial_rng
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.die import (AXES, Die, Throw, _qaxis, _qmul, rounded_cube_mesh, rounded_cube_volume,
@@ -421,7 +421,7 @@ def test_estimate_die_end_to_end(tmp_path):
     """`tabletop estimate die` writes the usual result plus the fairness block: the chi-square of
     the faces against a fair die, and the cocked rate."""
     out = tmp_path / "die.json"
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "die", "--trials", "20", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "die", "--trials", "20", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop.games import registry
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tests.standin_game import DEFINITION
 
 

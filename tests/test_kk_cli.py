@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 
 def play(*args):
-    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "king-kong", "--headless", "--no-record", *args],
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "king-kong", "--headless", "--no-record", *args],
                           capture_output=True, text=True, timeout=300)
 
 

@@ -83,7 +83,7 @@ def test_estimate_end_to_end_is_a_table_play_samples_from(tmp_path):
     """`tabletop estimate kong-knockover --out K.json` writes by_group and by_place blocks that
     play.py's KnockoverTable reads; its fate for a pawn at risk comes from them."""
     out = tmp_path / "k.json"
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "kong-knockover", "--trials", "24",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "kong-knockover", "--trials", "24",
                            "--seed", "2", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

@@ -196,7 +196,7 @@ def test_a_physics_game_ends_and_says_which_pawns_fell():
     assert final.is_terminal()
     moves = [line for line in lines if line.startswith("Kong's move: ")]
     assert moves and any("back to Start" in line for line in lines)
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "king-kong", "--headless", "--seats", "ai,ai",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "king-kong", "--headless", "--seats", "ai,ai",
                            "--seed", "3", "--no-record"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     printed = proc.stdout.splitlines()

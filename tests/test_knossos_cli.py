@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def sticks_table(tmp_path):
 
 
 def play(*args):
-    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "knossos", "--headless", "--no-record", *args],
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--headless", "--no-record", *args],
                           capture_output=True, text=True, timeout=300)
 
 

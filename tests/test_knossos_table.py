@@ -30,7 +30,7 @@ def test_a_physics_match_is_thrown_and_repeats_in_another_process(tmp_path):
             assert np.allclose(source.table.world.position(f"knossos-piece-{i}"), source.table.piece_position(i, site))
     finally:
         source.close()
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "knossos", "--headless", "--seats", "ai,ai",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--headless", "--seats", "ai,ai",
                            "--seed", "2", "--games-to-win", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1:] == lines

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 
 def _table(tmp_path, device, labels):
@@ -24,7 +24,7 @@ def tables(tmp_path):
 
 
 def play(*args):
-    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "king-of-the-hill", "--headless", "--no-record", *args],
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "king-of-the-hill", "--headless", "--no-record", *args],
                           capture_output=True, text=True, timeout=600)
 
 

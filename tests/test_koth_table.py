@@ -50,7 +50,7 @@ def test_a_physics_game_reaches_a_winner(physics_game):
 def test_same_seed_same_physics_log_in_another_process(physics_game, tmp_path):
     """The same seed replays the same physics game, bit for bit, in a fresh process."""
     _, _, lines = physics_game
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "king-of-the-hill", "--headless",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "king-of-the-hill", "--headless",
                            "--seats", "ai,ai", "--seed", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     printed = proc.stdout.splitlines()

@@ -159,11 +159,11 @@ def test_only_the_knockover_device_lives_with_a_game():
 def test_replay_summary_loads_no_pybullet(tmp_path):
     """A game recorded (its header holds the table's scene) and read back with `replay --summary` in a
     fresh interpreter: the log comes back, and neither PyBullet nor a device or table module loaded."""
-    play = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", "knossos", "--headless", "--seed", "3",
+    play = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--headless", "--seed", "3",
                            "--outcomes", f"table:{STICKS_TABLE}", "--record", "k.ttr"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert play.returncode == 0, play.stderr
-    code = ("import contextlib, io\nfrom tabletop.games.cli import main\nout = io.StringIO()\n"
+    code = ("import contextlib, io\nfrom tabletop.cli import main\nout = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n    assert main(['replay', 'k.ttr', '--summary']) == 0\n"
             "open('summary.txt', 'w').write(out.getvalue())")
     loaded = _loaded_after(code, tmp_path)
@@ -193,7 +193,7 @@ def small_replays(tmp_path_factory):
     for game, devices in MEASURED.items():
         tables = ",".join(str(p) for p in measured_paths(devices))
         path = folder / f"{game}.ttr"
-        play = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "play", game, "--headless", "--seed", "3",
+        play = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", game, "--headless", "--seed", "3",
                                "--outcomes", f"table:{tables}", "--record", str(path)],
                               capture_output=True, text=True, cwd=folder, timeout=300)
         assert play.returncode == 0, play.stderr
@@ -211,7 +211,7 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     pytest.importorskip("panda3d")
     table = {"knossos": "knossos", "king-of-the-hill": "king_of_the_hill", "king-kong": "king_kong"}[game]
     path, frames = str(small_replays[game]), str(tmp_path / "frames")
-    code = ("from tabletop.games.cli import main\n"
+    code = ("from tabletop.cli import main\n"
             "from tabletop.gamekit.view.playback import Timeline, replay_config\n"
             "from tabletop.gamekit.view.window import make_adapter\n"
             "from tabletop.games.registry import GAMES\n"

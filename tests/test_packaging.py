@@ -116,7 +116,7 @@ def test_the_wheel_holds_the_one_package_and_every_data_file(installed):
     missing = sorted(set(_checkout_files()) - set(names))
     assert not missing, f"not in the wheel (list the package or its data in pyproject.toml): {missing}"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "tabletop = tabletop.games.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "tabletop = tabletop.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     purelib = next((venv / "lib").glob("python*/site-packages"))
     assert not {"sim", "gamekit", "games", "assets", "sim.py", "games.py"} & {p.name for p in purelib.iterdir()}
 

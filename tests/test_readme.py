@@ -4,7 +4,7 @@ Every fenced block names its kind, and each kind is held to something:
 
 - ```sh: one command a line (a trailing backslash joins lines; `# ...` is a comment). Every command
   is checked in the default run without running it: parsed by the command's own parser
-  (tabletop.games.cli.build_parser) and given the checks the command makes before any work (seats,
+  (tabletop.cli.parser.build_parser) and given the checks the command makes before any work (seats,
   variants, --outcomes, every --set against the device's spec, a file it reads written by an
   earlier README command or packaged). Then it runs as printed, through the shell, with the installed
   `tabletop`, all in one temporary folder in README order (so `replay m.ttr` finds the m.ttr a
@@ -252,7 +252,7 @@ def readme_commands(text: str | None = None) -> list[Command]:
 
 # -- checking a command without running it ------------------------------------------------------
 def parser():
-    from tabletop.games.cli import build_parser
+    from tabletop.cli.parser import build_parser
 
     return build_parser()
 
@@ -269,7 +269,7 @@ def subparser(command: str):
 
 
 def packaged(name: str) -> bool:
-    from tabletop.games.cli import packaged_table
+    from tabletop.app.sources import packaged_table
 
     return packaged_table(name) is not None
 
@@ -277,7 +277,9 @@ def packaged(name: str) -> bool:
 def check_tabletop(argv: list[str], readable: set[str]) -> None:
     """The checks `tabletop ...` makes before any work, without doing the work. `readable`: the
     files earlier README commands write."""
-    from tabletop.games import cli
+    from tabletop.app import games
+    from tabletop.app.requests import PlayRequest
+    from tabletop.cli.parser import given_options
     from tabletop.sim.errors import InputError
 
     try:
@@ -296,7 +298,8 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
         assert Path(plot).suffix[1:].lower() in plot_formats(), f"`{shlex.join(argv)}`: --plot {plot}: no format"
     try:
         if args.command == "play":
-            spec, seats = cli._check_play(args)
+            _, _, seats = games.checked(PlayRequest(game=args.game, seats=args.seats, seed=args.seed,
+                                                    outcomes=args.outcomes, options=given_options(args)))
             if args.headless:
                 assert "human" not in seats, f"`{shlex.join(argv)}`: a human seat needs the window"
             else:
@@ -326,9 +329,9 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
             from tabletop.games.registry import game_spec
 
             spec = game_spec(args.game)
-            cli._check_game_options(spec, args)
+            games.game_options(spec, given_options(args))
             if not args.solve:
-                cli._check_seats(spec, args.seats, an.seat_kinds(spec))
+                games.check_seats(spec, args.seats.split(","), an.seat_kinds(spec))
             for source in (args.outcomes, args.compare or "fair"):
                 if source.startswith("table:"):
                     for name in source[6:].split(","):
@@ -609,20 +612,23 @@ def test_a_python_block_compiles_and_its_calls_are_accepted(block, monkeypatch):
     tree = ast.parse(block.text)
     compile(tree, f"README line {block.line}", "exec")
     import tabletop
-    from tabletop.games import cli
+    from tabletop.app import estimate, games
+    from tabletop.app.sources import play_outcomes
     from tabletop.sim.errors import InputError
 
-    def stop_estimate(args, show=None, argv=None):
-        check_tabletop(["tabletop", *argv], readable=set())
+    def stop_estimate(request, reporter=None):
+        estimate.device_of(request)[2].close()    # the device, its spec and every --set, as the job makes them
+        if request.against not in (None, "uniform"):
+            estimate.reference(request.against, request.device, ())
         raise _Parsed
 
-    def stop_play(args, emit=None, human=None):
-        spec, seats = cli._check_play(args)
-        cli.play_outcomes(spec, args.outcomes)
+    def stop_play(request, emit=None, human=None):
+        definition, _, seats = games.checked(request)
+        play_outcomes(definition, request.outcomes)
         raise _Parsed
 
-    monkeypatch.setattr(cli, "run_estimate", stop_estimate)
-    monkeypatch.setattr(cli, "play_headless", stop_play)
+    monkeypatch.setattr(estimate, "estimate", stop_estimate)
+    monkeypatch.setattr(games, "play", stop_play)
     written = set()
     calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
     for call in calls:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim.record import ReplayFile
 
 

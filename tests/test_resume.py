@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 
 ARGS = ["estimate", "tipper", "--trials", "40", "--seed", "3", "--quiet"]
 
 
 def start(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tabletop.games.cli", *ARGS, "--out", str(out), *extra],
+    return subprocess.Popen([sys.executable, "-m", "tabletop.cli", *ARGS, "--out", str(out), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import chisquare
 
 from tabletop.gamekit.chance import Cumulative, TableOutcomes
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.gamekit.match import GameSeeds, Match
 from tabletop.games.registry import GAMES
 from tabletop.gamekit.rules_bench import benches

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.games.devices import make_device
 from tabletop.sim import sensitivity as sens
 from tabletop.sim.batch import DeviceRef, PairDraws, draw_rng, run_batch, run_trials

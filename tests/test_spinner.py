@@ -322,7 +322,7 @@ def test_estimate_spinner_end_to_end(tmp_path):
     """`tabletop estimate spinner` writes the usual result (the outer circle's labels) plus the
     circles block with the inner circle's counts and intervals."""
     out = tmp_path / "spinner.json"
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "spinner", "--trials", "30", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "spinner", "--trials", "30", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

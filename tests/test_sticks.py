@@ -18,7 +18,7 @@ import tomllib
 import numpy as np
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim.batch import run_trials, trial_rng
 from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.devices.sticks import STICKS, FixedThrow, Throw, ThrowSticks, dome_cos, label_for
@@ -434,7 +434,7 @@ def test_estimate_sticks_end_to_end(tmp_path):
     """`tabletop estimate sticks` writes the usual result plus the sticks block: each stick's
     flat-side-up probability with its interval and the re-throw rate."""
     out = tmp_path / "sticks.json"
-    proc = subprocess.run([sys.executable, "-m", "tabletop.games.cli", "estimate", "sticks", "--trials", "20", "--seed", "1",
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "sticks", "--trials", "20", "--seed", "1",
                            "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.games.devices import default_spec, device_ref, make_device
 from tabletop.sim.batch import run_batch, trial_rng
 from tabletop.sim.errors import SpecError

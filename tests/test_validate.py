@@ -8,7 +8,7 @@ import json
 import pytest
 
 import tabletop.sim.batch
-from tabletop.games.cli import main
+from tabletop.cli import main
 from tabletop.sim import validate as va
 from tabletop.sim.stats import newcombe_interval, wilson_interval
 

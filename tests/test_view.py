@@ -245,7 +245,7 @@ def test_ai_game_in_the_window_matches_headless(open_window):
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "tabletop.games.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", *args], capture_output=True, text=True, env=env)
 
 
 def test_no_display_is_one_line(tmp_path):

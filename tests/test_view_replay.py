@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from tabletop.games.cli import main  # noqa: E402
+from tabletop.cli import main  # noqa: E402
 from tabletop.games.registry import GAMES  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 

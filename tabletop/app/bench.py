@@ -1,0 +1,94 @@
+"""`bench`: each device's trials per second beside a bare PyBullet loop run in the same process
+(and the 1 vs 2 workers vs Dask scaling), or with `rules` the rules' speed: whole games with
+table chance per CPU second."""
+from __future__ import annotations
+
+from tabletop.app import longrun
+from tabletop.app.requests import BenchRequest
+from tabletop.app.results import BenchResult
+
+DEVICE_NOTE = ("bare: the trials' own steps alone; ratio: their time over the trials' time; separate loop: "
+               "a bare loop from the start pose; at 1/480 s: the old numerics (1/480 s, 50 iterations), "
+               "where the spec now steps finer; every figure is in the JSON of --out")
+
+
+def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> BenchResult:
+    """The figures; each line as it is measured to `reporter.step`; --out written at the end."""
+    reporter = reporter or longrun.Reporter()
+    longrun.check_outputs(out=request.out)
+    result = _rules(request, reporter) if request.rules else _devices(request, reporter)
+    reporter.show(result)
+    if request.out is not None:
+        from tabletop.sim.output import write_json_atomic
+
+        write_json_atomic(request.out, result.to_dict())
+        reporter.note(f"wrote {request.out}")
+    return result
+
+
+def _devices(request: BenchRequest, reporter) -> BenchResult:
+    from tabletop.games.devices import DEVICES, default_spec, device_ref, entry, make_device
+    from tabletop.sim.bench import LEGACY, bench_device, bench_scaling, summary_rows
+    from tabletop.sim.spec import load_toml
+    from tabletop.sim.world import engine_versions
+
+    names = list(request.devices or DEVICES)
+    for name in names:
+        entry(name)
+    figures = {"versions": engine_versions(), "devices": {}}
+    trials = request.trials or (20 if request.quick else 100)
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        reporter.step(line)
+
+    for name in names:
+        def build(overrides, name=name):
+            return make_device(name, overrides=overrides)
+
+        figures["devices"][name] = fig = bench_device(build, trials)
+        sep = fig["separate_loop"]
+        say(f"{name}: {fig['trials_per_s']:.2f} trials/s, its own steps bare {fig['bare_trials_per_s']:.2f} "
+            f"trials/s, ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step); "
+            f"a separate bare loop from the start pose {sep['bare_trials_per_s']:.2f} trials/s, "
+            f"ratio {sep['ratio_vs_bare']:.3f}")
+        # the same device at the old numerics (1/480 s, 50 iterations), where its spec now steps finer
+        if load_toml(default_spec(name)).table("physics").number("timestep") < 1.0 / 480.0 - 1e-12:
+            fig["legacy"] = old = bench_device(build, trials, overrides=LEGACY)
+            say(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
+                f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
+                f"ratio to its bare loop {old['ratio_vs_bare']:.3f}")
+    if not request.quick:
+        figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",
+                                                request.scaling_trials)
+        say(f"scaling, {sc['trials']} crater trials: 1 worker {sc['local_1_s']:.1f} s, 2 workers "
+            f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
+            + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
+               if "dask_2_s" in sc else ", Dask not installed"))
+    title = f"bench: {trials} trials per device beside a bare PyBullet loop"
+    return BenchResult(figures, lines, (title, *summary_rows(figures), DEVICE_NOTE))
+
+
+def _rules(request: BenchRequest, reporter) -> BenchResult:
+    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.rules_bench import bench_rules
+
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        reporter.step(line)
+
+    figures = bench_rules(GAMES.values(), request.rules_games or (30 if request.quick else 300), request.rules_seats,
+                          emit=say)
+    rows = [[name, f"{fig['games_per_s']:.1f}", f"{fig['decisions_per_s']:.0f}",
+             f"{fig['chance_events_per_s']:.0f}", f"{fig['decisions_per_game']:.1f}",
+             f"{fig['chance_events_per_game']:.1f}"] for name, fig in figures["games"].items()]
+    games = {name: fig["games"] for name, fig in figures["games"].items()}
+    summary = (f"bench --rules: games with table chance, {request.rules_seats} seats, per CPU second",
+               ["game", "games/s", "decisions\nper s", "chance\nevents\nper s", "decisions\nper game",
+                "chance\nevents\nper game"], rows,
+               f"games played: {', '.join(f'{n} {k}' for n, k in games.items())} (a match of several "
+               f"games counts as one); every figure is in the JSON of --out")
+    return BenchResult(figures, lines, summary)

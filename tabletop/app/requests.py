@@ -1,0 +1,354 @@
+"""Every job's request: a dataclass whose fields are the command's options (`trials` is
+--trials), checked when it is made. A bad field is an InputError naming the option as the command
+line writes it, so that both front ends say the same. What needs the registries (a device's or a
+game's name, a game's options and seats) is checked by the job, still before any work.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from tabletop.sim.errors import InputError
+
+SIZE = "1280x720"
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{_flag(name)}: expected a whole number, got {value!r}")
+    return value
+
+
+def _count(value: Any, name: str, optional: bool = False) -> int | None:
+    """A whole number of at least 1 (None where `optional`)."""
+    if value is None and optional:
+        return None
+    if _whole(value, name) < 1:
+        raise InputError(f"{_flag(name)}: must be at least 1, got {value}")
+    return value
+
+
+def _seed(value: Any, name: str = "seed") -> int:
+    if _whole(value, name) < 0:
+        raise InputError(f"{_flag(name)}: must be 0 or more, got {value}")
+    return value
+
+
+def _path(value: Any, name: str) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, Path)) or not str(value):
+        raise InputError(f"{_flag(name)}: expected a file path, got {value!r}")
+    return Path(value)
+
+
+def _text(value: Any, name: str, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{_flag(name)}: expected a text, got {value!r}")
+    return value
+
+
+def _number(value: Any, name: str, optional: bool = True) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{_flag(name)}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _switch(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{_flag(name)}: expected True or False, got {value!r}")
+    return value
+
+
+def _texts(value: Any, name: str) -> tuple[str, ...]:
+    """A list of texts, or one text of comma-separated ones."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{_flag(name)}: expected a list of texts, got {value!r}")
+    return tuple(v.strip() for v in value)
+
+
+def _overrides(value: Any) -> tuple[str, ...]:
+    """--set's NAME=VALUE texts (VALUE in TOML syntax)."""
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"--set: expected NAME=VALUE texts, got {value!r}")
+    return tuple(value)
+
+
+def _name(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{what}: expected a {what} name, got {value!r}")
+    return value
+
+
+@dataclass
+class DeviceRun:
+    """What every batch of a device's trials takes."""
+
+    device: str
+    seed: int = 0
+    workers: int = 1
+    spec: Path | None = None
+    overrides: tuple[str, ...] = ()
+    scheduler: str | None = None
+
+    def __post_init__(self):
+        self.device = _name(self.device, "device")
+        self.seed = _seed(self.seed)
+        self.workers = _count(self.workers, "workers")
+        self.spec = _path(self.spec, "spec")
+        self.overrides = _overrides(self.overrides)
+        self.scheduler = _text(self.scheduler, "scheduler")
+
+
+@dataclass
+class EstimateRequest(DeviceRun):
+    """`tabletop estimate DEVICE`: trials None is 1000 (with `precision` the cap, 100,000)."""
+
+    trials: int | None = None
+    against: str | None = None
+    sensitivity: bool = False
+    sensitivity_trials: int | None = None
+    uncertainty: bool = False
+    precision: float | None = None
+    out: Path | None = None
+    resume: bool = False
+    plot: Path | None = None
+    record_trials: int | None = None
+    record: Path | None = None        # with record_trials: default replays/DEVICE-seedS-trials-DATE-TIME.ttr
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.trials = _count(self.trials, "trials", optional=True)
+        self.against = _text(self.against if not isinstance(self.against, Path) else str(self.against), "against")
+        for name in ("sensitivity", "uncertainty", "resume"):
+            _switch(getattr(self, name), name)
+        self.sensitivity_trials = _count(self.sensitivity_trials, "sensitivity_trials", optional=True)
+        self.record_trials = _count(self.record_trials, "record_trials", optional=True)
+        self.precision = _number(self.precision, "precision")
+        for name in ("out", "plot", "record"):
+            setattr(self, name, _path(getattr(self, name), name))
+        if self.precision is not None and not 0.0 < self.precision < 0.5:
+            raise InputError(f"--precision: a 95% half-width between 0 and 0.5, got {self.precision}")
+        if self.resume and self.out is None:
+            raise InputError("--resume needs --out: the checkpoint lives beside the result file")
+        if self.record is not None and self.record_trials is None:
+            raise InputError("--record needs --record-trials K: the number of trials to record")
+        if self.record_trials is not None and self.record_trials > self.cap:
+            raise InputError(f"--record-trials: {self.record_trials} is more than the {self.cap} trials of the run")
+        if self.sensitivity_trials is not None and not self.sensitivity:
+            raise InputError("--sensitivity-trials needs --sensitivity")
+        if self.sensitivity_trials is not None and self.sensitivity_trials > self.cap:
+            raise InputError(f"--sensitivity-trials: {self.sensitivity_trials} is more than the {self.cap} trials "
+                             f"of the run")
+
+    @property
+    def cap(self) -> int:
+        """The most trials the run makes."""
+        return self.trials or (100_000 if self.precision is not None else 1000)
+
+
+@dataclass
+class ConvergeRequest(DeviceRun):
+    """`tabletop converge DEVICE`: `only` names the refinements to run (default: all)."""
+
+    trials: int = 1000
+    only: str | None = None
+    out: Path | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.trials = _count(self.trials, "trials")
+        self.only = _text(self.only, "only")
+        self.out = _path(self.out, "out")
+
+
+@dataclass
+class SweepRequest(DeviceRun):
+    """`tabletop sweep DEVICE --param NAME=LO:HI:STEPS`."""
+
+    param: str = ""
+    trials: int = 200
+    out: Path | None = None
+    csv: Path | None = None
+    plot: Path | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.param = _text(self.param, "param", optional=False)
+        self.trials = _count(self.trials, "trials")
+        for name in ("out", "csv", "plot"):
+            setattr(self, name, _path(getattr(self, name), name))
+
+
+@dataclass
+class ValidateRequest:
+    """`tabletop validate`: the published coin, cube and cuboid experiments."""
+
+    quick: bool = False
+    workers: int = 1
+    seed: int = 1
+    out: Path | None = None
+
+    def __post_init__(self):
+        _switch(self.quick, "quick")
+        self.workers = _count(self.workers, "workers")
+        self.seed = _seed(self.seed)
+        self.out = _path(self.out, "out")
+
+
+@dataclass
+class BenchRequest:
+    """`tabletop bench`: the devices beside a bare loop, or with `rules` the rules' speed."""
+
+    trials: int | None = None
+    devices: tuple[str, ...] = ()          # () is every registered device
+    out: Path | None = None
+    quick: bool = False
+    scaling_trials: int = 2000
+    rules: bool = False
+    rules_games: int | None = None
+    rules_seats: str = "random"
+
+    def __post_init__(self):
+        self.trials = _count(self.trials, "trials", optional=True)
+        self.devices = tuple(d for d in _texts(self.devices, "devices") if d)
+        self.out = _path(self.out, "out")
+        _switch(self.quick, "quick")
+        _switch(self.rules, "rules")
+        self.scaling_trials = _count(self.scaling_trials, "scaling_trials")
+        self.rules_games = _count(self.rules_games, "rules_games", optional=True)
+        if self.rules_seats not in ("random", "ai"):
+            raise InputError(f"--rules-seats: random or ai, got {self.rules_seats!r}")
+        if self.rules_games is not None and not self.rules:
+            raise InputError("--rules-games: only with --rules")
+
+
+@dataclass
+class GameRun:
+    """What every run of a game takes: the game, its seats, seed, chance and own options."""
+
+    game: str
+    seats: tuple[str, ...] = ("ai", "ai")
+    seed: int = 0
+    outcomes: str = "physics"
+    options: dict = field(default_factory=dict)   # the game's own, by name (`games_to_win`)
+
+    def __post_init__(self):
+        self.game = _name(self.game, "game")
+        self.seats = _texts(self.seats, "seats")
+        self.seed = _seed(self.seed)
+        self.outcomes = _text(self.outcomes, "outcomes", optional=False)
+        if not isinstance(self.options, dict):
+            raise InputError(f"options: expected the game's options by name, got {self.options!r}")
+        self.options = dict(self.options)
+
+
+@dataclass
+class PlayRequest(GameRun):
+    """`tabletop play GAME --headless`: `record` the replay file (None: none is written)."""
+
+    record: Path | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.record = _path(self.record, "record")
+
+
+@dataclass
+class WindowRequest(PlayRequest):
+    """`tabletop play GAME`: the 3D window (or, with `screenshot`, one offscreen picture after
+    `after_turns` turns of AI play)."""
+
+    screenshot: Path | None = None
+    after_turns: int = 0
+    size: str = SIZE
+    pace: float = 0.8
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.screenshot = _path(self.screenshot, "screenshot")
+        if _whole(self.after_turns, "after_turns") < 0:
+            raise InputError(f"--after-turns: must be 0 or more, got {self.after_turns}")
+        self.size = _text(self.size, "size", optional=False)
+        self.pace = _number(self.pace, "pace", optional=False)
+        if self.pace < 0:
+            raise InputError(f"--pace: must be 0 or more seconds, got {self.pace:g}")
+
+
+@dataclass
+class AnalyzeRequest(GameRun):
+    """`tabletop analyze GAME`: `games` whole games with table chance (or, with `solve`, perfect play)."""
+
+    outcomes: str = "measured"
+    games: int = 1000
+    compare: str | None = None
+    workers: int = 1
+    scheduler: str | None = None
+    out: Path | None = None
+    plot: Path | None = None
+    resume: bool = False
+    solve: bool = False
+    policy: Path | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.games = _count(self.games, "games")
+        self.compare = _text(self.compare, "compare")
+        if self.compare not in (None, "fair"):
+            raise InputError(f"--compare: only fair, got {self.compare!r}")
+        self.workers = _count(self.workers, "workers")
+        self.scheduler = _text(self.scheduler, "scheduler")
+        for name in ("out", "plot", "policy"):
+            setattr(self, name, _path(getattr(self, name), name))
+        _switch(self.resume, "resume")
+        _switch(self.solve, "solve")
+
+
+@dataclass
+class ReplayRequest:
+    """`tabletop replay FILE`: `summary`, `verify` (from `from_turn`), `frames` into a folder, or
+    (none of them) the playback window."""
+
+    file: Path
+    summary: bool = False
+    verify: bool = False
+    from_turn: int = 0
+    frames: Path | None = None
+    fps: float = 30.0
+    turns: str | None = None
+    max_frames: int = 3000
+    size: str = SIZE
+
+    def __post_init__(self):
+        self.file = _path(self.file, "file")
+        for name in ("summary", "verify"):
+            _switch(getattr(self, name), name)
+        self.frames = _path(self.frames, "frames")
+        self.fps = _number(self.fps, "fps", optional=False)
+        self.turns = _text(self.turns, "turns")
+        self.max_frames = _count(self.max_frames, "max_frames")
+        self.size = _text(self.size, "size", optional=False)
+        if _whole(self.from_turn, "from_turn") < 0:
+            raise InputError(f"--from-turn: must be 0 or more, got {self.from_turn}")
+        if (self.summary or self.verify) and (self.turns is not None or self.max_frames != 3000):
+            raise InputError("--turns and --max-frames: only with --frames")
+        if self.from_turn and not self.verify:
+            raise InputError("--from-turn: only with --verify")
+
+
+def request_fields(request_type) -> list[str]:
+    """The names of a request type's fields (the API's keyword arguments)."""
+    return [f.name for f in fields(request_type)]

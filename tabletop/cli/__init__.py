@@ -1,0 +1,68 @@
+"""The `tabletop` command: it parses (tabletop.cli.parser), builds the job's request, runs it
+(tabletop.app) and prints (tabletop.cli.show); it holds no simulation, statistics or file format.
+
+  tabletop play GAME [--headless] --seats ai,ai --seed S [--outcomes physics|measured|table:FILE.json]
+  tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--sensitivity] [--uncertainty]
+  tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
+  tabletop sweep DEVICE --param NAME=LO:HI:STEPS [--out FILE.json] [--csv FILE.csv] [--plot FILE.png]
+  tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json --seed S
+  tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
+  tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules
+  tabletop replay FILE.ttr [--summary] [--verify] [--frames DIR]
+  tabletop                      (no command: one line naming the commands, exit 2)
+
+Bad input gets one line on stderr naming the problem and exit code 2; nothing is written. Output
+names (--plot's format included) are checked before any work; at the end --out is written (whole,
+then the checkpoint goes) before --plot is drawn, and a plot that fails then is one line, exit 2,
+the result kept. Ctrl-C: exit 130, saying where the finished work is kept and how to resume.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tabletop.sim.errors import InputError
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def _commands() -> dict:
+    from tabletop.cli import devices, games
+
+    return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
+            "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tabletop.app.longrun import Interrupted
+    from tabletop.cli.parser import build_parser
+    from tabletop.cli.report import say_interrupted
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parser = build_parser()
+        if not argv:
+            # `tabletop` alone: one line saying which commands there are and where their help is;
+            # exit 2 as for any command line that cannot run
+            commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+            print(f"tabletop: error: give a command: {', '.join(commands)} (`tabletop --help` says what each does, "
+                  f"`tabletop COMMAND --help` its options)", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        args = parser.parse_args(argv)
+        return _commands()[args.command](args)
+    except InputError as exc:
+        print(f"tabletop: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Interrupted as exc:
+        return say_interrupted(exc, argv)
+    except KeyboardInterrupt:
+        print("tabletop: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenProcessPool:
+        print("tabletop: error: a worker process ended abruptly (killed, or out of memory); the chunks that "
+              "finished are in the checkpoint beside --out, if one was given: run again with --resume",
+              file=sys.stderr)
+        return 1

@@ -1,0 +1,265 @@
+"""The `tabletop` command's parser: every command's options, in argparse (one-line errors, exit 2).
+
+Each game's own options (its definition's `options`) become flags of `play` and `analyze`; which
+game a flag belongs to is the game's to check (tabletop.app.games.game_options)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tabletop.sim.errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump) and exit code 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse hook
+        raise InputError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from tabletop.games.devices import DEVICES
+    from tabletop.games.registry import GAMES
+
+    parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.",
+                     epilog="`tabletop COMMAND --help` gives a command's options.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    play = sub.add_parser("play", help="play a game in the 3D window, or --headless")
+    play.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    play.add_argument("--headless", action="store_true", help="no window: print the game log")
+    play.add_argument("--screenshot", metavar="FILE.png", help="render offscreen after --after-turns turns "
+                      "(every seat played by the AI) and write a PNG instead of opening the window")
+    play.add_argument("--after-turns", type=int, default=0, help="turns to play before --screenshot (default 0)")
+    play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
+    play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
+    play.add_argument("--seats", default="ai,ai", help=f"comma-separated seats ({_seat_help(GAMES, lambda s: s.seat_kinds)}; "
+                      "default ai,ai): plan plans with the chance tables, solved plays perfectly for the sticks' "
+                      "table (--outcomes table:FILE's, else the measured assets/measured/sticks-10k-seed1.json)")
+    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
+    _add_game_options(play, GAMES)
+    play.add_argument("--outcomes", default="physics",
+                      help="where chance comes from: physics (simulate every chance event; the default), "
+                           "measured (with --headless: sample the published 10,000-trial estimates, "
+                           "assets/measured, as analyze does), table:FILE.json[,FILE.json] (sample from saved "
+                           f"estimate results of each game's devices: {_device_help(GAMES)}; a bare name such as "
+                           "DEVICE-10k-seed1.json names a packaged measured table)" + _sources_help(GAMES))
+    play.add_argument("--record", type=Path, metavar="FILE.ttr",
+                      help="write the replay here (default: replays/GAME-seedS-DATE-TIME.ttr)")
+    play.add_argument("--no-record", action="store_true", help="write no replay")
+
+    est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
+    est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    est.add_argument("--trials", type=_positive_int, default=None,
+                     help="number of trials (default 1000; with --precision the cap, default 100000)")
+    est.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    est.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    est.add_argument("--out", type=Path, help="write the result as JSON to this file")
+    est.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    est.add_argument("--quiet", action="store_true", help="no progress bar")
+    est.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                     help="override a physical parameter of the spec (e.g. knock.speed=[0.3,0.7], "
+                          "materials.pairs.glass/polystyrene.friction=0.3); repeatable")
+    est.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="run the trials on this Dask cluster instead of local processes (pip install -e '.[dist]')")
+    est.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the outcome probabilities with their 95%% intervals")
+    est.add_argument("--against", metavar="uniform|FILE.json",
+                     help="chi-square test against equal odds or a saved estimate result")
+    est.add_argument("--resume", action="store_true",
+                     help="continue an interrupted run from the checkpoint beside --out")
+    est.add_argument("--precision", type=float, default=None, metavar="H",
+                     help="keep running until every label's 95%% interval half-width is at most H")
+    est.add_argument("--record-trials", type=_positive_int, default=None, metavar="K",
+                     help="record the first K trials (pose frames and outcomes) as a replay")
+    est.add_argument("--record", type=Path, metavar="FILE.ttr",
+                     help="with --record-trials: the replay file (default: replays/DEVICE-seedS-trials-DATE-TIME.ttr)")
+    est.add_argument("--sensitivity", action="store_true",
+                     help="run the trial seeds again with each material pair value and gesture range at the low "
+                          "and at the high end of its range: each label's change of p, and its model band")
+    est.add_argument("--sensitivity-trials", type=_positive_int, default=None, metavar="M",
+                     help="with --sensitivity: use only the first M trial seeds for those runs (default: all)")
+    est.add_argument("--uncertainty", action="store_true",
+                     help="run the trial seeds again with every material pair value drawn per trial from its "
+                          "range: the mixture's odds and each value's correlation with each label")
+
+    conv = sub.add_parser("converge", help="check that a device's odds hold with refined numerics "
+                                           "(time step, solver iterations, mesh, settle rule)")
+    conv.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    conv.add_argument("--trials", type=_positive_int, default=1000, help="trials of each run (default 1000)")
+    conv.add_argument("--seed", type=_seed, default=0, help="the runs' seed (default 0)")
+    conv.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    conv.add_argument("--out", type=Path, help="write the checks as JSON to this file")
+    conv.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    conv.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                      help="override a physical parameter of the spec, as for estimate; repeatable")
+    conv.add_argument("--only", metavar="NAME,NAME",
+                      help="run only these refinements (default: all the device has)")
+    conv.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
+    conv.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    ana = sub.add_parser("analyze", help="play many whole games by the rules with table chance (no physics) and "
+                                         "measure them: seat advantage, game length, what each gadget does")
+    _analyze_arguments(ana, GAMES)
+
+    val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
+                                          "(docs/validation.md)")
+    val.add_argument("--quick", action="store_true", help="fewer trials per case (about 1.5 minutes on 2 cores)")
+    val.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    val.add_argument("--seed", type=_seed, default=1, help="the runs' seed (default 1)")
+    val.add_argument("--out", type=Path, help="write the table as JSON to this file")
+    val.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
+    rep.add_argument("file", type=Path, help="a .ttr replay file")
+    rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
+    rep.add_argument("--frames", type=Path, metavar="DIR", help="write the playback as PNG frames into DIR (offscreen)")
+    rep.add_argument("--fps", type=float, default=30.0, help="with --frames: frames per second of playback (default 30)")
+    rep.add_argument("--turns", metavar="A:B", help="with --frames: only turns A to B of the file (1-based, "
+                     "inclusive; A: or :B leave that end open)")
+    rep.add_argument("--max-frames", type=_positive_int, default=3000,
+                     help="with --frames: write at most this many frames (default 3000: 100 s at 30 fps)")
+    rep.add_argument("--size", default="1280x720", help="window or frame size WxH (default 1280x720)")
+    rep.add_argument("--verify", action="store_true",
+                     help="re-simulate from the recorded seeds and actions; exit 1 at the first difference")
+    rep.add_argument("--from-turn", type=int, default=0, metavar="N",
+                     help="with --verify: re-drive the turns before N by the rules alone and re-simulate from "
+                          "turn N on (every chance event has its own seed); default 0, the whole game")
+
+    sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
+    sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
+    sweep.add_argument("--param", required=True, metavar="NAME=LO:HI:STEPS",
+                       help="the parameter and its values, e.g. materials.pairs.glass/polystyrene.friction=0.3:0.5:3")
+    sweep.add_argument("--trials", type=_positive_int, default=200, help="trials at each value (default 200)")
+    sweep.add_argument("--seed", type=_seed, default=0, help="the seed of every value's run (default 0)")
+    sweep.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="run the trials on this Dask cluster instead of local processes")
+    sweep.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                       help="override another parameter of the spec for every value; repeatable")
+    sweep.add_argument("--out", type=Path, metavar="FILE.json", help="the table as JSON")
+    sweep.add_argument("--csv", type=Path, metavar="FILE.csv", help="the table as CSV")
+    sweep.add_argument("--plot", type=Path, metavar="FILE.png", help="each label's probability against the value")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
+    bench.add_argument("--trials", type=_positive_int, default=None,
+                       help="trials per device (default 100, 20 with --quick)")
+    bench.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
+    bench.add_argument("--out", type=Path, help="write the figures as JSON to this file")
+    bench.add_argument("--quick", action="store_true", help="fewer trials, no scaling runs")
+    bench.add_argument("--scaling-trials", type=_positive_int, default=2000,
+                       help="crater trials for the 1 vs 2 workers vs Dask scaling runs (default 2000)")
+    bench.add_argument("--rules", action="store_true",
+                       help="instead of the devices: the rules' speed, whole games of each game with table chance "
+                            "(games/s, decisions/s, chance events/s per CPU second, and the load average)")
+    bench.add_argument("--rules-games", type=_positive_int, default=None,
+                       help="with --rules: games of each game (a match counts as one; default 300, 30 with --quick)")
+    bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
+                       help="with --rules: the seats of every game (default random)")
+    return parser
+
+
+def _seat_help(games, kinds) -> str:
+    """Every game's seat count and seat kinds (`kinds(spec)`), for --help."""
+    def count(spec) -> str:
+        lo, hi = spec.seats
+        return f"{lo}" if lo == hi else f"{lo}-{hi}"
+    return "; ".join(f"{name} {count(spec)} seats of {', '.join(kinds(spec))}" for name, spec in games.items())
+
+
+def _analyze_arguments(ana, games) -> None:
+    """`analyze`'s options; the help lists every game's seat kinds and outcome sources."""
+    from tabletop.gamekit.analyze import OUTCOME_CHOICES, seat_kinds
+
+    seats = _seat_help(games, seat_kinds)
+    ana.description = ("Whole games played by the rules alone, every chance event drawn from a table: no physics is "
+                       "simulated (a physical game takes seconds to minutes; estimate the devices with `tabletop "
+                       "estimate` and give the results here). Reports every seat's win rate, the first player's "
+                       "advantage, the game's length and what each gadget did, each with its 95% interval.")
+    ana.add_argument("game", help=f"one of: {', '.join(games)}")
+    ana.add_argument("--games", type=_positive_int, default=1000,
+                     help="games to play (a match of several games counts as one; default 1000)")
+    ana.add_argument("--seats", default="ai,ai", help=f"comma-separated seat kinds ({seats}; default ai,ai)")
+    ana.add_argument("--outcomes", default="measured",
+                     help=f"where chance comes from, one of {', '.join(OUTCOME_CHOICES)}: measured (the default: "
+                          f"the published 10,000-trial estimates in assets/measured, {_device_help(games)}), "
+                          "fair (the idealised chance: even slots, seats and faces, two fair coins for a pair "
+                          "of sticks, a spinner's labels by their sectors' share; a device with no fair odds stays "
+                          "measured), table:FILE.json[,FILE.json] (saved estimate results, as play takes them)")
+    ana.add_argument("--compare", choices=("fair",), default=None,
+                     help="also play every game with fair chance (same seeds, same seats) and report each "
+                          "figure's difference with its 95%% interval: the measured effect of the gadgets")
+    ana.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    ana.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    ana.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="play the games on this Dask cluster instead of local processes (pip install -e '.[dist]')")
+    _add_game_options(ana, games)
+    ana.add_argument("--out", type=Path, metavar="FILE.json", help="write every figure as JSON to this file")
+    ana.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the win rates with their 95%% intervals and the game-length histogram")
+    ana.add_argument("--resume", action="store_true",
+                     help="continue an interrupted run from the checkpoint beside --out")
+    ana.add_argument("--quiet", action="store_true", help="no progress bar")
+    ana.add_argument("--solve", action="store_true",
+                     help=f"{', '.join(d.name for d in games.values() if d.solved)}: solve the game for "
+                          "perfect play (value iteration over every position) with the --outcomes chance and with "
+                          "fair chance; print the first player's win probability for each, --out writes them; no "
+                          "games are played")
+    ana.add_argument("--policy", type=Path, metavar="FILE.npz",
+                     help="with --solve: save the perfect-play policy for the --outcomes sticks here")
+
+
+def _game_options(games) -> dict:
+    """Every registered game's own options by name: (the Option, the games that have it)."""
+    out: dict = {}
+    for d in games.values():
+        for o in d.options:
+            out.setdefault(o.name, (o, []))[1].append(d.name)
+    return out
+
+
+def _add_game_options(parser, games) -> None:
+    """A flag for each game's own options (the games that have it named in its help); each game
+    checks its own."""
+    for name, (o, owners) in _game_options(games).items():
+        parser.add_argument(o.flag, dest=f"option_{name}", default=None, metavar=name.upper(),
+                            help=f"{', '.join(owners)}: {o.help} (default {o.default})")
+
+
+def given_options(args) -> dict:
+    """The game options given as flags, by name (the game checks them: tabletop.app.games.game_options)."""
+    return {key[len("option_"):]: value for key, value in vars(args).items()
+            if key.startswith("option_") and value is not None}
+
+
+def _device_help(games) -> str:
+    return "; ".join(f"{d.name} {', '.join(d.devices)}" for d in games.values())
+
+
+def _sources_help(games) -> str:
+    extra = [f"{d.name}: {d.sources_help}" for d in games.values() if d.sources_help]
+    return f"; other sources: {'; '.join(extra)}" if extra else ""
+
+
