@@ -10,8 +10,9 @@ spec or a summary and must not load it; a device's module is imported only to bu
 
 The registry lives here, with the games, because one device (King Kong's knock-over) is built on
 his rig in tabletop.games.king_kong and tabletop.sim knows no game; every other device lives in
-tabletop.sim.devices. Adding a device: its module (with NAME, DEFAULT_SPEC, SUMMARY), its spec
-under assets/, and one line in TARGETS.
+tabletop.sim.devices. Adding a device: its module (with NAME, DEFAULT_SPEC, SUMMARY, and what its
+outcomes are: OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED), its spec under assets/, and one line
+in TARGETS.
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ TARGETS = (
 
 #: what each device module declares at its top level, as string literals
 DECLARED = ("NAME", "DEFAULT_SPEC", "SUMMARY")
+#: what it may declare besides (a literal, text or None), and what a module that does not declares
+OPTIONAL = {"OUTCOME_AXIS": "outcome", "OUTCOME_LABELS": None, "OUTCOME_LODGED": "settled where no label is read"}
 
 
 @dataclass(frozen=True)
@@ -48,14 +51,18 @@ class DeviceEntry:
     target: str          # "module:Class"
     spec: str            # default spec, relative to assets/
     summary: str
+    axis: str = "outcome"            # what a label is (a plot's axis)
+    labels: str | None = None        # what the labels mean
+    lodged: str | None = None        # what a lodged trial is (None: never, every reading has a label)
 
 
 def declarations(module: str) -> dict[str, str]:
-    """NAME, DEFAULT_SPEC and SUMMARY of a device module: its attributes when it is already imported,
-    else the literals its source assigns them (`source_declarations`: the module is not run)."""
+    """NAME, DEFAULT_SPEC and SUMMARY of a device module (and whichever of OPTIONAL it declares): its
+    attributes when it is already imported, else the literals its source assigns them
+    (`source_declarations`: the module is not run)."""
     loaded = sys.modules.get(module)
-    found = ({key: getattr(loaded, key) for key in DECLARED if hasattr(loaded, key)} if loaded is not None
-             else source_declarations(module))
+    found = ({key: getattr(loaded, key) for key in (*DECLARED, *OPTIONAL) if hasattr(loaded, key)}
+             if loaded is not None else source_declarations(module))
     missing = [key for key in DECLARED if not isinstance(found.get(key), str)]
     if missing:
         raise ImportError(f"device module {module} does not declare {', '.join(missing)} as a string literal "
@@ -73,7 +80,7 @@ def source_declarations(module: str) -> dict[str, str]:
     found = {}
     for node in ast.parse(source, spec.origin or module).body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id in DECLARED):
+                and node.targets[0].id in (*DECLARED, *OPTIONAL)):
             try:
                 found[node.targets[0].id] = ast.literal_eval(node.value)
             except ValueError:
@@ -88,7 +95,8 @@ def _registry() -> dict[str, DeviceEntry]:
         d = declarations(target.split(":")[0])
         if d["NAME"] in devices:
             raise ImportError(f"two device modules declare NAME {d['NAME']!r}: {devices[d['NAME']].target}, {target}")
-        devices[d["NAME"]] = DeviceEntry(target, d["DEFAULT_SPEC"], d["SUMMARY"])
+        devices[d["NAME"]] = DeviceEntry(target, d["DEFAULT_SPEC"], d["SUMMARY"],
+                                         *(d.get(key, default) for key, default in OPTIONAL.items()))
     return devices
 
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: materials, and worlds that always close."""
+"""Shared fixtures: materials, and worlds that always close; every long test is slow too."""
 from __future__ import annotations
 
 import pytest
@@ -18,3 +18,10 @@ def world():
     w = World(PhysicsSettings(timestep=1 / 480))
     yield w
     w.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """A `long` test (minutes) is `slow` too, so that `-m "not slow"` leaves it out as well."""
+    for item in items:
+        if item.get_closest_marker("long") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)

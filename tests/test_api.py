@@ -28,6 +28,7 @@ def readme_example() -> str:
     return match.group(1)
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs(tmp_path):
     """Exactly the README's code, its trial counts cut to 12, saved as a script and run in an empty
     folder (the measured tables are package data: no file of the checkout is at hand); its workers
@@ -48,6 +49,7 @@ def test_the_readme_example_runs(tmp_path):
     assert run.stderr == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["spinner", "die"])
 def test_estimate_to_dict_is_the_commands_out(tmp_path, device):
     """The same device, seed and trials: the API's dict has the command's --out counts, and every
@@ -171,6 +173,7 @@ def test_import_tabletop_is_light(tmp_path):
         tabletop.no_such_thing
 
 
+@pytest.mark.slow
 def test_workers_from_a_script_without_a_main_guard_say_what_to_do(tmp_path):
     """Spawned workers import the script; one that calls estimate at its top level gets a hint (the
     same script under `if __name__ == "__main__":` runs)."""

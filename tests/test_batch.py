@@ -43,6 +43,7 @@ def test_a_trial_does_not_depend_on_the_trials_before_it(quadrant):
     assert alone == after_others
 
 
+@pytest.mark.slow
 def test_same_seed_same_counts_whatever_the_workers(quadrant):
     """One process and two worker processes give identical records for the same seed."""
     one = run_batch(QUADRANT, 40, seed=11, workers=1, device=quadrant, chunk_size=7)

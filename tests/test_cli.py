@@ -14,6 +14,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tabletop.cli", *args], capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device,trials", [("tipper", 12), ("crater", 6)])
 def test_estimate_end_to_end(tmp_path, device, trials):
     """A small estimate prints the outcome table and writes a complete JSON result."""
@@ -36,6 +37,7 @@ def test_estimate_end_to_end(tmp_path, device, trials):
         assert sum(g["trials"] for g in data["by_group"].values()) == trials
 
 
+@pytest.mark.slow
 def test_estimate_counts_do_not_depend_on_workers(tmp_path):
     """Same seed -> identical counts with one process and with two worker processes."""
     results = []
@@ -84,6 +86,7 @@ def test_out_is_a_folder(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["estimate", "die", "--trials", "2", "--quiet", "--out", "/proc/x.json"],
     ["estimate", "die", "--trials", "2", "--quiet", "--plot", "/proc/x.png"],
@@ -109,6 +112,7 @@ def test_ctrl_c_anywhere_is_one_line_and_exit_130(monkeypatch, capsys):
     assert capsys.readouterr().err == "tabletop: interrupted\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask,mode", [("022", 0o644), ("002", 0o664)])
 def test_result_files_and_plots_get_the_same_ordinary_permissions(tmp_path, umask, mode):
     """--out, --plot and sweep's --csv are written to a temp file and renamed: each gets the mode an

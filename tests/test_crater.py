@@ -102,6 +102,7 @@ def test_a_marble_in_a_cave_stops_the_next_one(crater):
     assert free.label == f"{cave}/seat2"
 
 
+@pytest.mark.slow
 def test_knocked_marbles_drop_through_the_crater_into_caves(sample):
     """Knocked marbles leave the rim, go down the hole and come to rest on a cave seat: no
     escapes, no unsettled trials and no marble lodged on the way (the tunnels have no other

@@ -17,6 +17,7 @@ def cluster():
         yield lc.scheduler_address
 
 
+@pytest.mark.slow
 def test_dask_counts_equal_local_counts(tmp_path, cluster):
     runs = {}
     for name, extra in (("one", []), ("two", ["--workers", "2"]), ("dask", ["--scheduler", cluster])):
@@ -35,6 +36,7 @@ def test_a_malformed_scheduler_address_is_one_line(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "x.json"
     assert main(["estimate", "tipper", "--trials", "4", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)]) == 2

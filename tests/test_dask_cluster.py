@@ -85,6 +85,7 @@ def _estimate(tmp_path, name: str, *extra: str) -> dict:
     return json.loads((tmp_path / f"{name}.json").read_text())
 
 
+@pytest.mark.slow
 def test_an_estimate_on_a_dask_cluster_started_from_the_command_line(tmp_path, cluster):
     on_dask = _estimate(tmp_path, "x", "--scheduler", cluster)
     local = _estimate(tmp_path, "local", "--workers", "1")

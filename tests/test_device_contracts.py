@@ -113,6 +113,7 @@ def _workers_agree(name: str, trials: int) -> None:
     json.dumps(one)                                 # what a checkpoint writes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_one_and_two_workers_agree(name):
     """Two spawned worker processes, each building the device from the registry's recipe, give the
@@ -120,7 +121,7 @@ def test_one_and_two_workers_agree(name):
     _workers_agree(name, TRIALS)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("name", NAMES)
 def test_one_and_two_workers_agree_over_many_trials(name):
     _workers_agree(name, MANY)
@@ -162,7 +163,7 @@ def test_the_fastest_gesture_stays_in_the_model(device):
     _fastest_stays_in(device, TRIALS, workers=1)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_the_fastest_gesture_stays_in_the_model_over_many_trials(device):
     _fastest_stays_in(device, FASTEST_MANY, workers=2)
 

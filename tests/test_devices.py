@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.games import devices
-from tabletop.games.devices import DECLARED, DEVICES, TARGETS, DeviceEntry, declarations, source_declarations
+from tabletop.games.devices import DECLARED, DEVICES, OPTIONAL, TARGETS, DeviceEntry, declarations, source_declarations
 from tabletop.sim.devices.base import Device
 from tabletop.sim.paths import assets_dir
 
@@ -40,13 +40,16 @@ def test_each_device_module_declares_itself(target):
     the default spec exists; and the registry's entry is made of them."""
     module_name, cls_name = target.split(":")
     module = importlib.import_module(module_name)
-    declared = {key: getattr(module, key) for key in DECLARED}
+    declared = {key: getattr(module, key) for key in (*DECLARED, *OPTIONAL) if hasattr(module, key)}
+    assert set(DECLARED) <= set(declared)
     assert source_declarations(module_name) == declared == declarations(module_name)
     cls = getattr(module, cls_name)
     assert issubclass(cls, Device) and cls.name == module.NAME
     assert (assets_dir() / module.DEFAULT_SPEC).is_file()
     assert module.SUMMARY and "\n" not in module.SUMMARY
-    assert DEVICES[module.NAME] == DeviceEntry(target, module.DEFAULT_SPEC, module.SUMMARY)
+    assert DEVICES[module.NAME] == DeviceEntry(target, module.DEFAULT_SPEC, module.SUMMARY,
+                                               *(declared.get(k, d) for k, d in OPTIONAL.items()))
+    assert isinstance(module.OUTCOME_AXIS, str) and module.OUTCOME_AXIS   # every device says what a label is
     path = Path(module.__file__)
     assert not _imports(path) & set(REGISTRIES), f"{path} imports a registry"
 

@@ -191,6 +191,7 @@ def test_thrown_straight_down_hard_does_not_pass_through_the_floor(die):
     assert o.reading["position"][2] == pytest.approx(die.size / 2, abs=die.height_tol)
 
 
+@pytest.mark.slow
 def test_faces_come_up_evenly_and_unpredictably(die):
     """Over 300 throws every face comes up, a fair die is not rejected (chi-square, 1%), and the
     face on top in the hand does not predict the face on top at rest (no more than chance)."""

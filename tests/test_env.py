@@ -56,6 +56,7 @@ def test_random_agents_play_a_whole_game_to_its_end(game, options):
     assert _random_game(env(game, **options), 5) == (total, decisions)         # a seeded reset replays
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,options", GAMES)
 def test_every_legal_action_has_one_number_and_decodes_back(game, options):
     """Along random playouts: each legal action encodes to a number the mask marks, distinct

@@ -60,6 +60,7 @@ class Invariants:
             assert all(s.has_won(p) for p in s.winners)
 
 
+@pytest.mark.slow
 def test_a_thousand_random_games_all_end_with_the_invariants_holding():
     """1,000 games of random seats, 2-6 players, with the uniform stand-in chance: each ends (random
     seats seldom complete five missions, so Kong mostly wins; the heuristic games below reach the

@@ -64,6 +64,7 @@ def test_gestures_follow_the_rules_and_name_their_group(device):
     assert kinds == set(GROOVES) | {ADJACENT}
 
 
+@pytest.mark.slow
 def test_a_sample_of_trials_settles_with_no_escape(sample):
     """Every trial of a sample ends with the pawn read: no escape, nothing unsettled; the fates vary."""
     assert {r["status"] for r in sample} <= {"ok", "lodged"}
@@ -79,6 +80,7 @@ def test_a_pawn_in_a_groove_with_no_move_stands(device):
     assert out.status is Status.OK and out.label == "standing" and out.group == "left_foot/0"
 
 
+@pytest.mark.slow
 def test_estimate_end_to_end_is_a_table_play_samples_from(tmp_path):
     """`tabletop estimate kong-knockover --out K.json` writes by_group and by_place blocks that
     play.py's KnockoverTable reads; its fate for a pawn at risk comes from them."""

@@ -183,6 +183,7 @@ def test_a_kong_move_from_the_rules_state_is_simulated_and_labelled():
         table.close()
 
 
+@pytest.mark.slow
 def test_a_physics_game_ends_and_says_which_pawns_fell():
     """Two AI seats with every die throw, spin and Kong move simulated: the game ends, Kong's moves
     name the pawns at risk and what became of them, and the same seed replays the same game in a

@@ -1,6 +1,8 @@
 """Whole Knossos matches: invariants over many matches, determinism, a golden playthrough."""
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from tabletop.gamekit.chance import TableOutcomes
@@ -71,6 +73,7 @@ class Invariants:
             assert state.current == (self.before_current if again else 1 - self.before_current)
 
 
+@pytest.mark.slow
 def test_random_matches_all_reach_a_winner():
     """1,000 matches of random seats with table chance: each ends with a match winner, invariants hold
     after every action."""

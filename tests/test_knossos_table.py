@@ -1,6 +1,8 @@
 """The Knossos table: every throw of a match simulated with the physical sticks."""
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 
@@ -14,6 +16,7 @@ from tabletop.games.knossos.table import PhysicsOutcomes
 
 
 
+@pytest.mark.slow
 def test_a_physics_match_is_thrown_and_repeats_in_another_process(tmp_path):
     """Two AI seats, one game: every throw comes from the simulated sticks (all three results occur),
     and the same seed gives the same log in a fresh process."""

@@ -66,6 +66,7 @@ def overlaps(rects: dict) -> list[tuple[str, str]]:
             if ra[0] < rb[1] and rb[0] < ra[1] and ra[2] < rb[3] and rb[2] < ra[3]]
 
 
+@pytest.mark.slow
 def test_koth_labels_do_not_overlap_at_the_home_camera(home):
     """No two of the path's numbers (START on space 0), the Finish Zone's, FINISH ZONE and the
     caves' names overlap on the picture, and each stays at least 12 px tall."""
@@ -118,6 +119,7 @@ def on_picture(app, point):
     return (film[0] + 1) / 2 * SIZE[0], (film[1] + 1) / 2 * SIZE[1]
 
 
+@pytest.mark.slow
 def test_koth_caves_and_a_marble_in_a_cave_are_seen(home, tmp_path):
     """Every cave seat (under its path space, inside the hill) shows the cave's dark floor at the
     home camera, not the hill's skin over it; the crater's marble resting on a cave seat shows

@@ -47,6 +47,7 @@ class Invariants:
         self.before = list(track)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players,variant,games", [(4, "standard", 400), (3, "standard", 200),
                                                    (2, "standard", 200), (2, "special-two-player", 200)])
 def test_random_games_all_reach_a_winner(players, variant, games):

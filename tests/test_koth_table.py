@@ -36,6 +36,7 @@ def physics_game():
     source.close()
 
 
+@pytest.mark.slow
 def test_a_physics_game_reaches_a_winner(physics_game):
     """Two AI seats on the physical table: every tilt and knock simulated, a winner at the end."""
     final, source, _ = physics_game
@@ -47,6 +48,7 @@ def test_a_physics_game_reaches_a_winner(physics_game):
     assert source.table.retries["tipper"] <= len(tilts) // 10
 
 
+@pytest.mark.slow
 def test_same_seed_same_physics_log_in_another_process(physics_game, tmp_path):
     """The same seed replays the same physics game, bit for bit, in a fresh process."""
     _, _, lines = physics_game

@@ -201,6 +201,7 @@ def small_replays(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", [
     "knossos", "king-of-the-hill", "king-kong",
 ])

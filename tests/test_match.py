@@ -139,6 +139,7 @@ def window_game(game: str, seed: int, record, **options):
     return lines, hud
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,seed", [(g, s) for g in GAMES for s in (1, 2)])
 def test_headless_window_summary_and_verify_agree(tmp_path, game, seed):
     seats, args, options = GAMES[game]
@@ -172,6 +173,7 @@ def test_headless_window_summary_and_verify_agree(tmp_path, game, seed):
     assert out.startswith(f"verified: {turns} turns, ")
 
 
+@pytest.mark.slow
 def test_verify_from_a_middle_turn_checks_from_there_on(tmp_path):
     """Knossos: verify from turn N re-simulates the chance events from turn N on (each from its
     own seed) and still catches a changed outcome there; a turn outside the game is one line."""

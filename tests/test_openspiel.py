@@ -18,7 +18,7 @@ from tabletop.games.registry import GAMES  # noqa: E402
 SLOW_TO_SERIALIZE = {"king-kong"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_TO_SERIALIZE else n
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.long) if n in SLOW_TO_SERIALIZE else n
                                   for n in GAMES])
 def test_random_sim_test_with_serialization(name):
     definition = GAMES[name]
@@ -26,7 +26,7 @@ def test_random_sim_test_with_serialization(name):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(SLOW_TO_SERIALIZE))
 def test_random_sim_test(name):
     definition = GAMES[name]

@@ -109,6 +109,7 @@ def installed(tmp_path_factory):
     return wheel, venv
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_the_one_package_and_every_data_file(installed):
     wheel, venv = installed
     names = zipfile.ZipFile(wheel).namelist()
@@ -132,6 +133,7 @@ def test_the_installed_package_works_without_the_checkout(installed, tmp_path):
     assert out["game"] == 2
 
 
+@pytest.mark.slow
 def test_the_installed_command_plays_and_estimates(installed, tmp_path):
     """The wheel's own `tabletop` script: a headless Knossos game of AI seats, and a 20-trial
     estimate, both run with the installed specs and boards."""
@@ -147,6 +149,7 @@ def test_the_installed_command_plays_and_estimates(installed, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "k.ttr", "x.json"]
 
 
+@pytest.mark.slow
 def test_the_installed_python_api(installed, tmp_path):
     """The wheel's tabletop.estimate gives the installed command's counts; tabletop.play finishes a game."""
     _, venv = installed

@@ -71,6 +71,7 @@ def test_bad_sweep_ranges(tmp_path, capsys, param, message):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_plot_and_chi_square_against_uniform_and_a_saved_result(tmp_path, capsys):
     """--against adds a chi-square test to the JSON; a result tested against itself fits (p = 1)."""
     out, png = tmp_path / "e.json", tmp_path / "e.png"

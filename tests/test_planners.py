@@ -2,6 +2,8 @@
 management. Seeded games, so each figure is the same every run."""
 from __future__ import annotations
 
+import pytest
+
 import numpy as np
 
 from tabletop.gamekit.chance import TableOutcomes, measured_paths, measured_tables
@@ -21,6 +23,7 @@ def _koth_head_to_head(games: int) -> int:
     return wins
 
 
+@pytest.mark.slow
 def test_the_koth_planner_beats_the_greedy_seat_head_to_head():
     """Over 100 seeded two-player games, seats swapped each game (2,000 games give 0.7 and more)."""
     assert _koth_head_to_head(100) >= 60

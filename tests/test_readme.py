@@ -11,8 +11,9 @@ Every fenced block names its kind, and each kind is held to something:
   `play` above recorded; a command run alone first runs the earlier commands that write its inputs),
   by its class:
     default  -- quick commands, in every run (`python -m pytest`);
-    slow     -- minutes of work (SLOW below, and a command that reads what a slow one writes): run
-                with `python -m pytest -m slow` (pyproject's addopts deselect them by default);
+    slow     -- minutes of work (SLOW below, and a command that reads what a slow one writes): marked
+                `long`, run with `python -m pytest -m long` (pyproject's addopts deselect them by
+                default);
     display  -- opens the 3D window (`tabletop play` without --headless or --screenshot, `tabletop
                 replay FILE` without --summary, --verify or --frames): skipped;
     install  -- `pip install`: never run (its extras are checked against pyproject).
@@ -20,8 +21,8 @@ Every fenced block names its kind, and each kind is held to something:
   `python -m pytest` in the checkout itself.
 - ```text: a synopsis, each entry starting "usage: tabletop CMD" (its option names checked against
   `tabletop CMD --help`), or a listing such as the layout (each top-level folder it names exists).
-- ```python: compiled, and every tabletop.estimate / play / open_replay call in it checked against
-  the command's parser; then run as a script file from an empty folder and as a notebook cell
+- ```python: compiled, and every tabletop.estimate / play / open_replay call in it checked as the
+  job checks its request before any work; then run as a script file from an empty folder and as a notebook cell
   (exec'd in a fresh namespace whose __name__ is "__main__", the way a notebook runs top-level code).
 
 Inline `tabletop ...` spans in the prose and tables are checked too: a concrete one like a fenced
@@ -440,7 +441,7 @@ COMMANDS = readme_commands()
 def command_params():
     params = []
     for cmd in COMMANDS:
-        marks = {"slow": [pytest.mark.slow], "display": [pytest.mark.display, pytest.mark.skip(reason=cmd.reason)],
+        marks = {"slow": [pytest.mark.long], "display": [pytest.mark.display, pytest.mark.skip(reason=cmd.reason)],
                  "install": [pytest.mark.install, pytest.mark.skip(reason=cmd.reason)]}.get(cmd.kind, [])
         ident = f"L{cmd.line}:{cmd.run or cmd.text}"[:90]
         params.append(pytest.param(cmd, marks=marks, id=ident))
@@ -482,6 +483,7 @@ def test_a_command_is_accepted_before_it_runs(cmd):
         check_argv(argv, readable)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", command_params())
 def test_a_command_runs_as_printed(cmd, folders):
     run_command(cmd, folders)
@@ -576,7 +578,7 @@ def python_blocks():
     for b in read_blocks():
         if b.lang != "python":
             continue
-        marks = [pytest.mark.slow] if b.section in SLOW_PYTHON else []
+        marks = [pytest.mark.long] if b.section in SLOW_PYTHON else []
         params.append(pytest.param(b, marks=marks, id=f"L{b.line}:{b.section}"))
     return params
 
@@ -662,6 +664,7 @@ CELL = ("import sys\n"
         "exec(compile(open(sys.argv[1]).read(), 'README cell', 'exec'), namespace)\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", python_blocks())
 @pytest.mark.parametrize("how", ["script", "notebook"])
 def test_a_python_block_runs(block, how, tmp_path):

@@ -76,6 +76,7 @@ def test_a_stand_in_chance_game_records_but_cannot_be_verified(tmp_path):
     assert rc == 2 and "cannot be re-simulated" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["knossos", "koth", "koth_tables", "king_kong"])
 def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
     path, printed = request.getfixturevalue(name)
@@ -174,6 +175,7 @@ def test_a_changed_table_outcome_fails_verify(koth_tables, tmp_path):
     assert rc == 1 and "the tipper gave" in err and "the replay says" in err
 
 
+@pytest.mark.slow
 def test_the_same_seed_records_the_same_bytes_but_the_timestamp(knossos, tmp_path):
     path, printed = knossos
     again = tmp_path / "again.ttr"
@@ -216,6 +218,7 @@ def test_verify_of_a_cut_replay_checks_the_turns_it_has(knossos, tmp_path):
     assert "truncated after turn 7" in err
 
 
+@pytest.mark.slow
 def test_a_source_already_watched_by_the_window_is_recorded_the_same_and_keeps_its_motions(knossos, tmp_path):
     from tabletop.gamekit.chance import WatchedOutcomes
     from tabletop.games.knossos.ai import SEATS

@@ -36,6 +36,7 @@ def uninterrupted(tmp_path_factory):
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_killed_then_resumed_equals_uninterrupted(tmp_path, uninterrupted):
     """A run killed part-way (SIGKILL) and resumed neither loses nor repeats a trial."""
     out = tmp_path / "r.json"
@@ -54,6 +55,7 @@ def test_killed_then_resumed_equals_uninterrupted(tmp_path, uninterrupted):
     assert not ckpt.exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, uninterrupted):
     out = tmp_path / "c.json"
     ckpt = tmp_path / "c.json.checkpoint.jsonl"
@@ -68,6 +70,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, uninterrupted):
     assert json.loads(out.read_text())["counts"] == uninterrupted["counts"]
 
 
+@pytest.mark.slow
 def test_a_torn_last_line_is_cut_off(tmp_path, uninterrupted):
     """A crash in the middle of writing a chunk leaves a torn line; resume drops it and reruns those trials."""
     out = tmp_path / "t.json"
@@ -129,6 +132,7 @@ def test_bad_resume_and_precision_input(capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_precision_runs_until_the_intervals_are_narrow_or_the_cap(tmp_path):
     """With --precision the run doubles its trials (50, 100, ...) until every 95% half-width is small
     enough; a cap stops it first and the JSON says the target was not met."""

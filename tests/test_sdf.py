@@ -92,6 +92,7 @@ def test_a_seed_inside_the_material_is_refused():
         band_field(_incline(0.004), R, 0.002, [[0.06, 0.0, -0.06 * np.tan(SLOPE) + 0.001]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dt", [1 / 960, 1 / 1920])
 def test_a_ball_rolls_on_a_field_as_on_a_smooth_box(dt, fields, materials):
     box, _, _ = _roll(dt, "box", fields, materials)

@@ -121,6 +121,7 @@ def test_uncertainty_correlates_each_drawn_value_with_each_label():
     assert block["summary"]["trials"] == 200 and block["draw"] == sens.DRAW
 
 
+@pytest.mark.slow
 def test_estimate_die_with_sensitivity(tmp_path, capsys):
     out, plot = tmp_path / "die.json", tmp_path / "die.png"
     assert main(["estimate", "die", "--trials", "30", "--sensitivity", "--sensitivity-trials", "20", "--quiet",
@@ -150,6 +151,7 @@ def test_estimate_die_with_sensitivity(tmp_path, capsys):
     assert plot.stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_estimate_uncertainty_is_deterministic_whatever_the_workers(tmp_path):
     blocks = []
     for workers in ("1", "2"):

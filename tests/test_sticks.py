@@ -345,6 +345,7 @@ def test_summarize_extra():
     assert [(b["position"], b["n"]) for b in s["flat_up_by_position"]] == [("ahead", 0), ("behind", 0)]
 
 
+@pytest.mark.slow
 def test_either_stick_may_leave_the_hand_ahead(sticks):
     """The two identical sticks are held in either order, at random (drawn after the throws, so
     the throws are as before): each trial's per-stick reading is its by-position reading, in the

@@ -137,6 +137,7 @@ def test_bad_gesture_specs_are_spec_errors():
             make_device("throw", overrides=overrides).close()
 
 
+@pytest.mark.slow
 def test_a_thick_coin_lands_on_its_side_about_a_third_of_the_time():
     """Yong & Mahadevan's coin (h/d = 0.354) let go at random just above felt: P(side) near 1/3
     (docs/validation.md measures it with 10,000 drops; 600 here keep the test short)."""

@@ -207,6 +207,7 @@ def test_the_ball_bounces_off_the_tray_with_the_pairs_restitution(tipper):
     assert v_out / v_in == pytest.approx(e, rel=0.10)
 
 
+@pytest.mark.slow
 def test_restitution_changes_the_tippers_odds():
     """The same 30 tilts with the pair's restitution at the low end of its range land differently:
     the Tipper's bounces are physics now (before, 0 of 499 labels changed at +-30%)."""

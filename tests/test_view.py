@@ -117,6 +117,7 @@ def is_colour(rgb, dominant: int, margin=0.12):
     return all(rgb[dominant] > rgb[k] + margin for k in range(3) if k != dominant)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,seats,turns", [("king-of-the-hill", ["ai", "ai"], 6), ("knossos", ["ai", "ai"], 6),
                                               ("king-kong", ["ai", "ai", "ai"], 4)])
 def test_picture_shows_the_table_and_pieces(open_window, tmp_path, game, seats, turns):
@@ -146,6 +147,7 @@ def test_picture_shows_the_table_and_pieces(open_window, tmp_path, game, seats, 
     assert checked >= 2
 
 
+@pytest.mark.slow
 def test_koth_click_select_highlight_move(open_window, tmp_path):
     """A human player tilts with the Space key, clicks a marble (its destinations light up), then
     clicks a lit seat: the move is the rules' move to that seat."""
@@ -269,6 +271,7 @@ def test_bad_window_options(tmp_path, args, message):
     assert len(r.stderr.strip().splitlines()) == 1 and message in r.stderr
 
 
+@pytest.mark.slow
 def test_screenshot_command(tmp_path):
     """`tabletop play GAME --screenshot FILE` writes a PNG of the requested size."""
     out = tmp_path / "kn.png"
@@ -420,6 +423,7 @@ def board_points(app, adapter, game):
     return spaces + bodies
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 720), (960, 540)])
 @pytest.mark.parametrize("game,seats", [("king-of-the-hill", ["ai", "ai"]), ("knossos", ["ai", "ai"]),
                                         ("king-kong", ["ai", "ai", "ai", "ai", "ai", "ai"])])
@@ -640,6 +644,7 @@ def test_king_kong_a_pawn_that_cannot_move_is_told_why():
         adapter.close()
 
 
+@pytest.mark.slow
 def test_king_kong_close_up_follows_the_die_and_the_spinner(open_window, tmp_path):
     """The close-up shows the die while it rolls, and the spinner's coloured circles while Kong's
     move is spun and chosen."""

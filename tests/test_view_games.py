@@ -146,6 +146,7 @@ def marble_overlaps(app, adapter, state):
     return out
 
 
+@pytest.mark.slow
 def test_koth_numbers_stay_off_the_marbles_on_their_seats(open_window):
     """No path or Finish Zone number is drawn over (or hidden behind) a marble standing on a seat,
     on the picture from the home camera: with the marbles where the reported game had them after
@@ -191,6 +192,7 @@ def test_koth_cave_names_stand_clear_of_the_numbers(open_window):
 
 
 # -- King of the Hill: the Tipper's ball -------------------------------------------------------------
+@pytest.mark.slow
 def test_koth_tipper_ball_is_seen_at_rest(open_window, tmp_path):
     """After a tilt the Tipper's ball rests in a slot, shown, inside the free part of the picture
     from the home camera; no slot number covers it in any of the fourteen pockets it may rest in;

@@ -114,6 +114,7 @@ def test_turn_steps_speed_and_play(opened, koth_replay):
     assert abs(window.t - tl.duration / 2) < 0.1
 
 
+@pytest.mark.slow
 def test_frames_command_writes_pngs(tmp_path, koth_replay):
     out = tmp_path / "frames"
     rc = main(["replay", str(koth_replay), "--frames", str(out), "--fps", "0.5", "--size", "160x90"])
@@ -156,6 +157,7 @@ def test_a_long_replay_opens_fast(opened, koth_replay, tmp_path):
     assert seconds > 0
 
 
+@pytest.mark.slow
 def test_frames_of_a_turn_range_and_a_frame_cap(tmp_path, koth_replay, capsys):
     """--turns A:B renders only those turns' stretch of the timeline; --max-frames stops the render
     and says so; a bad range is one line, exit 2."""

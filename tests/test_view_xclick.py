@@ -83,6 +83,7 @@ def display():
     xvfb.wait(10)
 
 
+@pytest.mark.slow
 def test_king_kong_dozens_of_lit_spaces_real_clicks(display, tmp_path):
     """A King Kong 5 from Start lights dozens of spaces: a real click on the pawn selects it, a
     real click on the farthest lit space moves it there."""

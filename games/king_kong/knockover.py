@@ -50,6 +50,10 @@ NAME = "kong-knockover"
 DEFAULT_SPEC = "king_kong/knockover.toml"
 SUMMARY = ("King Kong's move among the Attack Team: a pawn in a groove or beside his path "
            "standing, knocked over or pushed out (by_group: <where>/<twist>)")
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "the pawn's fate when Kong moves"
+OUTCOME_LABELS = "standing: the pawn stays up in its space; knocked: knocked over; pushed: pushed out of its space"
+OUTCOME_LODGED = "the pawn came to rest upright off the board (on the figure or on another pawn)"
 
 ADJACENT = "adjacent"
 

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 NAME = "crater"
 DEFAULT_SPEC = "king_of_the_hill/hill.toml"
 SUMMARY = "King of the Hill's crater: the cave and seat a knocked-in marble reaches"
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "cave and seat the marble reaches"
+OUTCOME_LABELS = "caveN/seatM: the cave (1-3) and the seat in it (seat1 or seat2) where the knocked-in marble stops"
+OUTCOME_LODGED = "the marble came to rest outside every cave seat"
 
 FIELD_VERSION = 1
 MARBLE = "marble"

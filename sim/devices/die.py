@@ -57,6 +57,10 @@ from tabletop.sim.world import World
 NAME = "die"
 DEFAULT_SPEC = "king_kong/die.toml"
 SUMMARY = "King Kong's die thrown into the box lid: the face on top, 1-6"
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "face on top"
+OUTCOME_LABELS = "1-6: the face on top"
+OUTCOME_LODGED = "cocked: the die came to rest leaning on a wall, no face flat up (a player would throw again)"
 
 DIE = "die"
 LID = "die_lid"

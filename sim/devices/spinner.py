@@ -56,6 +56,12 @@ NAME = "spinner"
 DEFAULT_SPEC = "king_kong/spinner.toml"
 SUMMARY = ("King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
            "climb in the circles block)")
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "outer-circle sector where the pointer stops"
+OUTCOME_LABELS = ("the outer circle's twist: L1, L2 left (counter-clockwise) 1 or 2 notches; R1, R2 "
+                  "right; LR1, LR2 1 or 2 notches, the spinner's choice of direction; UP return to "
+                  "up; the inner circle's climb is the JSON's circles block")
+OUTCOME_LODGED = None
 
 _ON_POST_TOL = 0.001               # m: the pointer's hub further than this from its place on the post has left it
 

@@ -33,6 +33,12 @@ NAME = "throw"
 DEFAULT_SPEC = "throw.toml"
 SUMMARY = ("any shape (cuboid, cylinder, half-cylinder) dropped, tossed or rolled onto a table: the side "
            "it rests on (assets/throw.toml; --set shape.kind=...)")
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "side the body rests on"
+OUTCOME_LABELS = ("the body's rest state: for a cuboid the body axis (+x ... -z) pointing up, for a "
+                  "cylinder top, bottom or side, for a half-cylinder flat or round "
+                  "(assets/throw.toml)")
+OUTCOME_LODGED = "the body rests in no rest state (leaning on a rim, balanced on an edge or a corner)"
 
 BODY = "thrown"
 SURFACE = "surface"

@@ -35,6 +35,11 @@ from tabletop.sim.world import World
 NAME = "tipper"
 DEFAULT_SPEC = "king_of_the_hill/tipper.toml"
 SUMMARY = "King of the Hill's Tipper: the slot (1-6, J) where the rolling ball stops"
+#: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_AXIS = "slot where the ball stops"
+OUTCOME_LABELS = ("1-6: the slot the ball stops in, the spaces a marble moves; J: jump, a marble "
+                  "moves 1-10 spaces of its player's choice (J also ranks above 6 for who starts)")
+OUTCOME_LODGED = "the ball came to rest outside every slot"
 
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)

@@ -213,11 +213,11 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None)
 
 def plot_estimate(result: dict, labels, path: Path) -> None:
     """The estimate's bars, the x-axis saying what a label is, and the fair odds where there are any."""
-    from tabletop.app.outcomes import OUTCOME_NOTES, fair_odds
+    from tabletop.app.outcomes import fair_odds, outcome_axis
     from tabletop.sim.analysis import plot_outcomes
 
     fair = fair_odds(result["device"], labels)
-    plot_outcomes(result, path, xlabel=OUTCOME_NOTES.get(result["device"], ("outcome",))[0],
+    plot_outcomes(result, path, xlabel=outcome_axis(result["device"]),
                   **({"fair": fair[0], "fair_note": fair[1]} if fair else {}))
 
 
