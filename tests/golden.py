@@ -1,9 +1,8 @@
-"""Helpers for golden playthroughs and cross-process determinism checks shared by the game tests."""
+"""The golden playthroughs' check, shared by the game tests (the same log from another process:
+tests/test_game_contracts.py, over every registered game)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -14,10 +13,3 @@ def check_golden(path: Path, log: str) -> None:
     if os.environ.get("TABLETOP_UPDATE_GOLDEN"):
         path.write_text(log)
     assert log == path.read_text()
-
-
-def log_in_fresh_process(module: str, seed: int) -> str:
-    """`module._golden_log(seed)` computed in a new Python process."""
-    code = f"from {module} import _golden_log; import sys; sys.stdout.write(_golden_log({seed}))"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                          check=True).stdout

@@ -1,6 +1,7 @@
 """The one match loop: headless play, the window (offscreen, all AI, driven to its end), the replay
-summary and verify agree line for line, result line and turn count included; every game's state
-shares one base; each chance event draws from its own seed."""
+summary and verify agree line for line, result line and turn count included, for every registered
+game; each chance event draws from its own seed. (The base state, replay and clone of every game:
+tests/test_game_contracts.py.)"""
 from __future__ import annotations
 
 import contextlib
@@ -15,7 +16,7 @@ import pytest
 from tabletop.cli import main
 from tabletop.gamekit.match import GameSeeds, Match
 from tabletop.games.registry import GAMES as DEFINITIONS
-from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome
+from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.record import RECORDED_AT, ReplayFile
 
 STICKS_TABLE = Path(__file__).parents[1] / "assets" / "measured" / "sticks-10k-seed1.json"
@@ -28,15 +29,7 @@ def run(*argv) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
-# -- the shared base state ----------------------------------------------------------------------
-def _games():
-    from tabletop.games.king_kong.rules import Game as KongGame
-    from tabletop.games.king_of_the_hill.rules import Game as HillGame
-    from tabletop.games.knossos.rules import Game as KnossosGame
-
-    return [HillGame(2), KnossosGame(games_to_win=1), KongGame(players=2)]
-
-
+# -- chance: each event from its own generator ---------------------------------------------------
 def _uniform(state, rng):
     if state.chance_event == "shuffle":
         pile = state.shuffle_pile()
@@ -57,23 +50,6 @@ class Uniform:
             rng.random()
         self.k += 1
         return _uniform(state, rng)
-
-
-@pytest.mark.parametrize("game", _games(), ids=["king-of-the-hill", "knossos", "king-kong"])
-def test_every_game_state_is_the_base_state_and_ends_terminal(game):
-    from tabletop.gamekit import state as base
-    from tabletop.gamekit.seats import RandomSeat
-
-    s = game.new_initial_state()
-    assert isinstance(s, base.State)
-    assert s.is_chance_node() and s.current_player == CHANCE and not s.is_terminal()
-    final = Match(s, [RandomSeat()] * game.players, Uniform(), seed=2, max_turns=20000).play()
-    assert final.is_terminal() and not final.is_chance_node()
-    assert final.current_player == TERMINAL and final.legal_actions() == []
-    again = game.replay(final.history)
-    assert again.events == final.events and again.current_player == TERMINAL
-    copy = final.clone()
-    assert copy.game is final.game and copy.history == final.history and copy.history is not final.history
 
 
 def test_rules_import_no_physics_and_no_panda3d():
@@ -110,12 +86,15 @@ def test_a_retry_inside_a_chance_event_moves_no_later_outcome():
 
 
 # -- one loop: headless, window, summary, verify --------------------------------------------------
-GAMES = {
-    # name: (seats, extra play options, window options)
-    "king-of-the-hill": (["ai", "ai"], [], {}),
-    "knossos": (["ai", "ai"], ["--games-to-win", "1"], {"games_to_win": 1}),
-    "king-kong": (["ai", "ai", "ai"], [], {}),
-}
+def _shortest(definition) -> dict:
+    """The game's options for its shortest game: each whole-number option at its minimum."""
+    return {o.name: o.minimum if o.minimum is not None else o.default for o in definition.options}
+
+
+# every registered game: (its fewest seats, all AI; the command line's flags and the window's options
+# for its shortest game)
+GAMES = {name: (["ai"] * d.seats[0], [w for o in d.options for w in (o.flag, str(_shortest(d)[o.name]))],
+                _shortest(d)) for name, d in DEFINITIONS.items()}
 
 
 def window_game(game: str, seed: int, record, **options):
