@@ -17,13 +17,7 @@ def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> Be
     reporter = reporter or longrun.Reporter()
     longrun.check_outputs(out=request.out)
     result = _rules(request, reporter) if request.rules else _devices(request, reporter)
-    reporter.show(result)
-    if request.out is not None:
-        from tabletop.sim.output import write_json_atomic
-
-        write_json_atomic(request.out, result.to_dict())
-        reporter.note(f"wrote {request.out}")
-    return result
+    return longrun.finish(result, request.out, None, None, None, reporter)
 
 
 def _devices(request: BenchRequest, reporter) -> BenchResult:

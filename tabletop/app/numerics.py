@@ -16,7 +16,6 @@ def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None)
     --out written once the result is shown. Ctrl-C: longrun.Interrupted, nothing written."""
     from tabletop.games.devices import make_device
     from tabletop.sim.converge import converge as run_checks, select_refinements
-    from tabletop.sim.output import write_json_atomic
     from tabletop.sim.world import engine_versions
 
     reporter = reporter or longrun.Reporter()
@@ -43,11 +42,7 @@ def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None)
     result = ConvergeResult({"device": request.device, "seed": request.seed, "trials": request.trials,
                              **provenance(spec, overrides, params), **block,
                              "versions": engine_versions(), "elapsed_s": round(time.perf_counter() - started, 3)})
-    reporter.show(result)
-    if request.out is not None:
-        write_json_atomic(request.out, result.to_dict())
-        reporter.note(f"wrote {request.out}")
-    return result
+    return longrun.finish(result, request.out, None, None, None, reporter)
 
 
 def sweep_values(param: str) -> tuple[str, list]:

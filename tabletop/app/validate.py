@@ -14,7 +14,6 @@ def validate(request: ValidateRequest, reporter: longrun.Reporter | None = None)
     written. Ctrl-C: longrun.Interrupted, nothing written."""
     from tabletop.games.devices import default_spec, device_ref, make_device
     from tabletop.sim.batch import run_batch
-    from tabletop.sim.output import write_json_atomic
     from tabletop.sim.validate import cases, run_case, tally
     from tabletop.sim.world import engine_versions
 
@@ -45,8 +44,4 @@ def validate(request: ValidateRequest, reporter: longrun.Reporter | None = None)
     result = ValidateResult({"quick": request.quick, "seed": request.seed, "cases": rows,
                              "passed": sum(r["passed"] for r in rows), "tally": tally(rows),
                              "versions": engine_versions(), "elapsed_s": round(time.perf_counter() - started, 3)})
-    reporter.show(result)
-    if request.out is not None:
-        write_json_atomic(request.out, result.to_dict())
-        reporter.note(f"wrote {request.out}")
-    return result
+    return longrun.finish(result, request.out, None, None, None, reporter)
