@@ -99,10 +99,25 @@ class SpielGame(pyspiel.Game):
 
 
 class Parts:
-    """A game's definition, rules, codec and chance source."""
+    """A game's definition, rules, codec and chance source: shared by every state of the game, so a
+    copy of a state (OpenSpiel clones by deepcopy) shares them."""
 
     def __init__(self, definition, rules, codec, source):
         self.definition, self.rules, self.codec, self.source = definition, rules, codec, source
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _Rules:
+    """The rules' state inside a SpielState: copied by the rules' own clone (which shares the
+    immutable Game) when OpenSpiel deep-copies the SpielState."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def __deepcopy__(self, memo):
+        return _Rules(self.state.clone())
 
 
 def parts_of(game) -> Parts:
@@ -115,8 +130,12 @@ class SpielState(pyspiel.State):
         super().__init__(game)
         self._g = parts_of(game)
         self.players = game.num_players()
-        self.rules_state = self._g.rules.new_initial_state()
+        self._rules = _Rules(self._g.rules.new_initial_state())
         self.order: list[str] = []           # a UniformOrder drawn so far
+
+    @property
+    def rules_state(self):
+        return self._rules.state
 
     def _distribution(self):
         return self._g.definition.chance_distribution(self.rules_state, self._g.source)

@@ -14,7 +14,8 @@ import argparse
 import sys
 import time
 
-from tabletop.games.knossos.solve import default_tables, head_to_head, solve, solve_report, sticks_table
+from tabletop.games.knossos.ai import default_tables, head_to_head
+from tabletop.games.knossos.solve import solve, solve_report, sticks_table
 from tabletop.sim.errors import InputError
 
 

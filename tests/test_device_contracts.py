@@ -16,11 +16,11 @@ declares (tabletop.sim.devices.base.Device) and the batch runner `tabletop estim
   (the spec's least cap, a hold ten times longer), every trial comes back UNSETTLED, without a
   label, counted as unsettled in the result, never dropped.
 
-The default run keeps to three trials a check (about 2 s a device on two cores, 13 s in all, the
-two-worker runs included: a spawned pool starts in under a second); `python -m pytest -m slow
-tests/test_device_contracts.py` runs the workers over 40 trials and the fastest gesture over 200 on
-two workers (about 30 s in all). What a fast body hits and where it ends up (each lid's walls, the
-crater's thinnest walls, the Tipper's lid) is each device's own physics, in its own tests.
+The fast part (`-m "not slow"`) keeps to three trials a check in one process; the slow tests (in
+the default run) add the two-worker runs, over 3 and 40 trials, and the fastest gesture over 200
+trials on two workers (about 50 s in all on two cores). What a fast body hits and where it ends up
+(each lid's walls, the crater's thinnest walls, the Tipper's lid) is each device's own physics, in
+its own tests.
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_one_and_two_workers_agree(name):
     _workers_agree(name, TRIALS)
 
 
-@pytest.mark.long
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_one_and_two_workers_agree_over_many_trials(name):
     _workers_agree(name, MANY)
@@ -163,7 +163,7 @@ def test_the_fastest_gesture_stays_in_the_model(device):
     _fastest_stays_in(device, TRIALS, workers=1)
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_the_fastest_gesture_stays_in_the_model_over_many_trials(device):
     _fastest_stays_in(device, FASTEST_MANY, workers=2)
 

@@ -1,5 +1,6 @@
 """Every registered game as an OpenSpiel python game passes OpenSpiel's own random_sim_test, with
-serialization (a state saved as its game and history, loaded back and played on): decisions are
+and without serialization (a state saved as its game and history, loaded back and played on),
+each in seconds (a clone shares the game and copies the position alone): decisions are
 the agent codec's numbers, chance nodes list the measured tables' probabilities (King Kong's
 shuffle drawn card by card, his move's fates multiplied out)."""
 from __future__ import annotations
@@ -12,26 +13,34 @@ from tabletop.gamekit.openspiel import spiel_game  # noqa: E402
 from tabletop.games.registry import GAMES  # noqa: E402
 
 
-# King Kong's random games are long (hundreds of chance nodes: a shuffle is drawn a card at a time),
-# and random_sim_test clones and, serializing, replays every state from its whole history: minutes,
-# so his runs are slow tests (`python -m pytest -m slow`)
-SLOW_TO_SERIALIZE = {"king-kong"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.long) if n in SLOW_TO_SERIALIZE else n
-                                  for n in GAMES])
-def test_random_sim_test_with_serialization(name):
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("serialize", [True, False], ids=["serialized", "plain"])
+def test_random_sim_test(name, serialize):
     definition = GAMES[name]
     game = spiel_game(definition, players=min(3, definition.seats[1]))
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=serialize, verbose=False)
 
 
-@pytest.mark.long
-@pytest.mark.parametrize("name", sorted(SLOW_TO_SERIALIZE))
-def test_random_sim_test(name):
-    definition = GAMES[name]
-    game = spiel_game(definition, players=min(3, definition.seats[1]))
-    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+def test_a_clone_shares_the_game_and_copies_the_position():
+    """OpenSpiel clones a state by deepcopy: the copy shares the game's definition, rules and codec
+    (and the rules' Game) and plays on apart from the original."""
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+
+    def step(state):
+        actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        state.apply_action(actions[int(rng.integers(len(actions)))])
+
+    game = spiel_game(GAMES["king-kong"], players=3)
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.history()) < 60:
+        step(state)
+    copy = state.clone()
+    assert copy._g is state._g and copy.rules_state.game is state.rules_state.game
+    assert copy.history() == state.history() and copy.rules_state is not state.rules_state
+    step(copy)
+    assert len(copy.history()) == len(state.history()) + 1 and copy.rules_state.history != state.rules_state.history
 
 
 def test_chance_nodes_list_probabilities_that_sum_to_one():
