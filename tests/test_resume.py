@@ -57,17 +57,24 @@ def test_killed_then_resumed_equals_uninterrupted(tmp_path, uninterrupted):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, uninterrupted):
+    """Ctrl-C on a run of two workers, after its first chunk (five times the trials of the other runs
+    here, so that it cannot end first): exit 130, the resume command said, the checkpoint kept; the
+    same command with --resume finishes it, every trial counted once."""
     out = tmp_path / "c.json"
     ckpt = tmp_path / "c.json.checkpoint.jsonl"
-    proc = start(out, "--workers", "2")
+    many = [*ARGS[:3], "200", *ARGS[4:]]
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", *many, "--out", str(out), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_chunks(ckpt, 1, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "resume with:" in err and "--resume" in err and "Traceback" not in err
     assert ckpt.exists() and not out.exists()
-    assert main([*ARGS, "--out", str(out), "--resume"]) == 0
-    assert json.loads(out.read_text())["counts"] == uninterrupted["counts"]
+    assert main([*many, "--out", str(out), "--resume"]) == 0
+    result = json.loads(out.read_text())
+    assert result["trials"] == 200 and not ckpt.exists()
+    assert result["labelled"] + result["unsettled"] + result["escaped"] + result["lodged"] == 200
 
 
 @pytest.mark.slow
