@@ -1,7 +1,9 @@
 """The Knossos Game (Hillbom ruleset): the board, its rules as a match, AI seats and the solved match."""
 from tabletop.gamekit.definition import GameDefinition, Option
-from tabletop.games.knossos.rules import COLOURS
+from tabletop.games.knossos.rules import COLOURS, EXIT_RULES, PAST_APEX, STRICT
 from tabletop.sim.errors import InputError
+
+EXIT_OPTION = "exit_rule"
 
 
 class Knossos(GameDefinition):
@@ -9,7 +11,10 @@ class Knossos(GameDefinition):
     title = "Knossos"
     colours = COLOURS
     seats = (2, 2)
-    options = (Option("games_to_win", 3, "games needed to win the match", minimum=1),)
+    options = (Option("games_to_win", 3, "games needed to win the match", minimum=1),
+               Option(EXIT_OPTION, PAST_APEX, f"how a piece exits: {PAST_APEX} (one step beyond the apex, by the "
+                      f"exact throw: a 1 from the apex, a 2 from the safe space, a 3 from 10) or {STRICT} (only "
+                      f"from the apex, with a 1)", choices=EXIT_RULES))
     chance_events = ("sticks",)
     devices = ("sticks",)
     seat_kinds = ("ai", "random", "solved", "human")
@@ -19,24 +24,25 @@ class Knossos(GameDefinition):
 
     def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
         """Perfect play of the match for the --outcomes sticks and for two fair coins (value iteration
-        over every position, throw and score)."""
+        over every position, throw and score), under the --exit-rule reading of the exit."""
         from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table
 
-        games_to_win = options["games_to_win"]
+        games_to_win, exit_rule = options["games_to_win"], options[EXIT_OPTION]
         table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
         name = "fair" if kind == "fair" else ("sticks" if outcomes == "measured" else outcomes)
         tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
-        report = solve_report(tables, games_to_win)
+        report = solve_report(tables, games_to_win, exit_rule)
         if policy is not None:
-            solve(table, games_to_win).save(policy)
+            solve(table, games_to_win, exit_rule=exit_rule).save(policy)
+        rule = "" if exit_rule == PAST_APEX else f" (exit rule {exit_rule}: a piece exits only from the apex, with a 1)"
         for label, r in report.items():
-            emit(f"{label} {r['table']}: under perfect play {r['first_player']} (who starts the match) wins it "
+            emit(f"{label} {r['table']}{rule}: under perfect play {r['first_player']} (who starts the match) wins it "
                  f"with probability {r['first_player_match']:.6f} (a single game: {r['first_player_game']:.6f}); "
                  f"{r['positions']} positions, {r['sweeps']} sweeps")
         if policy is not None:
             emit(f"the policy for {name}: {policy}")
         return {"game": self.name, "solve": report, "outcomes": outcomes, "games_to_win": games_to_win,
-                "policy": str(policy) if policy is not None else None}
+                "exit_rule": exit_rule, "policy": str(policy) if policy is not None else None}
 
     def rules_bench(self):
         from tabletop.games.knossos.ai import SEATS
@@ -72,22 +78,35 @@ class Knossos(GameDefinition):
         games_to_win = int(config["games_to_win"])
         if games_to_win < 1:
             raise InputError(f"--games-to-win: must be at least 1, got {games_to_win}")
-        return Game(games_to_win=games_to_win)
+        exit_rule = self.exit_rule(config)
+        return Game(games_to_win=games_to_win, exit_rule=exit_rule)
+
+    def exit_rule(self, config: dict) -> str:
+        """The reading of the exit a config or the options name: a config without one (every replay
+        recorded before the option, and every default game since: `replay_config`) reads as the default."""
+        option = next(o for o in self.options if o.name == EXIT_OPTION)
+        return option.check(config.get(EXIT_OPTION, option.default))
 
     def physics(self):
         from tabletop.games.knossos.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
     def replay_config(self, seats, outcomes, options) -> dict:
-        """The match's options, seats and outcomes (two seats always: no "players")."""
-        return {"games_to_win": options["games_to_win"], "seats": list(seats), "outcomes": outcomes}
+        """The match's options, seats and outcomes (two seats always: no "players"). The exit rule
+        only when it is not the default, so that a default game records what it did before the option
+        (`make_game` reads a config without one as the default)."""
+        config = {"games_to_win": options["games_to_win"], "seats": list(seats), "outcomes": outcomes}
+        if self.exit_rule(options) != PAST_APEX:
+            config[EXIT_OPTION] = self.exit_rule(options)
+        return config
 
     def make_seat(self, kind, source, options):
         from tabletop.games.knossos.ai import make_seat
         return make_seat(kind, source)
 
     def banner(self, seats, seed, outcomes, options) -> str:
-        return (f"Knossos (Hillbom), first to {options['games_to_win']}, seats "
+        rule = "" if self.exit_rule(options) == PAST_APEX else f", {self.exit_rule(options)} exit"
+        return (f"Knossos (Hillbom{rule}), first to {options['games_to_win']}, seats "
                 f"{', '.join(f'{COLOURS[i]}={k}' for i, k in enumerate(seats))}, seed {seed}, outcomes {outcomes}")
 
     def result_lines(self, final) -> list[str]:
@@ -96,7 +115,7 @@ class Knossos(GameDefinition):
 
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.knossos.view import KnossosAdapter
-        return KnossosAdapter(len(seats), options["games_to_win"], scene)
+        return KnossosAdapter(len(seats), options["games_to_win"], scene, self.exit_rule(options))
 
     def make_source(self, outcomes: str):
         """`physics` (throw the sticks on the table), or `table:FILE.json` (a saved sticks estimate)."""

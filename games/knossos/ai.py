@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tabletop.gamekit.seats import RandomSeat, ScoringSeat
-from tabletop.games.knossos.rules import OFF, START, STICK_LABELS, Move, State
+from tabletop.games.knossos.rules import OFF, PAST_APEX, START, STICK_LABELS, Move, State
 from tabletop.games.knossos.solve import FAIR, check_table, measured_table, solve, table_of
 from tabletop.sim.errors import InputError
 
@@ -64,8 +64,9 @@ class HeuristicSeat(ScoringSeat):
 
 class SolvedSeat:
     """Perfect play: the solved match's best move (tabletop.games.knossos.solve) for a throw table,
-    `table` (the one the game's chance comes from), by default the physical sticks' measured table.
-    Solved (or read from the cache) at its first decision, then one look-up per move."""
+    `table` (the one the game's chance comes from), by default the physical sticks' measured table,
+    and for the game's own rules (its games to win and its reading of the exit). Solved (or read
+    from the cache) at its first decision, then one look-up per move."""
 
     name = "solved"
 
@@ -77,12 +78,12 @@ class SolvedSeat:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        games_to_win = state.game.games_to_win
-        if games_to_win not in self._solved:
+        rules = (state.game.games_to_win, state.game.exit_rule)
+        if rules not in self._solved:
             if self.table is None:
                 self.table = measured_table()
-            self._solved[games_to_win] = solve(self.table, games_to_win)
-        return self._solved[games_to_win].best_action(state)
+            self._solved[rules] = solve(self.table, rules[0], exit_rule=rules[1])
+        return self._solved[rules].best_action(state)
 
 
 SEATS = {"ai": HeuristicSeat, "random": RandomSeat, "solved": SolvedSeat}
@@ -96,10 +97,12 @@ def make_seat(kind: str, source=None):
     return SEATS[kind]()
 
 
-def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_win: int = 3, seed: int = 0) -> dict:
+def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_win: int = 3, seed: int = 0,
+                 exit_rule: str = PAST_APEX) -> dict:
     """`matches` matches (seeds seed, seed + 1, ...) of a `kind` seat against an `opponent` seat with
-    table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match. The
-    wins of `kind` and of the first player, each with its 95% Wilson interval."""
+    table chance (TableOutcomes of `table`), `kind` playing first (red) in every other match, under
+    the `exit_rule` reading of the exit. The wins of `kind` and of the first player, each with its
+    95% Wilson interval."""
     from tabletop.gamekit.chance import TableOutcomes
     from tabletop.games.knossos.rules import Game
     from tabletop.gamekit.match import Match
@@ -108,7 +111,7 @@ def head_to_head(kind: str, opponent: str, table: dict, matches: int, games_to_w
     if matches < 1:
         raise InputError(f"matches must be at least 1, got {matches}")
     source = TableOutcomes({"sticks": check_table(table)})
-    game = Game(games_to_win=games_to_win)
+    game = Game(games_to_win=games_to_win, exit_rule=exit_rule)
     seats = [make_seat(kind, source), make_seat(opponent, source)]
     wins = first = 0
     for m in range(matches):

@@ -16,7 +16,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from tabletop.games.knossos.rules import STICK_LABELS, Game
+from tabletop.games.knossos.rules import PAST_APEX, STICK_LABELS, Game
 from tabletop.games.knossos.solve import _after_game, check_table, game_graph, key_of
 
 BATCH = 512       # uniforms drawn from the Generator at a time
@@ -36,17 +36,18 @@ class Uniforms:
 
 
 class Playouts:
-    """Random-vs-random matches to `games_to_win` with the sticks thrown from `table`."""
+    """Random-vs-random matches to `games_to_win` with the sticks thrown from `table`, under the
+    `exit_rule` reading of the exit."""
 
-    def __init__(self, table: dict, games_to_win: int = 3):
+    def __init__(self, table: dict, games_to_win: int = 3, exit_rule: str = PAST_APEX):
         table = check_table(table)
         self.cdf = np.cumsum([table[label] for label in STICK_LABELS]).tolist()
         self.cdf[-1] = 1.0
-        graph = game_graph()
+        graph = game_graph(exit_rule)
         self.n = len(graph.keys)
         succ, legal = graph.succ.tolist(), graph.legal.tolist()
         self.succ = [[row[li][:legal[i][li]] for li in range(len(STICK_LABELS))] for i, row in enumerate(succ)]
-        game = Game(games_to_win=games_to_win)
+        game = Game(games_to_win=games_to_win, exit_rule=exit_rule)
         self.start = game.new_initial_state()
         self.first = graph.index[key_of(self.start)]
         self.after = {(a, b, w): _after_game(graph, game, (a, b), w)

@@ -42,6 +42,10 @@ Ambiguities of the rulebook and how they are resolved here (also in the README's
    passes it, so a piece there cannot be taken), then the apex, counted as ordinary spaces. From
    the apex a piece exits with an exact 1; exiting is one step beyond the apex, so a 2 from the safe
    space or a 3 from 10 exits as well. A throw that would go beyond the exit cannot be played.
+   That is the default reading (`exit_rule` "past-apex"). The rulebook's "...and then to the apex
+   point of the board ... From there, they must give an exact throw to exit the board" can also be
+   read strictly (`exit_rule` "strict"): a piece exits only from the apex, with a throw of exactly 1;
+   a 2 from the safe space or a 3 from 10 is then beyond the exit and cannot be played.
 9. The extra throw of a 3 belongs to the throw, not the move: the player throws again even when the
    3 could not be used. There is no limit to successive 3s. A 3 that wins the game ends it.
 10. Passing: a player must use a throw if any move is legal (choosing freely among pieces and
@@ -69,6 +73,9 @@ STICK_LABELS = ("1", "2", "3")
 STICK_FACES = {"1": "two round sides", "2": "one flat side and one round side", "3": "two flat sides"}
 EXTRA_THROW = "3"
 COLOURS = ("red", "blue")
+PAST_APEX = "past-apex"   # the exit one step beyond the apex: a 1 from 11, a 2 from the safe space, a 3 from 10
+STRICT = "strict"         # the exit only from the apex itself, with a 1
+EXIT_RULES = (PAST_APEX, STRICT)
 
 
 class Phase(StrEnum):
@@ -99,17 +106,21 @@ class Reach:
 
 @dataclass(frozen=True)
 class Game:
-    """Configuration: two players, the games needed to win the match, and the board."""
+    """Configuration: two players, the games needed to win the match, the board, and how pieces
+    exit (`exit_rule`: PAST_APEX, the default, or STRICT; rules note 8)."""
 
     players: int = 2
     games_to_win: int = 3
     board: Board = field(default_factory=load_board)
+    exit_rule: str = PAST_APEX
 
     def __post_init__(self):
         if self.players != 2:
             raise ValueError(f"the Knossos Game is for 2 players, not {self.players}")
         if self.games_to_win < 1:
             raise ValueError(f"games_to_win must be at least 1, not {self.games_to_win}")
+        if self.exit_rule not in EXIT_RULES:
+            raise ValueError(f"exit_rule must be one of {', '.join(EXIT_RULES)}, not {self.exit_rule!r}")
 
     def owner(self, piece: int) -> int:
         return piece // PIECES_PER_PLAYER
@@ -183,6 +194,8 @@ class Game:
                     if n == BRIDGE_THROW:
                         found.setdefault(b, Reach(b, True))     # a crossing always stops on 10
                 elif left == 1:
+                    if b == OFF and self.exit_rule == STRICT and n != 1:
+                        continue                                # strict: only a 1 from the apex itself
                     found.setdefault(b, Reach(b, False))
                 elif b != OFF:                                  # beyond the exit: not allowed
                     step(b, left - 1)
@@ -328,6 +341,9 @@ class State(base.State):
             return f"pieces only move forward along {COLOURS[p]}'s track"
         if n != BRIDGE_THROW and (here in g.board.bridge_from or move.to == g.board.after_bridge):
             return f"crossing the bridge needs a throw of {BRIDGE_THROW}, not {n}"
+        if move.to == OFF and g.exit_rule == STRICT and here != g.board.apex:
+            return (f"with the strict exit a piece bears off only from the apex ({g.board.apex}), with a throw "
+                    f"of 1, not from {where}")
         if move.to == OFF:
             return (f"bearing off needs an exact throw: {where} is {_count(g.steps_to_exit[p][here])} from "
                     f"the exit, not {n}")

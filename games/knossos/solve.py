@@ -18,8 +18,8 @@ Cycles (pieces taken re-enter) rule out plain backward induction, so each score'
 value iteration: sweeps of the Bellman update over all nodes at once until no value changes by more
 than TOLERANCE (1e-12) in a sweep. It is simple and needs no assumption about the graph (a linear
 solve per strongly connected component would need the moves fixed first); a game lasts tens of
-throws, so a few hundred sweeps of the 7,352 nodes suffice (about 0.3 s), and as a sweep shrinks the
-change by about 0.87 with the measured table, the values left are within about 1e-11. Sweeps grow
+throws, so a few hundred sweeps of the 7,352 nodes (7,290 with the strict exit, rules note 8)
+suffice (about 0.3 s), and as a sweep shrinks the change by about 0.87 with the measured table, the values left are within about 1e-11. Sweeps grow
 as 1/p3 (about 5,800 for p3 = 0.01). Each score starts from the single game's solution mapped onto
 its two win values, so most need a sweep or two. The single game is solved twice, once for each player maximising its own win probability:
 the two sum to 1 everywhere only if a game ends with probability 1, which `solve` checks.
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop.gamekit.chance import load_estimate_table, measured_paths
-from tabletop.games.knossos.rules import COLOURS, STICK_LABELS, ChanceOutcome, Game, Pass
+from tabletop.games.knossos.rules import COLOURS, EXIT_RULES, PAST_APEX, STICK_LABELS, ChanceOutcome, Game, Pass
 from tabletop.sim.errors import InputError
 
 TOLERANCE = 1e-12           # value iteration stops when no value changes more than this in a sweep
@@ -100,11 +100,12 @@ def _thrown(game: Game, key: Key, label: str):
     return state, state.legal_actions()
 
 
-@lru_cache(maxsize=1)
-def game_graph() -> Graph:
-    """Every position reachable from either player's start of a game, by driving the rules: each
-    action is applied to a State made afresh from the position's key and the throw."""
-    game = Game()
+@lru_cache(maxsize=len(EXIT_RULES))
+def game_graph(exit_rule: str = PAST_APEX) -> Graph:
+    """Every position reachable from either player's start of a game under the `exit_rule`
+    reading of the exit (rules note 8), by driving the rules: each action is applied to a State made
+    afresh from the position's key and the throw."""
+    game = Game(exit_rule=exit_rule)
     first = game.new_initial_state()
     keys: list[Key] = [key_of(first)[:2] + (p,) for p in range(game.players)]
     index = {k: i for i, k in enumerate(keys)}
@@ -245,7 +246,7 @@ class Solution:
     """A solved match: red's match-win probability at every position's throw (`throw_values`, per
     score) and once the throw is known (`move_values`), the best move there (`choice`, (from, to)
     per score, node and throw; PASS for a Pass), and the single game's win probability of red and of
-    blue under perfect play for one game (`game_values`)."""
+    blue under perfect play for one game (`game_values`), under the `exit_rule` reading of the exit."""
 
     table: dict[str, float]
     games_to_win: int
@@ -257,6 +258,7 @@ class Solution:
     game_values: np.ndarray        # (2, nodes): red's, blue's single-game win probability
     sweeps: int = 0
     seconds: float = 0.0
+    exit_rule: str = PAST_APEX
 
     def __post_init__(self):
         self.index = {k: i for i, k in enumerate(self.keys)}
@@ -303,7 +305,7 @@ class Solution:
 
         meta = {"format": "knossos-solution", "version": SOLVER_VERSION, "rules": rules_version(),
                 "table": self.table, "games_to_win": self.games_to_win, "scores": self.scores,
-                "sweeps": self.sweeps, "seconds": self.seconds}
+                "sweeps": self.sweeps, "seconds": self.seconds, "exit_rule": self.exit_rule}
         buf = io.BytesIO()
         np.savez_compressed(buf, meta=np.array(json.dumps(meta)), keys=np.array(self.keys_array(), np.int8),
                             throw_values=self.throw_values, move_values=self.move_values,
@@ -331,38 +333,44 @@ class Solution:
         keys = tuple(((int(r[0]), int(r[1])), (int(r[2]), int(r[3])), int(r[4])) for r in arrays["keys"])
         return cls(meta["table"], meta["games_to_win"], keys, tuple(tuple(s) for s in meta["scores"]),
                    arrays["throw_values"], arrays["move_values"], arrays["choice"], arrays["game_values"],
-                   meta["sweeps"], meta["seconds"])
+                   meta["sweeps"], meta["seconds"], meta.get("exit_rule", PAST_APEX))
 
 
-def _cache_path(table: dict[str, float], games_to_win: int) -> Path:
+def _cache_path(table: dict[str, float], games_to_win: int, exit_rule: str = PAST_APEX) -> Path:
     from tabletop.sim.meshes import cache_dir
     from tabletop.sim.spec import digest
 
-    key = {"table": table, "games_to_win": games_to_win, "rules": rules_version(), "solver": SOLVER_VERSION}
+    key = {"table": table, "games_to_win": games_to_win, "rules": rules_version(), "solver": SOLVER_VERSION,
+           "exit_rule": exit_rule}
     return cache_dir() / "knossos-solve" / f"solution-{digest(key)}.npz"
 
 
 _SOLVED: dict = {}
 
 
-def solve(table: dict, games_to_win: int = 3, cache: bool = True) -> Solution:
-    """The match solved for this throw table: from memory or the on-disk cache (keyed by the table,
-    games_to_win and the rules' digest) when `cache`, else computed (about 1.5 s) and cached."""
+def solve(table: dict, games_to_win: int = 3, cache: bool = True, exit_rule: str = PAST_APEX) -> Solution:
+    """The match solved for this throw table and reading of the exit (`exit_rule`, rules note 8):
+    from memory or the on-disk cache (keyed by the table, games_to_win, the exit rule and the rules'
+    digest) when `cache`, else computed (about 1.5 s) and cached."""
     table = check_table(table)
     if games_to_win < 1:
         raise InputError(f"games_to_win must be at least 1, got {games_to_win}")
-    memo = (tuple(table.values()), games_to_win)
+    if exit_rule not in EXIT_RULES:
+        raise InputError(f"exit rule must be one of {', '.join(EXIT_RULES)}, got {exit_rule!r}")
+    memo = (tuple(table.values()), games_to_win, exit_rule)
     if cache and memo in _SOLVED:
         return _SOLVED[memo]
-    path = _cache_path(table, games_to_win)
+    path = _cache_path(table, games_to_win, exit_rule)
     solution = None
     if cache and path.exists():
         try:
             solution = Solution.load(path)
         except InputError:
             solution = None           # a torn or stale file: solve again
+        if solution is not None and solution.exit_rule != exit_rule:
+            solution = None
     if solution is None:
-        solution = _solve(table, games_to_win)
+        solution = _solve(table, games_to_win, exit_rule)
         if cache:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -374,10 +382,10 @@ def solve(table: dict, games_to_win: int = 3, cache: bool = True) -> Solution:
     return solution
 
 
-def _solve(table: dict[str, float], games_to_win: int) -> Solution:
+def _solve(table: dict[str, float], games_to_win: int, exit_rule: str = PAST_APEX) -> Solution:
     started = time.perf_counter()
-    graph = game_graph()
-    game = Game(games_to_win=games_to_win)
+    graph = game_graph(exit_rule)
+    game = Game(games_to_win=games_to_win, exit_rule=exit_rule)
     p = np.array([table[label] for label in STICK_LABELS])
     n = len(graph.keys)
     red_game, sweeps = _iterate(graph, p, (1.0, 0.0), 0, np.zeros(n))
@@ -403,15 +411,16 @@ def _solve(table: dict[str, float], games_to_win: int) -> Solution:
         pick, move_values[s] = _choices(graph, throw_values[s], ends, 0)
         choice[s] = np.take_along_axis(graph.codes, pick[..., None, None], axis=2)[:, :, 0]
     return Solution(table, games_to_win, graph.keys, scores, throw_values, move_values, choice,
-                    np.stack([red_game, blue_game]), sweeps, time.perf_counter() - started)
+                    np.stack([red_game, blue_game]), sweeps, time.perf_counter() - started, exit_rule)
 
 
-def solve_report(tables: dict[str, dict], games_to_win: int = 3) -> dict:
+def solve_report(tables: dict[str, dict], games_to_win: int = 3, exit_rule: str = PAST_APEX) -> dict:
     """For each named table: the first player's match-win and single-game win probability under
-    perfect play, with the table, the positions solved and the solve time."""
+    perfect play (with the `exit_rule` reading of the exit), with the table, the positions solved and
+    the solve time."""
     out = {}
     for name, table in tables.items():
-        sol = solve(table, games_to_win)
+        sol = solve(table, games_to_win, exit_rule=exit_rule)
         out[name] = {"table": sol.table, "games_to_win": games_to_win,
                      "first_player_match": sol.first_player_match, "first_player_game": sol.first_player_game,
                      "first_player": COLOURS[0], "positions": len(sol.keys), "sweeps": sol.sweeps,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from tabletop.games.knossos.ai import SEATS
-from tabletop.games.knossos.rules import COLOURS, OFF, START, Game, Move, Phase, State
+from tabletop.games.knossos.rules import COLOURS, OFF, PAST_APEX, START, Game, Move, Phase, State
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
 from tabletop.gamekit.view.adapter import TableAdapter
@@ -26,6 +26,7 @@ PLAQUE = (*BOARD_RGB, 1)   # the ivory plaques naming the way in and the way out
 FLOOR_Z = -0.0205          # the cloth under the tray and the board (m)
 SITE_HALF = 0.042          # painted squares of the sites (m)
 RIM = 0.006                # the gold frame round each inlay (m)
+STRICT_HELP = "  exit only from the apex (11), by a throw of 1 (the strict exit rule)."
 
 
 class KnossosAdapter(TableAdapter):
@@ -44,11 +45,14 @@ class KnossosAdapter(TableAdapter):
         "Knossos (Hillbom)",
         "  Space throws the two sticks: two round sides 1, one flat 2, two flat 3 (and throw again).",
         "  Click one of your pieces, then a lit space. The bridge to 10 needs a 3; 12 and 13 are safe;",
-        "  exit from the apex (11) with an exact throw. First to win three games wins the match.",
+        "  exit beyond the apex (11) by the exact throw: 1 from 11, 2 from 12 or 13, 3 from 10.",
+        "  First to win three games wins the match.",
     ]
 
-    def __init__(self, players: int, games_to_win: int, scene=None):
-        self.game = Game(games_to_win=games_to_win)
+    def __init__(self, players: int, games_to_win: int, scene=None, exit_rule: str = PAST_APEX):
+        self.game = Game(games_to_win=games_to_win, exit_rule=exit_rule)
+        if exit_rule != PAST_APEX:
+            self.help_lines = [*self.help_lines[:-2], STRICT_HELP, self.help_lines[-1]]
         pieces = len(self.game.new_initial_state().pos)
         if scene is None:
             from tabletop.games.knossos.table import KnossosTable, PhysicsOutcomes
