@@ -13,7 +13,10 @@ Seeds: `GameSeeds(seed)` makes every generator of a game from its one seed. The 
 draw from one stream (SeedSequence(seed, spawn_key=(0,))); chance event k of the game (k = 0, 1,
 2, ... in the order they are answered) draws from its own, SeedSequence(seed, spawn_key=(1, k)).
 A retry inside a chance event (a tilt again, a throw again) therefore moves no later outcome,
-and a replay can be re-simulated from any turn.
+and a replay can be re-simulated from any turn. `Match(..., seeds=...)` takes another seeds object
+with that interface (`seats`, `chance(k)`): tabletop.gamekit.commit.CommittedSeeds, whose event
+seeds come from a secret one by one, so that a server can commit to each before it is drawn
+(`MatchObserver.chance_ahead`) and reveal it after without revealing the next.
 """
 from __future__ import annotations
 
@@ -47,6 +50,14 @@ class MatchObserver:
     """Told of a match's actions and of its end, in order (a replay recorder). Every hook is a
     documented no-op here."""
 
+    def chance_ahead(self, state, event: str, k: int) -> None:
+        """Chance event `event` of `state`, the game's chance event k (0 the first), is about to be
+        answered: called by `Match.draw()` (headless play and the window alike) before the source
+        is asked, so before its outcome exists. A game server publishes chance event k's
+        commitment here (`match.seeds.commitment(k)` with tabletop.gamekit.commit.CommittedSeeds),
+        and its reveal once `record` has been told of the outcome. Called again if `draw()` is
+        called again for the same event (the same k)."""
+
     def record(self, state, action, event: str | None, lines: list[str]) -> None:
         """`action` was just applied to `state`: the chance `event` it answered (None: a seat's
         decision) and the log `lines` it added."""
@@ -60,7 +71,8 @@ class MatchObserver:
 
 class Match:
     """A game being played: `state`, `seats` (None for a human seat), the outcome `source`, the
-    generators of `seed`, and its `observers` (MatchObserver: a replay recorder draws chance from
+    generators of `seed` (or the `seeds` object given: tabletop.gamekit.commit.CommittedSeeds,
+    `seed` then only the number the banner shows), and its `observers` (MatchObserver: a replay recorder draws chance from
     its own `source`, the one to hand the match).
 
     `lines` is the whole log so far: the banner, the state's log and, once over, the result lines
@@ -70,10 +82,11 @@ class Match:
 
     def __init__(self, state, seats: Sequence, source, seed: int, banner: Sequence[str] = (),
                  result_lines: Callable | None = None, observers: Sequence[MatchObserver] = (),
-                 max_turns: int = 5000, after_action: Callable | None = None):
+                 max_turns: int = 5000, after_action: Callable | None = None, seeds=None):
         self.state = state
         self.seats = list(seats)
-        self.seeds = GameSeeds(seed)
+        self._seed = int(seed)
+        self.seeds = GameSeeds(seed) if seeds is None else seeds
         self.observers = [o for o in observers if o is not None]
         self.source = source
         self.result_lines = result_lines or (lambda final: [])
@@ -87,7 +100,7 @@ class Match:
 
     @property
     def seed(self) -> int:
-        return self.seeds.seed
+        return self._seed
 
     def is_over(self) -> bool:
         return self.state.is_terminal()
@@ -99,9 +112,13 @@ class Match:
 
     def draw(self) -> str:
         """The label of the pending chance event, from the source with the event's own generator
-        (simulated and watched, when the source is physics); not applied yet."""
-        s = self.state
-        return self.source.outcome(s.chance_event, s, self.seeds.chance(self.chances))
+        (simulated and watched, when the source is physics); not applied yet. The observers'
+        `chance_ahead` is told first."""
+        s, k = self.state, self.chances
+        event = s.chance_event
+        for observer in self.observers:
+            observer.chance_ahead(s, event, k)
+        return self.source.outcome(event, s, self.seeds.chance(k))
 
     def apply(self, action) -> list[str]:
         """Apply a seat's action or a chance outcome; returns the new log lines (with the result
