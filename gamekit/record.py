@@ -5,6 +5,12 @@ definition (`GameDefinition.actions()`). A `GameRecorder` is an observer of the 
 (tabletop.gamekit.match.Match, the one game loop of headless play and the window): the match tells
 it of every action and of the game's end, and it writes one chunk per turn, with every action, its
 log lines and its motion. Reading a recording back and verifying it is tabletop.gamekit.replay's.
+
+A game drawn from committed seeds (tabletop.gamekit.commit.CommittedSeeds, handed to the recorder
+as to the match) is written as format version 3: the header's `seeds` is "committed" with the
+secret's commitment (never the secret), each chance step carries the event's `commitment` and
+`reveal` (and `motion_sha256`, the hash of its quantized motion, when it has one), and the end
+record the `secret`.
 """
 from __future__ import annotations
 
@@ -14,10 +20,12 @@ import time
 from pathlib import Path
 
 from tabletop.gamekit.chance import PhysicsSource, TableOutcomes, WatchedOutcomes
+from tabletop.gamekit.commit import COMMITTED_SEEDS_DOC, SCHEME, CommittedSeeds
 from tabletop.gamekit.match import SEEDS_DOC, MatchObserver
 from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.errors import InputError
-from tabletop.sim.record import MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE, TIME_UNIT, ReplayWriter
+from tabletop.sim.record import (COMMITTED_VERSION, MOVE_ANIMATION_S, POSITION_UNIT, QUATERNION_SCALE,
+                                  SEEDED_VERSION, TIME_UNIT, ReplayWriter, motion_sha256, quantize_motion)
 
 MOTION_RATE = 60.0        # pose samples per simulated second
 REPLAY_DIR = Path("replays")
@@ -113,11 +121,17 @@ class GameRecorder(MatchObserver):
 
     One T chunk per turn: the steps taken while `state.turn` has one value (chunk 0: before the
     first turn, e.g. the tilts for turn order), written when the next turn begins or the game ends.
+
+    `seeds`: the match's seeds object; a CommittedSeeds makes the recording a committed game's
+    (each chance step with its commitment and reveal, the end record with the secret), any other
+    (None: GameSeeds of `seed`) a plain one.
     """
 
-    def __init__(self, path: Path, game, config: dict, seed: int, state, source, banner: list[str]):
+    def __init__(self, path: Path, game, config: dict, seed: int, state, source, banner: list[str],
+                 seeds=None):
         self.game = game               # its GameDefinition
         self.source = source
+        self.committed = seeds if isinstance(seeds, CommittedSeeds) else None
         self.watched = None
         self._own_physics = None
         fallback = source.fallback if isinstance(source, TableOutcomes) else None
@@ -138,9 +152,16 @@ class GameRecorder(MatchObserver):
             if self._own_physics is not None:
                 self._own_physics.close()
         config = {**config, "tables": _tables_of(source)}
-        header = replay_header("game", seed, banner, scene, game=game.name, config=config, seeds=SEEDS_DOC,
-                               initial_events=list(state.events))
-        self.writer = ReplayWriter(path, header)
+        if self.committed is not None:
+            seeding = {"seeds": SCHEME, "seeds_doc": COMMITTED_SEEDS_DOC,
+                       "secret_commitment": self.committed.secret_commitment}
+        else:
+            seeding = {"seeds": SEEDS_DOC}
+        header = replay_header("game", seed, banner, scene, game=game.name, config=config,
+                               initial_events=list(state.events), **seeding)
+        self.writer = ReplayWriter(path, header,
+                                   version=SEEDED_VERSION if self.committed is None else COMMITTED_VERSION)
+        self._chances = sum(isinstance(a, ChanceOutcome) for a in state.history)   # chance events so far
         self.path = path
         self._turn = state.turn
         self._steps: list[dict] = []
@@ -157,11 +178,17 @@ class GameRecorder(MatchObserver):
         step = {"action": encode_action(self.game, action), "events": list(events)}
         if isinstance(action, ChanceOutcome):
             step["chance"] = event
+            k, self._chances = self._chances, self._chances + 1
+            if self.committed is not None:
+                step["commitment"] = self.committed.commitment(k)
+                step["reveal"] = self.committed.reveal(k)
             if self.watched is not None and len(self.watched.motions) > self._taken:
                 if self.watched.start is not None:     # what the event started from (a Tipper's ball)
                     step["start"] = self.watched.start
                 step["motion"] = len(self._motions)
                 self._motions.append(self.watched.motions[-1])
+                if self.committed is not None:
+                    step["motion_sha256"] = motion_sha256(quantize_motion(self._motions[-1]))
                 if self._pop:      # our own watcher: keep no motion in memory once written
                     self.watched.motions.clear()
                 self._taken = len(self.watched.motions)
@@ -181,18 +208,21 @@ class GameRecorder(MatchObserver):
         result = {"winner": self.game.winner(state), "turns": state.turn}
         if unfinished:
             result["unfinished"] = True
-        self.writer.finish({"lines": list(lines), "result": result})
+        end = {"lines": list(lines), "result": result}
+        if self.committed is not None:     # the game is over: its secret may be known
+            end["secret"] = self.committed.secret.hex()
+        self.writer.finish(end)
 
     def close(self) -> None:
         self.writer.close()
 
 
 def open_recorder(record: Path | None, game, config: dict, seed: int, state, source,
-                  banner: list[str]) -> GameRecorder | None:
-    """A GameRecorder of `game` (a GameDefinition) writing to `record` (None: no recording); says
-    where on stderr."""
+                  banner: list[str], seeds=None) -> GameRecorder | None:
+    """A GameRecorder of `game` (a GameDefinition) writing to `record` (None: no recording), of a
+    match drawn from `seeds` (None: GameSeeds of `seed`); says where on stderr."""
     if record is None:
         return None
-    recorder = GameRecorder(record, game, config, seed, state, source, banner)
+    recorder = GameRecorder(record, game, config, seed, state, source, banner, seeds)
     print(f"recording the replay to {record}", file=sys.stderr, flush=True)
     return recorder

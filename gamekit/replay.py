@@ -9,6 +9,11 @@ tabletop.sim.record's.
 is answered by a fresh physics table (or the recorded outcome table) with that event's own
 Generator of the recorded seed, and every outcome, log line and pose (after the file's quantization) must
 match; the first difference is named.
+
+A committed game (format version 3, header `seeds` "committed": tabletop.gamekit.commit) is
+re-simulated from each event's revealed seed instead, every reveal checked against its commitment
+and every motion against its recorded hash; when the end record holds the game's secret, it is
+checked against the header's commitment and every reveal against the secret.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabletop.gamekit.chance import TableOutcomes, WatchedOutcomes
+from tabletop.gamekit.commit import SCHEME, chance_generator, check_reveal, check_secret, derive_reveal
 from tabletop.gamekit.definition import GameDefinition
 from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.gamekit.record import MOTION_RATE, decode_action, scene_of, table_worlds
@@ -24,8 +30,8 @@ from tabletop.gamekit.state import ChanceOutcome
 from tabletop.gamekit.trials import run_trial
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import VERSION as FORMAT_VERSION
-from tabletop.sim.record import (TIME_UNIT, QuantizedMotion, ReplayFile, dequantize_pose, look_digest, quantize_motion,
-                                  quantize_pose)
+from tabletop.sim.record import (TIME_UNIT, QuantizedMotion, ReplayFile, dequantize_pose, look_digest, motion_sha256,
+                                  quantize_motion, quantize_pose)
 
 __all__ = ["Divergence", "Verified", "check_game", "compare_motions", "describe", "game_turns", "summary_lines",
            "verify"]
@@ -124,14 +130,24 @@ def _compare_scene(header: dict, *worlds) -> None:
 
 @dataclass
 class Verified:
+    """What verify checked: `chance_events` and `frames` re-simulated; for a committed game,
+    `commitments` checked (every chance event's, those before `from_turn` too) and whether its
+    revealed `secret` was checked (every seed derived from it)."""
+
     turns: int
     chance_events: int
     frames: int
     from_turn: int = 0
+    commitments: int | None = None      # None: not a committed game
+    secret: bool = False
 
     def __str__(self) -> str:
         start = f" from turn {self.from_turn}" if self.from_turn else ""
-        return f"verified{start}: {self.turns} turns, {self.chance_events} chance events, {self.frames} frames"
+        line = f"verified{start}: {self.turns} turns, {self.chance_events} chance events, {self.frames} frames"
+        if self.commitments is not None:
+            line += f", {self.commitments} commitments checked"
+            line += ", every seed from the revealed secret" if self.secret else " (the game's secret not revealed)"
+        return line
 
 
 def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: int = 0) -> Verified:
@@ -139,7 +155,12 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
     before N are re-driven by the rules from their recorded actions (their log lines checked, their
     chance events not simulated) and re-simulation starts at turn N: chance event k draws from its
     own seed, so it needs nothing of the events before it. A game's replay needs its `game`
-    definition (a recording of device trials none)."""
+    definition (a recording of device trials none).
+
+    A committed game's chance event k is re-simulated from the seed its step reveals (with
+    `from_turn`, the commitments of the turns before are checked too); a reveal that does not hash
+    to its commitment, a motion that does not hash to its recorded hash, or a revealed secret that
+    does not give every reveal is a Divergence naming the turn and the event."""
     from tabletop.gamekit.match import GameSeeds
 
     if replay.header.get("kind") == "trials":
@@ -153,8 +174,10 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
         raise InputError(f"{replay.path}: a recorded game is verified with its game's definition")
     check_game(replay, game)
     entry = game
+    committed = header.get("seeds") == SCHEME
     try:
-        config, seed = header["config"], int(header["seed"])
+        config = header["config"]
+        seed = None if committed else int(header["seed"])
         game = entry.make_game(config)
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{replay.path}: corrupt replay: its header has no usable game config ({exc})") from None
@@ -171,7 +194,8 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
     physics = entry.physics()
     watched = WatchedOutcomes(physics, float(header.get("motion_rate", MOTION_RATE)))
     source = TableOutcomes(tables, fallback=watched) if tables else watched
-    seeds = GameSeeds(seed)
+    seeds = None if committed else GameSeeds(seed)
+    reveals: list[tuple[str, int, dict]] = []     # (where, k, reveal): a committed game's, checked
     k = chances = frames = 0
     seen_events: set[str] = set()
     try:
@@ -190,12 +214,19 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
                     if not isinstance(action, ChanceOutcome) or state.chance_event != event:
                         raise Divergence(f"{where}: the replay has the {event} answer {action}, the rules "
                                          f"expect {state.chance_event or 'a move'}")
+                    rng = None
+                    if committed:      # named by the event's number too, as its commitment was published
+                        where = f"{where}, chance event {k} ({event})"
+                        rng = _check_commitment(where, step, reveals, k)
+                        if simulate and "motion" in step:
+                            _check_motion_hash(where, step, recorded_motions)
                     if simulate:
                         first_frame = from_turn == 0 or event in seen_events
                         if not first_frame and event not in (tables or {}):
                             _resume(physics, where, event, state, step)
                         frames += _resimulate(where, event, action, step, state, source, watched,
-                                              seeds.chance(k), recorded_motions, first_frame)
+                                              rng if rng is not None else seeds.chance(k), recorded_motions,
+                                              first_frame)
                         seen_events.add(event)
                         chances += 1
                     k += 1
@@ -219,9 +250,46 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
             if replay.end.get("result", {}).get("turns") != state.turn:
                 raise Divergence(f"the result differs: the replay says {replay.end.get('result')}, "
                                  f"the re-driven game ends after {state.turn} turns")
+        secret = _check_secret(header, replay.end, reveals) if committed else False
     finally:
         physics.close()
-    return Verified(state.turn, chances, frames, from_turn)
+    return Verified(state.turn, chances, frames, from_turn, len(reveals) if committed else None, secret)
+
+
+def _check_commitment(where: str, step: dict, reveals: list, k: int):
+    """The Generator of a committed game's chance event from its step's reveal, once the reveal is
+    checked against the step's commitment (Divergence when it is missing or does not match)."""
+    commitment, reveal = step.get("commitment"), step.get("reveal")
+    if commitment is None or reveal is None:
+        raise Divergence(f"{where}: no {'commitment' if commitment is None else 'reveal'} recorded")
+    if not check_reveal(commitment, reveal):
+        raise Divergence(f"{where}: the revealed seed and salt do not hash to the commitment "
+                         f"{str(commitment)[:16]}...")
+    reveals.append((where, k, reveal))
+    return chance_generator(reveal["seed"])
+
+
+def _check_motion_hash(where: str, step: dict, recorded_motions) -> None:
+    """The recorded motion's frames against the step's `motion_sha256`, when it has one."""
+    digest = step.get("motion_sha256")
+    if digest is not None and motion_sha256(recorded_motions[step["motion"]]) != digest:
+        raise Divergence(f"{where}: the recorded motion's frames do not hash to its motion_sha256 "
+                         f"{str(digest)[:16]}...")
+
+
+def _check_secret(header: dict, end: dict | None, reveals: list) -> bool:
+    """A committed game's revealed secret (its end record's) against the header's commitment, and
+    every reveal against the secret; False when no secret was revealed (a game cut off)."""
+    if end is None or "secret" not in end:
+        return False
+    secret = check_secret(end["secret"], header.get("secret_commitment"))
+    if secret is None:
+        raise Divergence("the end record's secret does not hash to the header's secret_commitment")
+    for where, k, reveal in reveals:
+        if derive_reveal(secret, k) != {"seed": str(reveal.get("seed")).lower(),
+                                        "salt": str(reveal.get("salt")).lower()}:
+            raise Divergence(f"{where}: the reveal is not the one the game's revealed secret gives")
+    return True
 
 
 def _resume(physics, where: str, event: str, state, step: dict) -> None:

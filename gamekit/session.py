@@ -22,11 +22,16 @@ def _print_line(line: str) -> None:
 
 
 def play_headless(definition, seats, seed: int, outcomes: str, options: dict, record: Path | None = None,
-                  emit: Callable[[str], None] | None = None):
+                  emit: Callable[[str], None] | None = None, seeds=None, observers=()):
     """A whole game of `definition` (a GameDefinition) by its `seats` (seat kinds), chance from the
     source `outcomes` names, with the game's `options` (checked): the banner and every log line
     to `emit` (default: print them), the replay recorded to `record` (None: none) as it goes, the
-    result lines last; the source is closed. Returns the final state."""
+    result lines last; the source is closed. Returns the final state.
+
+    `seeds`: the match's seeds object (None: GameSeeds(seed)); tabletop.gamekit.commit.CommittedSeeds
+    draws every chance event from a secret and the replay records each event's commitment and
+    reveal (`seed` is then only the number the banner and the header show). `observers`: more
+    MatchObservers of the match, told after the recorder (a server publishing commitments)."""
     emit = emit or _print_line
     seats = list(seats)
     options = definition.check_options(options)
@@ -38,9 +43,10 @@ def play_headless(definition, seats, seed: int, outcomes: str, options: dict, re
         banner = definition.banner(seats, seed, outcomes, options)
         emit(banner)
         state = game.new_initial_state()
-        recorder = open_recorder(record, definition, config, seed, state, source, [banner])
+        recorder = open_recorder(record, definition, config, seed, state, source, [banner], seeds)
         match = Match(state, players, recorder.source if recorder else source, seed, banner=[banner],
-                      result_lines=definition.result_lines, observers=[recorder], max_turns=definition.max_turns)
+                      result_lines=definition.result_lines, observers=[recorder, *observers],
+                      max_turns=definition.max_turns, seeds=seeds)
         try:
             for line in match.lines[1:]:
                 emit(line)

@@ -24,7 +24,8 @@ Reader API, for the window and the command line::
     replay.warnings                     # e.g. ["... truncated after turn 41 ..."]
     replay.end                          # the end record {"lines", "result"}, None when cut off
     for turn in replay.turns:           # lazily decoded: opening walks chunk headers only
-        turn.number, turn.steps         # steps: [{"action", "events", "chance"?, "motion"?}]
+        turn.number, turn.steps         # steps: [{"action", "events", "chance"?, "motion"?}] (a committed
+                                        # game's chance steps also "commitment", "reveal", "motion_sha256"?)
         turn.actions, turn.events       # the encoded actions (tabletop.gamekit.replay decodes them), log lines
         turn.motions                    # [Motion.as_dict()-shaped dicts]: rate, times, frames, looks
     replay.playback_seconds()           # playback time at 1x (see MOVE_ANIMATION_S)
@@ -50,7 +51,13 @@ import numpy as np
 from tabletop.sim.errors import InputError
 
 MAGIC = b"TABLETOP-REPLAY\n"
-VERSION = 2                            # 2: one chunk per game turn, chance event k seeded on its own
+VERSION = 3                            # the newest version read (and written for committed games)
+# 2: one chunk per game turn, chance event k seeded on its own (every file but a committed game's);
+# 3: a game whose chance seeds are committed (tabletop.gamekit.commit): its header's seeds are
+#    "committed" and its chance steps carry commitment and reveal; a version-2 reader would
+#    re-simulate them from the header's seed and report a difference, so it is refused instead
+SEEDED_VERSION = 2
+COMMITTED_VERSION = 3
 PRELUDE = struct.Struct("<16sHHq")     # magic, version, flags, recorded_at (ms)
 CHUNK = struct.Struct("<BII")          # kind, payload length, CRC32
 RECORDED_AT = slice(20, 28)            # byte range of the timestamp in the prelude
@@ -202,6 +209,13 @@ def _decode_motion(u: np.ndarray, meta: dict) -> QuantizedMotion:
     return QuantizedMotion(float(meta["rate"]), list(tracks), times, frames, dict(meta.get("looks", {})))
 
 
+def motion_sha256(m: QuantizedMotion) -> str:
+    """SHA-256 (hex) of a motion's stored integers: the uint32 vector its part of a T chunk's frames
+    holds before the byte planes (times, counts, track codes, pose residuals, zigzag-encoded), as
+    little-endian bytes. Equal hashes, equal frame times, tracks (by index) and quantized poses."""
+    return hashlib.sha256(_zigzag(_encode_motion(m)).astype("<u4").tobytes()).hexdigest()
+
+
 def motion_meta(m: QuantizedMotion) -> dict:
     return {"rate": m.rate, "tracks": m.tracks, "frames": len(m.frames), "entries": m.entries,
             "poses": m.pose_count(), "duration": m.times[-1] * TIME_UNIT if m.times else 0.0, "looks": m.looks}
@@ -282,16 +296,18 @@ def json_chunk(kind: int, obj) -> bytes:
     return chunk(kind, zlib.compress(_dumps(obj), ZLIB_LEVEL))
 
 
-def prelude(recorded_at: float | None = None, version: int = VERSION) -> bytes:
+def prelude(recorded_at: float | None = None, version: int = SEEDED_VERSION) -> bytes:
     ms = int(round((time.time() if recorded_at is None else recorded_at) * 1000))
     return PRELUDE.pack(MAGIC, version, 0, ms)
 
 
 class ReplayWriter:
     """Writes a replay append-only: the header at once, then each finished turn as one flushed chunk.
-    An existing file at `path` is replaced."""
+    An existing file at `path` is replaced. `version`: the format version the prelude says
+    (COMMITTED_VERSION for a game drawn from committed seeds)."""
 
-    def __init__(self, path: str | Path, header: dict, recorded_at: float | None = None):
+    def __init__(self, path: str | Path, header: dict, recorded_at: float | None = None,
+                 version: int = SEEDED_VERSION):
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)   # the default replays/ folder, made on first use
@@ -300,7 +316,7 @@ class ReplayWriter:
             raise InputError(f"cannot write the replay {self.path}: {exc.strerror}") from None
         self._known: set[str] = set()
         self.turns = 0
-        self._write(prelude(recorded_at) + json_chunk(HEADER, header))
+        self._write(prelude(recorded_at, version) + json_chunk(HEADER, header))
 
     def _write(self, data: bytes) -> None:
         self._fh.write(data)

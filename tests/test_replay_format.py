@@ -10,7 +10,7 @@ import pytest
 
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import (CHUNK, MAGIC, POSITION_UNIT, PRELUDE, QUATERNION_SCALE, RECORDED_AT, TURN, ReplayFile,
-                        ReplayWriter, chunk, pack_turn, unpack_turn_log, unpack_turn_motions)
+                        VERSION, ReplayWriter, chunk, pack_turn, unpack_turn_log, unpack_turn_motions)
 
 LOOK = {"material": "glass", "tracks": {"ball": [{"kind": "sphere", "pos": [0, 0, 0], "orn": [0, 0, 0, 1],
                                                  "radius": 0.008}]}}
@@ -160,7 +160,8 @@ def test_a_file_without_its_end_record_says_where_it_stops(tmp_path):
     (lambda d: b"\x89PNG\r\n\x1a\n" + bytes(100), "not a tabletop replay"),
     (lambda d: b"name,value\n1,2\n", "not a tabletop replay"),
     (lambda d: MAGIC[:9], "truncated inside its header"),
-    (lambda d: d[:16] + (3).to_bytes(2, "little") + d[18:], "format version 3 is newer than this tabletop reads"),
+    (lambda d: d[:16] + (VERSION + 1).to_bytes(2, "little") + d[18:],
+     f"format version {VERSION + 1} is newer than this tabletop reads"),
     (lambda d: d[:16] + (0).to_bytes(2, "little") + d[18:], "format version 0 does not exist"),
     (lambda d: d[:PRELUDE.size + 20] + bytes([d[PRELUDE.size + 20] ^ 0xFF]) + d[PRELUDE.size + 21:],
      "its header fails its CRC check"),
