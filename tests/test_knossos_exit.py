@@ -37,6 +37,16 @@ def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLETOP_CACHE", str(tmp_path / "cache"))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _memory():
+    """The solutions this module solves stay in the solver's memory for its own tests only (another
+    module's test may expect to solve afresh and write its cache)."""
+    saved = dict(S._SOLVED)
+    yield
+    S._SOLVED.clear()
+    S._SOLVED.update(saved)
+
+
 def thrown(game: Game, red: tuple[int, int], blue: tuple[int, int], label: str, player: int = 0):
     state = S.state_of(game, (red, blue, player))
     state.apply(ChanceOutcome(label))
