@@ -1,20 +1,22 @@
 """Solve the Knossos match for throw tables and print the first player's chances under perfect play.
 
-    python scripts/solve_knossos.py [--outcomes table:FILE.json] [--games-to-win 3] [--out POLICY.npz]
-                                    [--matches N] [--json FILE.json]
+    python scripts/solve_knossos.py [--outcomes table:FILE.json] [--games-to-win 3] [--exit-rule strict]
+                                    [--out POLICY.npz] [--matches N] [--json FILE.json]
 
 Without --outcomes it solves the physical sticks' measured table (assets/measured/sticks-10k-seed1.json)
 and two fair coins (1: 1/4, 2: 1/2, 3: 1/4); with it, that sticks result. --out writes the solution
 (values and best moves of every position, throw and score) of the first table. --matches N plays N
 matches each of solved against ai, solved against random and solved against solved with table chance
 of the first table (seats swapped every other match) and prints the win rates with 95% Wilson
-intervals, the last beside the solver's first-player value.
+intervals, the last beside the solver's first-player value. --exit-rule strict does all this for the
+strict reading of the exit (a piece exits only from the apex, with a 1; README, rules note 7).
 """
 import argparse
 import sys
 import time
 
 from tabletop.games.knossos.ai import default_tables, head_to_head
+from tabletop.games.knossos.rules import EXIT_RULES, PAST_APEX
 from tabletop.games.knossos.solve import solve, solve_report, sticks_table
 from tabletop.sim.errors import InputError
 
@@ -40,14 +42,17 @@ def run(args) -> dict:
         from tabletop.sim.output import check_output_path
         check_output_path(args.out)
     tables = _tables(args.outcomes)
-    report = {"solved": solve_report(tables, args.games_to_win)}
+    rule = args.exit_rule
+    report = {"solved": solve_report(tables, args.games_to_win, rule)}
+    if rule != PAST_APEX:
+        report["exit_rule"] = rule
     for name, r in report["solved"].items():
         table = ", ".join(f"{k}: {v:.4f}" for k, v in r["table"].items())
         print(f"{name} ({table}): first player wins the match (first to {args.games_to_win}) "
               f"{r['first_player_match']:.6f}, a single game {r['first_player_game']:.6f} "
               f"({r['positions']} positions, {r['sweeps']} sweeps, solved in {r['solve_seconds']:.2f} s)")
     first = next(iter(tables))
-    solution = solve(tables[first], args.games_to_win)
+    solution = solve(tables[first], args.games_to_win, exit_rule=rule)
     if args.out is not None:
         solution.save(args.out)
         print(f"solution of {first} written to {args.out}")
@@ -55,7 +60,7 @@ def run(args) -> dict:
         report["matches"] = []
         for opponent in ("ai", "random", "solved"):
             started = time.perf_counter()
-            r = head_to_head("solved", opponent, tables[first], args.matches, args.games_to_win)
+            r = head_to_head("solved", opponent, tables[first], args.matches, args.games_to_win, exit_rule=rule)
             r["seconds"] = time.perf_counter() - started
             report["matches"].append(r)
             if opponent == "solved":
@@ -79,6 +84,8 @@ def main() -> int:
     ap.add_argument("--outcomes", metavar="table:FILE.json", help="a saved sticks result (default: the measured "
                     "table and fair coins)")
     ap.add_argument("--games-to-win", type=int, default=3, help="games needed to win the match (default 3)")
+    ap.add_argument("--exit-rule", choices=EXIT_RULES, default=PAST_APEX,
+                    help="how a piece exits (default past-apex; strict: only from the apex, with a 1)")
     ap.add_argument("--out", metavar="POLICY.npz", help="write the first table's solution here")
     ap.add_argument("--matches", type=int, help="also play N matches of solved against ai, random and solved")
     ap.add_argument("--json", metavar="FILE.json", help="write the figures as JSON")
