@@ -244,7 +244,8 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
     fake = Fake()
     monkeypatch.setitem(registry.GAMES, "fake", fake)
     rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
-    assert rc == 0 and [args[:5] for args in played] == [(["ai", "random"], 4, "physics", None, registry.GAMES["knossos"].check_options({}))]
+    defaults = registry.GAMES["knossos"].check_options({})
+    assert rc == 0 and [args[:5] for args in played] == [(["ai", "random"], 4, "physics", None, defaults)]
     assert callable(played[0][5])          # emit: each line of the log, which the command prints
     rc, out, err = run("play", "nonesuch", "--headless")
     assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
