@@ -137,6 +137,33 @@ class GameDefinition:
 
         return play_headless(self, seats, seed, outcomes, options, record, emit)
 
+    # -- what a seat may know (network play: tabletop.net) -------------------------------------
+    def public_position(self, state) -> dict:
+        """The position every viewer may see, JSON-able. The default is the rules' text of the
+        state (`str(state)`); a game with hidden information overrides it (its text may show a hand)."""
+        return {"text": str(state)}
+
+    def seat_view(self, state, seat: int | None, since: int = 0) -> dict:
+        """What `seat` (a player, or None for a spectator) may know of `state`, JSON-able: the turn,
+        whose decision it is (a colour; None at a chance event, which `chance` names, or at the
+        end), whether the game is over and who won, the log lines from `since` on (an index into
+        `state.events`) as `seen_by` gives them to that seat (a line that is not the seat's to read
+        and has no public form is left out), and the public position (`public_position`). A game
+        with hidden information adds what only that seat may know (its hand)."""
+        from tabletop.gamekit.state import seen_by
+
+        seats = () if seat is None else (seat,)
+        player = state.current_player
+        over = state.is_terminal()
+        lines = (seen_by(line, seats) for line in state.events[since:])
+        return {"turn": state.turn,
+                "to_move": self.colours[player] if player >= 0 else None,
+                "chance": None if over else state.chance_event,
+                "over": over,
+                "winner": self.winner(state) if over else None,
+                "log": [line for line in lines if line],
+                "position": self.public_position(state)}
+
     # -- front ends ----------------------------------------------------------------------------
 
     def window_adapter(self, seats, options: dict, scene=None):

@@ -107,6 +107,29 @@ class KingKong(GameDefinition):
             result = f"shared victory: {', '.join(COLOURS[p] for p in final.winners)}"
         return [f"result: {result} after {final.round} rounds and {final.turn} turns"]
 
+    def public_position(self, state) -> dict:
+        """What lies open on the table: the round and the spinner's holder, Kong's pose, each pawn's
+        space and groove, each seat's missions and the cards face up this round, the hands' and the
+        piles' sizes. No card in a hand or a pile, and not the phase (an attack a seat may make
+        would tell what it holds: rules.py keeps even a declined attack to that seat's log)."""
+        deck, players = state.game.deck, range(state.game.players)
+        return {"round": state.round, "spinner": COLOURS[state.spinner],
+                "kong": {"climb": state.climb, "twist": state.twist, "top": state.game.kong.top},
+                "pawns": {COLOURS[p]: {"at": state.pos[p], "groove": state.groove[p]} for p in players},
+                "missions": {COLOURS[p]: len(state.kept[p]) for p in players},
+                "face_up": {COLOURS[p]: str(deck[c]) for p, c in enumerate(state.played) if c is not None},
+                "hand_sizes": {COLOURS[p]: len(state.hands[p]) for p in players},
+                "draw_pile": len(state.draw), "discard_pile": len(state.discard)}
+
+    def seat_view(self, state, seat, since=0) -> dict:
+        """The generic view, and a seat's own hand (card numbers, as its actions name them, and
+        names); a spectator's has none. Only the hands' sizes tell of the others' cards."""
+        view = super().seat_view(state, seat, since)
+        if seat is not None:
+            deck = state.game.deck
+            view["hand"] = [{"card": c, "name": str(deck[c])} for c in sorted(state.hands[seat])]
+        return view
+
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats), scene)
