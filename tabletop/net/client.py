@@ -1,0 +1,217 @@
+"""Clients of the game server (tabletop.net.server): make a room (`create_room`), and play or watch
+one seat of a room with no window (`SeatClient`), reconnecting with backoff when the connection
+drops: the seat is taken back with its token, the server sends the whole view again, and the game
+goes on where it was.
+
+A seat plays through `choose(view, legal)`: the seat's latest view (what it may know) and its
+legal actions (encoded as replays encode them), returning one of them; `random_chooser(seed)` picks
+uniformly with its own seeded Generator.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+from urllib.parse import urlsplit
+
+from tabletop.net import protocol as p
+from tabletop.sim.errors import InputError
+
+FIRST_DELAY_S = 0.25      # the first wait before reconnecting; doubled each failed try ...
+MAX_DELAY_S = 5.0         # ... up to this
+GIVE_UP_S = 60.0          # no connection for this long: the client gives up
+MAX_REFUSALS = 10         # actions refused in a row before the client gives up
+FATAL = {"unknown-room", "room-full", "bad-token", "version", "room-closed", "spectator", "not-joined"}
+
+
+class NetError(RuntimeError):
+    """The server could not be reached, or ended what was asked of it (one line)."""
+
+
+class Refused(NetError):
+    """The server refused a message: `code` (one of tabletop.net.protocol.ERRORS) and its message."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code, self.message = code, message
+
+
+def server_url(url: str, option: str = "--server") -> str:
+    """A server's address, ws://HOST:PORT (or wss://); InputError naming `option` otherwise."""
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("ws", "wss") or not parts.hostname or parts.path not in ("", "/") \
+            or parts.query or parts.fragment:
+        raise InputError(f"{option}: expected a server address ws://HOST:PORT, got {url!r}")
+    try:
+        parts.port
+    except ValueError:
+        raise InputError(f"{option}: the port of {url!r} is not a number from 0 to 65535") from None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def split_join_url(url: str) -> tuple[str, str]:
+    """ws://HOST:PORT/CODE -> (the server's address, the room's code); InputError otherwise."""
+    parts = urlsplit(url) if isinstance(url, str) else None
+    code = parts.path.strip("/") if parts is not None else ""
+    if parts is None or not code or "/" in code:
+        raise InputError(f"url: expected ws://HOST:PORT/CODE (the address `tabletop host` printed), got {url!r}")
+    return server_url(f"{parts.scheme}://{parts.netloc}", "url"), code
+
+
+def random_chooser(seed: int) -> Callable:
+    """A seat that picks uniformly among the legal actions, from its own Generator of `seed`."""
+    import numpy as np
+
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+
+    def choose(view: dict, legal: list):
+        return legal[int(rng.integers(len(legal)))]
+    return choose
+
+
+async def _connect(server: str):
+    from websockets.asyncio.client import connect
+
+    return await connect(server, max_size=p.MAX_SERVER_FRAME, open_timeout=10, proxy=None)
+
+
+async def create_room(server: str, game: str, seats, seed: int, outcomes: str, options: dict) -> p.Created:
+    """Make a room on `server`; its `created` message. Refused when the server will not make it,
+    NetError when the server cannot be reached."""
+    try:
+        ws = await _connect(server)
+    except (OSError, TimeoutError) as exc:
+        raise NetError(f"cannot reach the server at {server}: {exc}") from None
+    try:
+        await ws.send(p.encode(p.Create(game, tuple(seats), seed, outcomes, dict(options))))
+        answer = p.parse(await ws.recv(), "server")
+    except p.ProtocolError as exc:
+        raise NetError(f"the server at {server} does not speak this protocol: {exc}") from None
+    finally:
+        await ws.close()
+    if isinstance(answer, p.Error):
+        raise Refused(answer.code, answer.message)
+    if not isinstance(answer, p.Created):
+        raise NetError(f"the server answered a create with {answer.TYPE}")
+    return answer
+
+
+class SeatClient:
+    """One seat of a room (or a spectator, with `spectate`) played through `choose` (None: it only
+    watches). Each new log line goes to `emit`, what happens to the connection to `note`. `run()`
+    returns the last view once the game is over."""
+
+    def __init__(self, server: str, room: str, seat: str | None = None, name: str | None = None,
+                 spectate: bool = False, choose: Callable | None = None, emit: Callable[[str], None] | None = None,
+                 note: Callable[[str], None] | None = None, give_up_s: float = GIVE_UP_S):
+        self.server, self.room, self.seat, self.name = server, room, seat, name
+        self.spectate, self.choose = spectate, choose
+        self.emit = emit or (lambda line: None)
+        self.note = note or (lambda line: None)
+        self.give_up_s = give_up_s
+        self.token: str | None = None
+        self.colour: str | None = None
+        self.log: list[str] = []
+        self.view: dict = {}
+        self.reconnects = 0
+        self._acted_step: int | None = None      # the step the seat last acted at
+        self._legal: list | None = None          # the seat's legal actions at the latest view, and its step
+        self._legal_step = 0
+        self._refusals = 0
+
+    async def run(self) -> dict:
+        """Play (or watch) until the game is over; reconnect with backoff when the connection drops."""
+        from websockets.exceptions import ConnectionClosed
+
+        loop = asyncio.get_running_loop()
+        delay, lost_at = FIRST_DELAY_S, None
+        while True:
+            try:
+                ws = await _connect(self.server)
+            except (OSError, TimeoutError) as exc:
+                lost_at = lost_at or loop.time()
+                if loop.time() - lost_at > self.give_up_s:
+                    raise NetError(f"cannot reach the server at {self.server} (for {self.give_up_s:g} s): {exc}") \
+                        from None
+                self.note(f"cannot reach the server ({exc}): trying again in {delay:g} s")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, MAX_DELAY_S)
+                continue
+            try:
+                if await self._session(ws):
+                    return self.view
+                delay, lost_at = FIRST_DELAY_S, None
+            except (ConnectionClosed, OSError) as exc:
+                delay, lost_at = FIRST_DELAY_S, lost_at or loop.time()
+                self.note(f"connection lost ({exc}): reconnecting")
+            finally:
+                await ws.close()
+            self.reconnects += 1
+
+    def _join_message(self) -> p.Join:
+        if self.spectate:
+            return p.Join(self.room, name=self.name, spectate=True)
+        return p.Join(self.room, seat=self.colour or self.seat, name=self.name, token=self.token)
+
+    async def _session(self, ws) -> bool:
+        """One connection: join, then follow the views; True once the game is over, False to
+        join again (the views went out of step)."""
+        await ws.send(p.encode(self._join_message()))
+        self._acted_step = None
+        async for frame in ws:
+            try:
+                message = p.parse(frame, "server")
+            except p.ProtocolError as exc:
+                raise NetError(f"the server sent a message this client cannot read: {exc}") from None
+            if isinstance(message, p.Error):
+                if message.code in FATAL:
+                    raise Refused(message.code, message.message)
+                self.note(f"the server refused an action: {message.code}: {message.message}")
+                if message.about == "act" and self._legal:
+                    self._refusals += 1
+                    if self._refusals > MAX_REFUSALS:
+                        raise Refused(message.code, f"{message.message} ({MAX_REFUSALS} actions refused in a row)")
+                    await self._act(ws, self._legal_step, self._legal)
+            elif isinstance(message, p.Joined):
+                first = self.colour is None and not self.log
+                self.token, self.colour = message.token, message.seat
+                if first:
+                    self.note(f"joined room {message.room} as {message.seat or 'a spectator'}")
+            elif isinstance(message, p.View):
+                if not self._merge(message):
+                    return False
+                if self.view.get("over"):
+                    for line in self.view.get("result", []):
+                        self.emit(line)
+                    return True
+                self._legal = [list(a) for a in message.legal] if message.legal else None
+                self._legal_step = message.step
+                if self._legal and self._acted_step != message.step:
+                    self._refusals = 0
+                    await self._act(ws, message.step, self._legal)
+        raise OSError("the server closed the connection")
+
+    async def _act(self, ws, step: int, legal: list) -> None:
+        """Choose among `legal` and send it, answering the view of `step` (a spectator does not act)."""
+        if self.choose is None or self.spectate:
+            return
+        action = self.choose(self.view, legal)
+        self._acted_step = step
+        await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+
+    def _merge(self, message: p.View) -> bool:
+        """Take a view's new lines (emitted) and fields; False when it does not follow the lines held."""
+        lines = list(message.view.get("log", []))
+        if message.log_from == 0 and self.log:
+            held = len(self.log)
+            if lines[:held] != self.log:          # not the lines held: start the log again
+                self.log, held = [], 0
+            new = lines[held:]
+        elif message.log_from == len(self.log):
+            new = lines
+        else:
+            return False
+        self.log.extend(new)
+        self.view = {**self.view, **message.view, "log": self.log}
+        for line in new:
+            self.emit(line)
+        return True

@@ -1,0 +1,333 @@
+"""The wire protocol between the game server (tabletop.net.server) and its clients: its version,
+every message, and parsing with size limits and type checks (docs/protocol.md is its document).
+
+Every message is one JSON object in one websocket text frame, with `"v"` (the protocol's version)
+and `"type"`. A client sends `create` (a room), `join` (a seat, or to watch) and `act` (its seat's
+action); the server answers `created`, `joined`, `view` (what that connection's seat may know,
+after every action) and `error`. `parse` turns a frame into one of the message dataclasses below or
+raises `ProtocolError` (its `code` one of ERRORS); the server answers that with an `error` message
+(`ProtocolError.reply()`), so a bad frame never reaches the connection loop as an exception.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Callable, ClassVar
+
+VERSION = 1
+MAX_MESSAGE_BYTES = 16 * 1024        # the most a client's message may hold; larger: error "too-large"
+MAX_CLIENT_FRAME = 1024 * 1024       # a client's frame over this closes its connection (websocket code 1009)
+MAX_SERVER_FRAME = 16 * 1024 * 1024  # the most a server's message may hold (a whole view of a long game)
+
+# every error code a server sends, and what it means
+ERRORS = {
+    "bad-message": "not a message of this protocol: not JSON, not an object, or a field missing or of the "
+                   "wrong type",
+    "too-large": f"the message is over {MAX_MESSAGE_BYTES} bytes",
+    "version": f"the message is of another protocol version than {VERSION}",
+    "unknown-type": "no such message type",
+    "bad-request": "a room cannot be made as asked (unknown game, seats, options or outcomes)",
+    "unknown-room": "no room has that code",
+    "room-full": "no seat of the room is free to take (or the seat asked for is another's)",
+    "not-joined": "join a room before acting",
+    "spectator": "a spectator cannot act",
+    "bad-token": "the token is not the seat's",
+    "not-your-turn": "another seat (or a chance event) is to act",
+    "stale": "the action answers a view that is no longer the latest (its step is old)",
+    "illegal": "the action is not one of the seat's legal actions now",
+    "busy": "the seat's last action is still being applied",
+    "room-closed": "the room's game is over or its worker has stopped",
+    "internal": "the server failed on the message; the room is unchanged",
+}
+
+
+class ProtocolError(ValueError):
+    """A message refused: `code` (one of ERRORS) and a one-line `message`; `about` the refused
+    message's type where it is known."""
+
+    def __init__(self, code: str, message: str, about: str | None = None):
+        super().__init__(message)
+        self.code, self.message, self.about = code, message, about
+
+    def reply(self) -> "Error":
+        return Error(self.code, self.message, self.about)
+
+
+# -- field checks ------------------------------------------------------------------------------
+def _text(limit: int, optional: bool = False) -> Callable:
+    def check(value, name):
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value or len(value) > limit:
+            raise ProtocolError("bad-message", f"{name}: expected a text of 1 to {limit} characters")
+        return value
+    return check
+
+
+def _whole(lo: int, hi: int) -> Callable:
+    def check(value, name):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ProtocolError("bad-message", f"{name}: expected a whole number from {lo} to {hi}")
+        return value
+    return check
+
+
+def _switch(value, name):
+    if not isinstance(value, bool):
+        raise ProtocolError("bad-message", f"{name}: expected true or false")
+    return value
+
+
+def _texts(limit: int, most: int) -> Callable:
+    one = _text(limit)
+
+    def check(value, name):
+        if not isinstance(value, list) or not 1 <= len(value) <= most:
+            raise ProtocolError("bad-message", f"{name}: expected a list of 1 to {most} texts")
+        return tuple(one(v, name) for v in value)
+    return check
+
+
+def _options(value, name):
+    """A game's options by name: texts or whole numbers (the game checks them)."""
+    if not isinstance(value, dict) or len(value) > 16:
+        raise ProtocolError("bad-message", f"{name}: expected an object of at most 16 options")
+    for key, v in value.items():
+        _text(40)(key, f"{name} key")
+        number = isinstance(v, int) and not isinstance(v, bool) and abs(v) <= 2**31
+        if not number and not (isinstance(v, str) and len(v) <= 40):
+            raise ProtocolError("bad-message", f"{name}.{key}: expected a short text or a whole number")
+    return dict(value)
+
+
+ACTION_ITEMS = 8
+
+
+def _action(value, name):
+    """An action as replays encode it (tabletop.gamekit.record.encode_action): [tag, *fields], each
+    field a whole number, a short text or a short list of whole numbers."""
+    if not isinstance(value, list) or not 1 <= len(value) <= ACTION_ITEMS or not isinstance(value[0], str) \
+            or not 0 < len(value[0]) <= 24:
+        raise ProtocolError("bad-message", f"{name}: expected [tag, field, ...] with at most {ACTION_ITEMS} items")
+    small = _whole(-2**31, 2**31)
+    for v in value[1:]:
+        if isinstance(v, list):
+            if len(v) > 16:
+                raise ProtocolError("bad-message", f"{name}: a list field holds at most 16 numbers")
+            for x in v:
+                small(x, name)
+        elif isinstance(v, str):
+            if len(v) > 64:
+                raise ProtocolError("bad-message", f"{name}: a text field holds at most 64 characters")
+        else:
+            small(v, name)
+    return tuple(tuple(v) if isinstance(v, list) else v for v in value)
+
+
+def _object(value, name):
+    if not isinstance(value, dict):
+        raise ProtocolError("bad-message", f"{name}: expected an object")
+    return value
+
+
+def _objects(value, name):
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ProtocolError("bad-message", f"{name}: expected a list of objects")
+    return tuple(value)
+
+
+def _actions(value, name):
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ProtocolError("bad-message", f"{name}: expected a list of actions")
+    return tuple(_action(v, name) for v in value)
+
+
+def _error_code(value, name):
+    if value not in ERRORS:
+        raise ProtocolError("bad-message", f"{name}: expected one of {', '.join(ERRORS)}")
+    return value
+
+
+TOKEN = _text(128)
+CODE = _text(64)
+SEED_MAX = 2**63 - 1
+
+
+# -- the messages ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Create:
+    """client -> server: make a room. `seats` one kind a seat ("remote": a client plays it; "ai",
+    "random": played in the room); `outcomes` "physics" or "measured"; `options` the game's own."""
+
+    TYPE: ClassVar[str] = "create"
+    CHECKS: ClassVar[dict] = {"game": _text(40), "seats": _texts(16, 8), "seed": _whole(0, SEED_MAX),
+                              "outcomes": _text(20), "options": _options}
+    game: str
+    seats: tuple[str, ...]
+    seed: int = 0
+    outcomes: str = "physics"
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Join:
+    """client -> server: take a seat of `room` (`seat` a colour, or the first free remote seat), or
+    take it back with its `token` (reconnecting), or watch (`spectate`)."""
+
+    TYPE: ClassVar[str] = "join"
+    CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "name": _text(40, optional=True),
+                              "token": _text(128, optional=True), "spectate": _switch}
+    room: str
+    seat: str | None = None
+    name: str | None = None
+    token: str | None = None
+    spectate: bool = False
+
+
+@dataclass(frozen=True)
+class Act:
+    """client -> server: the joined seat's `action` (encoded as replays encode it, one of the
+    `legal` actions of its latest view), answering the view of `step`, with the seat's `token`."""
+
+    TYPE: ClassVar[str] = "act"
+    CHECKS: ClassVar[dict] = {"token": TOKEN, "step": _whole(0, 2**31), "action": _action}
+    token: str
+    step: int
+    action: tuple
+
+
+@dataclass(frozen=True)
+class Created:
+    """server -> client: the room is made; `room` its code (the join code), `seats` each seat's
+    colour and kind."""
+
+    TYPE: ClassVar[str] = "created"
+    CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seats": _objects}
+    room: str
+    game: str
+    seats: tuple
+
+
+@dataclass(frozen=True)
+class Joined:
+    """server -> client: the connection plays `seat` (a colour; None: it watches) of `room`; `token`
+    is the seat's secret, to act and to take the seat back after a drop (None for a spectator)."""
+
+    TYPE: ClassVar[str] = "joined"
+    CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seat": _text(16, optional=True),
+                              "token": _text(128, optional=True), "seats": _objects}
+    room: str
+    game: str
+    seat: str | None
+    token: str | None
+    seats: tuple
+
+
+@dataclass(frozen=True)
+class View:
+    """server -> client: what the connection's seat may know after `step` actions (the game
+    definition's `seat_view`): its `log` holds the seat's log lines from `log_from` on (0: the
+    whole log; else the lines after those already sent). `legal` lists the seat's legal actions
+    when it is to act (None otherwise)."""
+
+    TYPE: ClassVar[str] = "view"
+    CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "step": _whole(0, 2**31),
+                              "log_from": _whole(0, 2**31), "view": _object, "legal": _actions}
+    room: str
+    seat: str | None
+    step: int
+    log_from: int
+    view: dict
+    legal: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Error:
+    """server -> client: the connection's last message was refused and changed nothing; `code` one
+    of ERRORS, `about` the refused message's type (None when it had none)."""
+
+    TYPE: ClassVar[str] = "error"
+    CHECKS: ClassVar[dict] = {"code": _error_code, "message": _text(2000), "about": _text(40, optional=True)}
+    code: str
+    message: str
+    about: str | None = None
+
+
+CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act)}
+SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error)}
+MESSAGES = {**CLIENT_MESSAGES, **SERVER_MESSAGES}
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse(raw: Any, sender: str = "client"):
+    """The message a frame holds, checked: one of CLIENT_MESSAGES (`sender` "client": what a server
+    reads) or SERVER_MESSAGES ("server"); ProtocolError when it is none of them."""
+    if not isinstance(raw, str):
+        raise ProtocolError("bad-message", "binary frames are not part of the protocol: send a JSON text frame")
+    limit = MAX_MESSAGE_BYTES if sender == "client" else MAX_SERVER_FRAME
+    if len(raw) > limit or (len(raw) * 4 > limit and len(raw.encode("utf-8", "surrogatepass")) > limit):
+        raise ProtocolError("too-large", f"the message is over {limit} bytes")
+    try:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad-message", "not a JSON text") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad-message", "a message is a JSON object")
+    kind = data.get("type")
+    about = kind if isinstance(kind, str) and len(kind) <= 40 else None
+    version = data.get("v")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ProtocolError("bad-message", 'every message has "v", the protocol version (a whole number)', about)
+    if version != VERSION:
+        raise ProtocolError("version", f"protocol version {version} is not spoken here: this is version {VERSION}",
+                            about)
+    known = CLIENT_MESSAGES if sender == "client" else SERVER_MESSAGES
+    if kind not in known:
+        raise ProtocolError("unknown-type", f"unknown message type {about!r}: a {sender} sends "
+                                            f"{', '.join(known)}", about)
+    cls = known[kind]
+    given = {k: v for k, v in data.items() if k not in ("v", "type")}
+    extra = sorted(set(given) - set(cls.CHECKS))
+    if extra:
+        raise ProtocolError("bad-message", f"{kind}: unknown field {extra[0][:40]!r}", about)
+    values = {}
+    for f in fields(cls):
+        if f.name not in given:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ProtocolError("bad-message", f"{kind}: the field {f.name!r} is missing", about)
+            continue
+        try:
+            values[f.name] = cls.CHECKS[f.name](given[f.name], f"{kind}.{f.name}")
+        except ProtocolError as exc:
+            raise ProtocolError(exc.code, exc.message, about) from None
+    return cls(**values)
+
+
+def _plain(value):
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_dict(message) -> dict:
+    """A message as the JSON object it is sent as (tuples as lists)."""
+    return {"v": VERSION, "type": message.TYPE, **{f.name: _plain(getattr(message, f.name)) for f in fields(message)}}
+
+
+def encode(message) -> str:
+    """The frame of a message."""
+    return json.dumps(to_dict(message), separators=(",", ":"), ensure_ascii=False)
+
+
+def action_key(action) -> str:
+    """One text for an encoded action, equal for equal actions (a tuple and a list alike)."""
+    return json.dumps(_plain(list(action)), separators=(",", ":"))

@@ -1,0 +1,334 @@
+"""A room of the game server: one game, run by the one game loop (tabletop.gamekit.match.Match),
+with the room the authority. Each seat of a room is "remote" (a client plays it, with the secret
+token it was given on joining) or is played in the room ("ai", "random": the game's own seats).
+
+`Room` is the game and nothing of the network: a remote seat acts through `act` (its token, the
+step it answers, the action as replays encode it), anything else is refused with a `RoomError` and
+changes nothing; `update()` is what every viewer may know since the last update (each seat's and a
+spectator's view, the game definition's `seat_view`), and the acting seat's legal actions. The
+server (tabletop.net.server) runs each room in a worker process of its own (`run_room`: commands in,
+events out, over a pipe), so that one room's physics never stalls another room or the server.
+
+The journal: a room with a data folder writes its game as a replay (the recorder,
+tabletop.gamekit.record.GameRecorder, one crash-safe chunk per turn) to DATA/CODE/game.ttr and its
+metadata (game, seats, seed, outcomes, options, the code, each claimed seat's token hash and name)
+to DATA/CODE/room.json, written whole each time (a temp file, then a rename), so that a later server
+can restore the room from the two after a crash.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tabletop.sim.errors import InputError
+
+SEAT_KINDS = ("remote", "ai", "random")   # "remote": played by a client; the others in the room
+OUTCOMES = ("physics", "measured")         # where a room's chance comes from (no file of the server's)
+META_FILE = "room.json"
+REPLAY_FILE = "game.ttr"
+META_FORMAT = "tabletop-room"
+META_VERSION = 1
+
+
+class RoomError(Exception):
+    """An action or claim refused: `code` (one of tabletop.net.protocol.ERRORS) and a message; the
+    room is unchanged."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def new_code() -> str:
+    """A room's join code: 128 random bits, URL-safe (cannot be guessed)."""
+    return secrets.token_urlsafe(16)
+
+
+def new_token() -> str:
+    """A seat's secret token: 192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    """What the room keeps of a token (SHA-256, hex): a journal read by others gives no seat away."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token: str, digest: str | None) -> bool:
+    return digest is not None and hmac.compare_digest(token_hash(token), digest)
+
+
+@dataclass(frozen=True)
+class RoomSpec:
+    """What makes a room: its code, game, seats (a kind each), seed, outcomes and the game's options
+    (checked: `check_spec`)."""
+
+    code: str
+    game: str
+    seats: tuple[str, ...]
+    seed: int
+    outcomes: str = "physics"
+    options: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "seats": list(self.seats)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RoomSpec":
+        return cls(data["code"], data["game"], tuple(data["seats"]), int(data["seed"]), data["outcomes"],
+                   dict(data["options"]))
+
+
+def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: dict) -> RoomSpec:
+    """A room's spec, checked against its game's definition: InputError (one line) when the game,
+    a seat kind, the number of seats, the outcomes or an option is not one it can have."""
+    from tabletop.games.registry import game_spec
+
+    definition = game_spec(game)
+    seats = tuple(seats)
+    kinds = [k for k in SEAT_KINDS if k == "remote" or k in definition.seat_kinds]
+    unknown = [s for s in seats if s not in kinds]
+    if unknown:
+        raise InputError(f"--seats: unknown seat kind {unknown[0]!r} for a room of {definition.name}; use "
+                         f"{', '.join(kinds)}")
+    lo, hi = definition.seats
+    if not lo <= len(seats) <= hi:
+        need = f"exactly {lo}" if lo == hi else f"{lo}-{hi}"
+        raise InputError(f"--seats: {definition.title} needs {need} seats, not {len(seats)}")
+    if outcomes not in OUTCOMES:
+        raise InputError(f"--outcomes: a room's chance is one of {', '.join(OUTCOMES)}, not {outcomes!r}")
+    options = definition.check_options(dict(options))
+    return RoomSpec(code, definition.name, seats, int(seed), outcomes, options)
+
+
+def room_match(definition, spec: RoomSpec, state, source, banner: str, observers=(), seeds=None, drawn=None):
+    """The room's Match, made in this one place: the seats ("remote" ones None: the room is handed
+    their actions; the others the game's, planning with `source`), the source the match draws chance
+    from (`drawn`: the recorder's, which watches `source`; None: `source` itself), the `observers`
+    (the recorder, and whatever else a room is to tell of its actions) and the seeds: `seeds` None
+    is the Match's own GameSeeds(spec.seed); another seeds object (one that commits to each chance
+    event's seed before it is drawn) takes its place."""
+    from tabletop.gamekit.match import Match
+
+    players = [None if kind == "remote" else definition.make_seat(kind, source, spec.options)
+               for kind in spec.seats]
+    match = Match(state, players, drawn or source, spec.seed, banner=[banner], result_lines=definition.result_lines,
+                  observers=list(observers), max_turns=definition.max_turns)
+    if seeds is not None:
+        match.seeds = seeds
+    return match
+
+
+class Room:
+    """One game of a room: its Match, the remote seats' token hashes and names, and its journal
+    under `data` (None: no journal). `observers` and `seeds` are handed to `room_match`."""
+
+    def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None):
+        from tabletop.app.sources import play_outcomes
+        from tabletop.gamekit.record import GameRecorder
+        from tabletop.games.registry import game_spec
+
+        self.spec = spec
+        self.definition = definition = game_spec(spec.game)
+        self.outcomes = play_outcomes(definition, spec.outcomes)
+        config = definition.replay_config(list(spec.seats), self.outcomes, spec.options)
+        state = definition.make_game(config).new_initial_state()
+        self.source = definition.make_source(self.outcomes)
+        # the banner names the outcomes as the room was asked for them: no path of the server's
+        self.banner = definition.banner(list(spec.seats), spec.seed, spec.outcomes, spec.options)
+        self.folder = None if data is None else Path(data) / spec.code
+        self.tokens: dict[int, str] = {}          # remote seat -> its token's hash
+        self.names: dict[int, str | None] = {}
+        self.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        recorder = None
+        try:
+            if self.folder is not None:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._write_meta()
+                recorder = GameRecorder(self.folder / REPLAY_FILE, definition, config, spec.seed, state, self.source,
+                                        [self.banner])
+            self.match = room_match(definition, spec, state, self.source, self.banner, [recorder, *observers], seeds,
+                                    recorder.source if recorder else None)
+        except BaseException:
+            if recorder is not None:
+                recorder.close()
+            self.source.close()
+            raise
+        self._logged = 0                          # state.events up to here are in an update
+
+    # -- what the room is waiting for ------------------------------------------------------------
+    @property
+    def state(self):
+        return self.match.state
+
+    @property
+    def step(self) -> int:
+        """Actions applied so far (chance outcomes included): what an action answers."""
+        return len(self.state.history)
+
+    def over(self) -> bool:
+        return self.match.is_over()
+
+    def to_act(self) -> int | None:
+        """The remote seat whose action the room waits for (None: none)."""
+        if self.over():
+            return None
+        player = self.state.current_player
+        return player if player >= 0 and self.spec.seats[player] == "remote" else None
+
+    def busy(self) -> bool:
+        """Whether the room has a step of its own to take (a chance event, a seat played in the room)."""
+        return not self.over() and self.to_act() is None
+
+    def advance(self) -> list[str]:
+        """One step of the room's own: the chance event answered or its seat choosing."""
+        return self.match.step()
+
+    # -- the remote seats ----------------------------------------------------------------------
+    def claim(self, seat: int, digest: str, name: str | None = None) -> None:
+        """`seat` (a remote one) is taken by the client holding the token whose hash is `digest`."""
+        if not 0 <= seat < len(self.spec.seats) or self.spec.seats[seat] != "remote":
+            raise RoomError("room-full", f"seat {seat} is not a remote seat")
+        if seat in self.tokens and self.tokens[seat] != digest:
+            raise RoomError("room-full", f"{self.definition.colours[seat]} is taken")
+        self.tokens[seat], self.names[seat] = digest, name
+        self._write_meta()
+
+    def act(self, seat: int, token: str, action, step: int) -> list[str]:
+        """Apply remote `seat`'s `action` ([tag, *fields]), answering the view of `step`: its new log
+        lines. RoomError (the room unchanged) when the token is not the seat's, the seat is not to
+        act, the step is not the latest or the action is not one of the seat's legal actions."""
+        from tabletop.gamekit.record import decode_action, encode_action
+
+        colours = self.definition.colours
+        if self.over():
+            raise RoomError("room-closed", "the game is over")
+        if not isinstance(token, str) or not token_matches(token, self.tokens.get(seat)):
+            raise RoomError("bad-token", f"the token is not {colours[seat] if 0 <= seat < len(colours) else seat}'s")
+        if self.to_act() != seat:
+            raise RoomError("not-your-turn", self.waiting_for())
+        if step != self.step:
+            raise RoomError("stale", f"the action answers step {step}; the game is at step {self.step}")
+        try:
+            wanted = decode_action(self.definition, [list(v) if isinstance(v, tuple) else v for v in action])
+        except (InputError, TypeError):
+            raise RoomError("illegal", f"{list(action)!r} is not an action of {self.definition.name}") from None
+        legal = self.state.legal_actions()
+        for offered in legal:
+            if type(offered) is type(wanted) and encode_action(self.definition, offered) == \
+                    encode_action(self.definition, wanted):
+                return self.match.apply(offered)
+        raise RoomError("illegal", f"{wanted} is not one of {colours[seat]}'s {len(legal)} legal actions now")
+
+    def waiting_for(self) -> str:
+        """Whom the room waits for, in words."""
+        state, colours = self.state, self.definition.colours
+        if self.over():
+            return "the game is over"
+        player = state.current_player
+        if player < 0:
+            return f"a chance event ({state.chance_event}) is being answered"
+        return f"it is {colours[player]}'s turn"
+
+    # -- what each viewer may know -------------------------------------------------------------
+    def update(self) -> dict:
+        """What every viewer may know of the game since the last update: `views` by seat (None: a
+        spectator), each the definition's `seat_view` with only the log lines since the last update,
+        the banner and, once over, the result lines; `legal` the acting remote seat's legal actions
+        (encoded as replays encode them; None when no remote seat is to act); `step`, `to_act`, `over`."""
+        from tabletop.gamekit.record import encode_action
+
+        since, self._logged = self._logged, len(self.state.events)
+        views = {}
+        for viewer in [*range(len(self.spec.seats)), None]:
+            view = self.definition.seat_view(self.state, viewer, since)
+            view["banner"] = self.banner
+            if self.match.result is not None:
+                view["result"] = list(self.match.result)
+            views[viewer] = view
+        seat = self.to_act()
+        legal = None if seat is None else [encode_action(self.definition, a) for a in self.state.legal_actions()]
+        return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal}
+
+    # -- the journal -------------------------------------------------------------------------------
+    def meta(self) -> dict:
+        """The room's metadata, as room.json holds it."""
+        from tabletop.net.protocol import VERSION
+
+        colours = self.definition.colours
+        return {"format": META_FORMAT, "version": META_VERSION, "protocol": VERSION, **self.spec.to_dict(),
+                "resolved_outcomes": self.outcomes, "created": self.created, "replay": REPLAY_FILE,
+                "tokens": {colours[s]: h for s, h in sorted(self.tokens.items())},
+                "names": {colours[s]: n for s, n in sorted(self.names.items())}}
+
+    def _write_meta(self) -> None:
+        from tabletop.sim.output import write_json_atomic
+
+        if self.folder is not None:
+            write_json_atomic(self.folder / META_FILE, self.meta())
+
+    def close(self) -> None:
+        """Close the match (a game neither over nor left stays cut off in its replay: restorable)
+        and the outcome source."""
+        try:
+            self.match.close()
+        finally:
+            self.source.close()
+
+
+# -- the room's worker process ---------------------------------------------------------------------
+def handle(room: Room, command: tuple) -> list[tuple]:
+    """The events one command from the server gives: ("claim", seat, digest, name); ("act",
+    client, seat, token, action, step) gives ("refused", client, code, message) or, applied, an
+    ("update", ...)."""
+    kind = command[0]
+    if kind == "claim":
+        _, seat, digest, name = command
+        try:
+            room.claim(seat, digest, name)
+        except RoomError:
+            pass                  # the server checks claims first; a refused one leaves the room as it was
+        return []
+    if kind == "act":
+        _, client, seat, token, action, step = command
+        try:
+            room.act(seat, token, action, step)
+        except RoomError as exc:
+            return [("refused", client, exc.code, exc.message)]
+        return [("update", room.update())]
+    return []
+
+
+def run_room(conn, spec: dict, data: str | None) -> None:
+    """A room's worker process: make the room, send its first update, then take the server's
+    commands (`handle`) and the room's own steps (each followed by an update) until the game ends,
+    the server says ("stop",) or goes (the pipe closes)."""
+    room = None
+    try:
+        room = Room(RoomSpec.from_dict(spec), None if data is None else Path(data))
+        conn.send(("update", room.update()))
+        while not room.over():
+            while conn.poll(0 if room.busy() else None):
+                command = conn.recv()
+                if command[0] == "stop":
+                    return
+                for event in handle(room, command):
+                    conn.send(event)
+            if room.busy():
+                room.advance()
+                conn.send(("update", room.update()))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        return                     # the server is gone: the journal holds the game so far
+    except BaseException as exc:   # a defect: say so, and end the room
+        try:
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
+    finally:
+        if room is not None:
+            room.close()
+        conn.close()

@@ -1,0 +1,390 @@
+"""The game server (`tabletop serve`): an asyncio websocket server holding rooms by code.
+
+Each room's game runs in a worker process of its own (tabletop.net.room.run_room, started with
+multiprocessing's spawn), so that one room's physics never stalls another room or the server's I/O;
+the server reads each worker's pipe from its event loop and relays. The `Hub` is the server without
+the network: it takes each connection's frames (`receive`), parses them (tabletop.net.protocol),
+checks them against what it knows of the room (the seats' token hashes, whose turn it is, the
+latest step, the acting seat's legal actions) and forwards only a legal action of the seat to act;
+anything else gets an `error` message on that connection alone and reaches no room. After every
+action the room's update gives each viewer its view (`view` messages: only the new log lines) and
+the hub keeps each viewer's whole view, for a connection that joins or comes back.
+
+With `inline` the rooms run in the hub's own process and thread, each command handled at once
+(tests, fuzzing: no processes, no network).
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import signal
+from pathlib import Path
+from typing import Callable
+
+from tabletop.net import protocol as p
+from tabletop.net.room import RoomError, check_spec, new_code, new_token, token_hash, token_matches
+from tabletop.sim.errors import InputError
+
+OUTBOX_LIMIT = 2000        # messages waiting for a slow client before the server drops its connection
+MAX_ROOMS = 64             # rooms whose game is not over, at most
+
+
+class Connection:
+    """One client's connection: where its messages go (`deliver(text)`), the room and the viewer
+    (a seat, or None: a spectator) it joined as."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, deliver: Callable[[str], None]):
+        self.id = next(self._ids)
+        self.deliver = deliver
+        self.room: RoomHandle | None = None
+        self.viewer: int | None = None
+
+    def post(self, message) -> None:
+        self.deliver(p.encode(message))
+
+
+class InlineRoom:
+    """A room run in the hub's own thread: each command handled, then the room's own steps, at once."""
+
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None):
+        from tabletop.net.room import Room
+
+        self.handle = handle
+        self.room = Room(spec, data)
+        handle.receive(("update", self.room.update()))
+        self._run()
+
+    def send(self, command: tuple) -> None:
+        from tabletop.net.room import handle
+
+        if command[0] == "stop":
+            return self.close()
+        for event in handle(self.room, command):
+            self.handle.receive(event)
+        self._run()
+
+    def _run(self) -> None:
+        while self.room.busy():
+            self.room.advance()
+            self.handle.receive(("update", self.room.update()))
+        if self.room.over():
+            self.room.close()
+
+    def close(self) -> None:
+        self.room.close()
+
+
+class WorkerRoom:
+    """A room run in a worker process of its own (spawned), its pipe read from the event loop."""
+
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None):
+        import multiprocessing
+
+        from tabletop.net.room import run_room
+
+        self.handle = handle
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=run_room, args=(child, spec.to_dict(), None if data is None else str(data)),
+                                       name=f"tabletop-room-{spec.code[:6]}", daemon=True)
+        self.process.start()
+        child.close()
+        self.loop = asyncio.get_running_loop()
+        self.loop.add_reader(self.conn.fileno(), self._readable)
+        self.open = True
+
+    def _readable(self) -> None:
+        try:
+            while self.open and self.conn.poll():
+                self.handle.receive(self.conn.recv())
+        except (EOFError, OSError):
+            self._gone()
+
+    def _gone(self) -> None:
+        if self.open:
+            self.open = False
+            self.loop.remove_reader(self.conn.fileno())
+            self.conn.close()
+            self.handle.receive(("gone",))
+
+    def send(self, command: tuple) -> None:
+        if not self.open:
+            return
+        try:
+            self.conn.send(command)
+        except OSError:
+            self._gone()
+
+    def close(self) -> None:
+        self.send(("stop",))
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)
+        if self.open:
+            self.open = False
+            self.loop.remove_reader(self.conn.fileno())
+            self.conn.close()
+
+
+class RoomHandle:
+    """The server's side of a room: its spec, the claimed seats' token hashes and names, the
+    connections of each viewer, each viewer's whole view so far, and what the room waits for."""
+
+    def __init__(self, hub: "Hub", spec, data: Path | None, inline: bool):
+        from tabletop.games.registry import game_spec
+
+        self.hub, self.spec, self.code = hub, spec, spec.code
+        self.definition = game_spec(spec.game)
+        self.colours = self.definition.colours[:len(spec.seats)]
+        self.tokens: dict[int, str] = {}
+        self.names: dict[int, str | None] = {}
+        self.viewers: dict[int | None, set[Connection]] = {}
+        self.views: dict[int | None, dict] = {}
+        self.step, self.to_act, self.over = 0, None, False
+        self.legal: list | None = None
+        self.legal_keys: frozenset[str] = frozenset()
+        self.in_flight: int | None = None          # the connection whose action the room is applying
+        self.closed: str | None = None             # why the room stopped before its end
+        self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data)
+
+    def colour(self, viewer: int | None) -> str | None:
+        return None if viewer is None else self.colours[viewer]
+
+    def seats(self) -> list[dict]:
+        return [{"colour": c, "kind": k, "taken": s in self.tokens, "name": self.names.get(s)}
+                for s, (c, k) in enumerate(zip(self.colours, self.spec.seats))]
+
+    def view_message(self, viewer: int | None, log_from: int, view: dict) -> p.View:
+        legal = self.legal if viewer is not None and viewer == self.to_act else None
+        return p.View(self.code, self.colour(viewer), self.step, log_from, view, legal)
+
+    def receive(self, event: tuple) -> None:
+        """An event of the room's worker: an update, an action refused, the room failed or gone."""
+        kind = event[0]
+        if kind == "update":
+            self._update(event[1])
+        elif kind == "refused":
+            _, client, code, message = event
+            self.in_flight = None
+            conn = self.hub.connections.get(client)
+            if conn is not None:
+                conn.post(p.Error(code, message, "act"))
+        elif kind in ("failed", "gone") and not self.over and self.closed is None:
+            self.closed = event[1] if kind == "failed" else "the room's worker stopped"
+            self.in_flight, self.to_act = None, None
+            self.hub.note(f"room {self.code}: stopped: {self.closed}")
+            for conns in self.viewers.values():
+                for conn in conns:
+                    conn.post(p.Error("room-closed", f"the room stopped: {self.closed}"))
+
+    def _update(self, update: dict) -> None:
+        self.step, self.to_act, self.over = update["step"], update["to_act"], update["over"]
+        self.legal = update["legal"]
+        self.legal_keys = frozenset(p.action_key(a) for a in self.legal or ())
+        self.in_flight = None
+        for viewer, delta in update["views"].items():
+            kept = self.views.get(viewer)
+            log_from = 0 if kept is None else len(kept["log"])
+            self.views[viewer] = delta if kept is None else {**kept, **delta, "log": kept["log"] + delta["log"]}
+            for conn in list(self.viewers.get(viewer, ())):
+                conn.post(self.view_message(viewer, log_from, delta))
+        if self.over:
+            self.hub.note(f"room {self.code}: over: {' '.join(update['views'][None].get('result', []))}")
+
+
+class Hub:
+    """The rooms by code and the connections by id; `receive(conn, frame)` answers one frame."""
+
+    def __init__(self, data: Path | None = None, inline: bool = False, note: Callable[[str], None] | None = None,
+                 max_rooms: int = MAX_ROOMS):
+        self.data = None if data is None else Path(data)
+        self.inline = inline
+        self.note = note or (lambda text: None)
+        self.max_rooms = max_rooms
+        self.rooms: dict[str, RoomHandle] = {}
+        self.connections: dict[int, Connection] = {}
+
+    # -- connections -------------------------------------------------------------------------------
+    def connect(self, deliver: Callable[[str], None]) -> Connection:
+        conn = Connection(deliver)
+        self.connections[conn.id] = conn
+        return conn
+
+    def leave(self, conn: Connection) -> None:
+        self.connections.pop(conn.id, None)
+        if conn.room is not None:
+            conn.room.viewers.get(conn.viewer, set()).discard(conn)
+            conn.room = None
+
+    def receive(self, conn: Connection, frame) -> None:
+        """Answer one frame of `conn`: a refused one gets an `error` message on `conn` alone and
+        changes nothing; no exception leaves here."""
+        about = None
+        try:
+            message = p.parse(frame, "client")
+            about = message.TYPE
+            {"create": self._create, "join": self._join, "act": self._act}[about](conn, message)
+        except p.ProtocolError as exc:
+            conn.post(exc.reply())
+        except RoomError as exc:
+            conn.post(p.Error(exc.code, exc.message, about))
+        except Exception as exc:        # a defect: the connection is told, the server goes on
+            self.note(f"internal error on a {about or 'bad'} message: {type(exc).__name__}: {exc}")
+            conn.post(p.Error("internal", f"the server failed on the message ({type(exc).__name__}); "
+                                          f"nothing was changed", about))
+
+    # -- the messages ------------------------------------------------------------------------------
+    def _create(self, conn: Connection, message: p.Create) -> None:
+        open_rooms = sum(1 for h in self.rooms.values() if not h.over and h.closed is None)
+        if open_rooms >= self.max_rooms:
+            raise p.ProtocolError("bad-request", f"the server holds its most rooms ({self.max_rooms}) now; "
+                                                 f"try later", "create")
+        try:
+            spec = check_spec(new_code(), message.game, message.seats, message.seed, message.outcomes,
+                              message.options)
+        except InputError as exc:
+            raise p.ProtocolError("bad-request", str(exc), "create") from None
+        handle = RoomHandle(self, spec, self.data, self.inline)
+        self.rooms[spec.code] = handle
+        self.note(f"room {spec.code}: {spec.game}, seats {','.join(spec.seats)}, seed {spec.seed}, "
+                  f"outcomes {spec.outcomes}")
+        conn.post(p.Created(spec.code, spec.game, tuple(handle.seats())))
+
+    def _join(self, conn: Connection, message: p.Join) -> None:
+        handle = self.rooms.get(message.room)
+        if handle is None:
+            raise RoomError("unknown-room", "no room has that code")
+        colours = handle.colours
+        token = None
+        if message.spectate:
+            if message.seat is not None or message.token is not None:
+                raise RoomError("bad-message", "a spectator takes no seat and needs no token")
+            viewer = None
+        elif message.token is not None:
+            viewer = next((s for s, digest in handle.tokens.items() if token_matches(message.token, digest)), None)
+            if viewer is None or (message.seat is not None and message.seat != colours[viewer]):
+                raise RoomError("bad-token", "the token is not one of this room's seats'" if viewer is None
+                                else f"the token is not {message.seat}'s")
+            token = message.token
+        else:
+            viewer = self._free_seat(handle, message.seat)
+            token = new_token()
+            handle.tokens[viewer], handle.names[viewer] = token_hash(token), message.name
+            handle.backend.send(("claim", viewer, handle.tokens[viewer], message.name))
+            self.note(f"room {handle.code}: {colours[viewer]} taken" + (f" by {message.name}" if message.name else ""))
+        self.leave(conn)
+        self.connections[conn.id] = conn
+        conn.room, conn.viewer = handle, viewer
+        handle.viewers.setdefault(viewer, set()).add(conn)
+        conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats())))
+        if viewer in handle.views:
+            conn.post(handle.view_message(viewer, 0, handle.views[viewer]))
+        if handle.closed is not None:
+            conn.post(p.Error("room-closed", f"the room stopped: {handle.closed}", "join"))
+
+    def _free_seat(self, handle: RoomHandle, colour: str | None) -> int:
+        """The seat a join with no token takes: the one it names, else the first free remote seat."""
+        if handle.over or handle.closed is not None:
+            raise RoomError("room-closed", "the game is over: join as a spectator to see it")
+        kinds, colours = handle.spec.seats, handle.colours
+        if colour is not None:
+            if colour not in colours:
+                raise RoomError("room-full", f"the room has no seat {colour!r} (its seats: {', '.join(colours)})")
+            seat = colours.index(colour)
+            if kinds[seat] != "remote":
+                raise RoomError("room-full", f"{colour} is played in the room ({kinds[seat]})")
+            if seat in handle.tokens:
+                raise RoomError("room-full", f"{colour} is taken: take it back with its token")
+            return seat
+        free = [s for s, kind in enumerate(kinds) if kind == "remote" and s not in handle.tokens]
+        if not free:
+            raise RoomError("room-full", "every remote seat is taken")
+        return free[0]
+
+    def _act(self, conn: Connection, message: p.Act) -> None:
+        handle = conn.room
+        if handle is None:
+            raise RoomError("not-joined", "join a room before acting")
+        if conn.viewer is None:
+            raise RoomError("spectator", "a spectator cannot act")
+        seat = conn.viewer
+        if handle.over or handle.closed is not None:
+            raise RoomError("room-closed", "the game is over" if handle.over else f"the room stopped: {handle.closed}")
+        if not token_matches(message.token, handle.tokens.get(seat)):
+            raise RoomError("bad-token", f"the token is not {handle.colours[seat]}'s")
+        if handle.in_flight is not None:
+            raise RoomError("busy", "the last action is still being applied")
+        if handle.to_act != seat:
+            raise RoomError("not-your-turn", f"{handle.colours[seat]} is not to act now")
+        if message.step != handle.step:
+            raise RoomError("stale", f"the action answers step {message.step}; the game is at step {handle.step}")
+        if p.action_key(message.action) not in handle.legal_keys:
+            raise RoomError("illegal", f"{list(message.action)!r} is not one of {handle.colours[seat]}'s "
+                                       f"{len(handle.legal_keys)} legal actions now")
+        handle.in_flight = conn.id
+        handle.backend.send(("act", conn.id, seat, message.token, message.action, message.step))
+
+    def close(self) -> None:
+        """Stop every room's worker (a game not over stays cut off in its journal)."""
+        for handle in self.rooms.values():
+            try:
+                handle.backend.close()
+            except Exception as exc:       # one room failing to stop keeps no other running
+                self.note(f"room {handle.code}: {type(exc).__name__} while stopping: {exc}")
+
+
+async def serve(host: str, port: int, data: Path | None, on_ready: Callable[[str], None] | None = None,
+                note: Callable[[str], None] | None = None, inline: bool = False,
+                stop: asyncio.Event | None = None) -> None:
+    """Serve rooms on ws://host:port (port 0: a free one) until `stop` is set, SIGTERM comes or the
+    task is cancelled (Ctrl-C); `on_ready(url)` is told the address once it listens. Every room's
+    worker is stopped on the way out (a game not over stays cut off in its journal: restorable)."""
+    from websockets.asyncio.server import serve as ws_serve
+    from websockets.exceptions import ConnectionClosed
+
+    hub = Hub(data, inline, note)
+
+    async def connection(ws) -> None:
+        outbox: asyncio.Queue = asyncio.Queue()
+
+        def deliver(text: str) -> None:
+            if outbox.qsize() >= OUTBOX_LIMIT:
+                asyncio.ensure_future(ws.close(1008, "too many messages waiting: reconnect"))
+                return
+            outbox.put_nowait(text)
+
+        async def pump() -> None:
+            try:
+                while True:
+                    await ws.send(await outbox.get())
+            except ConnectionClosed:
+                pass
+
+        conn = hub.connect(deliver)
+        sender = asyncio.ensure_future(pump())
+        try:
+            async for frame in ws:
+                hub.receive(conn, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            hub.leave(conn)
+            sender.cancel()
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)     # `kill`: stop the rooms' workers, then end
+    try:
+        async with ws_serve(connection, host, port, max_size=p.MAX_CLIENT_FRAME) as server:
+            bound = server.sockets[0].getsockname()
+            if on_ready is not None:
+                on_ready(f"ws://{host}:{bound[1]}")
+            try:
+                await stop.wait()
+            finally:
+                hub.close()
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
