@@ -16,7 +16,8 @@ from tabletop.sim.errors import InputError
 FRONT_END_ONLY = {"help", "quiet", "command", "no_record", "headless"}
 COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "sweep": rq.SweepRequest,
             "validate": rq.ValidateRequest, "bench": rq.BenchRequest, "analyze": rq.AnalyzeRequest,
-            "play": rq.WindowRequest, "replay": rq.ReplayRequest}
+            "play": rq.WindowRequest, "replay": rq.ReplayRequest, "serve": rq.ServeRequest, "host": rq.HostRequest,
+            "join": rq.JoinRequest}
 
 
 def subparsers():

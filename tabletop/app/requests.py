@@ -349,6 +349,69 @@ class ReplayRequest:
             raise InputError("--from-turn: only with --verify")
 
 
+@dataclass
+class ServeRequest:
+    """`tabletop serve`: the game server on ws://host:port (port 0: a free one, which it says),
+    each room journaled under `data`."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data: Path = Path("rooms")
+
+    def __post_init__(self):
+        self.host = _text(self.host, "host", optional=False)
+        if not self.host:
+            raise InputError("--host: expected a host name or address, got ''")
+        if not 0 <= _whole(self.port, "port") <= 65535:
+            raise InputError(f"--port: a port from 0 to 65535 (0: a free one), got {self.port}")
+        self.data = _path(self.data, "data")
+        if self.data is None:
+            raise InputError("--data: expected a folder, got None")
+
+
+@dataclass
+class HostRequest(GameRun):
+    """`tabletop host GAME --server ws://HOST:PORT`: a room made on the server, each seat remote (a
+    client plays it), ai or random (played in the room); chance physics or measured."""
+
+    seats: tuple[str, ...] = ("remote", "remote")
+    server: str = ""
+
+    def __post_init__(self):
+        from tabletop.net.client import server_url
+
+        super().__post_init__()
+        self.server = server_url(_text(self.server, "server", optional=False))
+
+
+@dataclass
+class JoinRequest:
+    """`tabletop join ws://HOST:PORT/CODE`: a seat of the room (`seat` a colour, or the first free
+    one) played by `bot` with its `seed`, or (`spectate`) the game watched."""
+
+    url: str
+    seat: str | None = None
+    name: str | None = None
+    bot: str = "random"
+    spectate: bool = False
+    seed: int = 0
+
+    def __post_init__(self):
+        from tabletop.net.client import split_join_url
+
+        split_join_url(_text(self.url, "url", optional=False))
+        self.seat = _text(self.seat, "seat")
+        self.name = _text(self.name, "name")
+        if self.name is not None and not 0 < len(self.name) <= 40:
+            raise InputError(f"--name: 1 to 40 characters, got {len(self.name)}")
+        if self.bot not in ("random",):
+            raise InputError(f"--as: random (the only seat a client plays without a window yet), got {self.bot!r}")
+        _switch(self.spectate, "spectate")
+        self.seed = _seed(self.seed)
+        if self.spectate and self.seat is not None:
+            raise InputError("--spectate takes no --seat: a spectator sees every seat's public view")
+
+
 def request_fields(request_type) -> list[str]:
     """The names of a request type's fields (the API's keyword arguments)."""
     return [f.name for f in fields(request_type)]

@@ -141,3 +141,32 @@ class PlayedGame:
 
     def __repr__(self) -> str:
         return f"<PlayedGame {self.game}, seed {self.seed}, seats {','.join(self.seats)}: {self.result}>"
+
+
+class HostedRoom(NamedTuple):
+    """A room made on a game server: its join `code`, the `url` clients join with
+    (ws://HOST:PORT/CODE), the game and each seat's colour and kind."""
+
+    code: str
+    url: str
+    game: str
+    seats: tuple
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "url": self.url, "game": self.game, "seats": [dict(s) for s in self.seats]}
+
+
+class JoinedSeat(NamedTuple):
+    """A seat played (or a game watched) to the end through a game server: the room, the seat's
+    colour (None: a spectator), the log as that seat saw it, the result lines, the winner and how
+    often the client reconnected."""
+
+    room: str
+    seat: str | None
+    lines: list
+    result: list
+    winner: str | None
+    reconnects: int
+
+    def to_dict(self) -> dict:
+        return dict(self._asdict())

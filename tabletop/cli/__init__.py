@@ -9,6 +9,9 @@
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
   tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules
   tabletop replay FILE.ttr [--summary] [--verify] [--frames DIR]
+  tabletop serve [--host 127.0.0.1] [--port 8765] [--data DIR]
+  tabletop host GAME --server ws://HOST:PORT --seats remote,remote,ai --seed S [--outcomes physics|measured]
+  tabletop join ws://HOST:PORT/CODE [--seat COLOUR] [--name NAME] --headless [--as random | --spectate]
   tabletop                      (no command: one line naming the commands, exit 2)
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written. Output
@@ -28,10 +31,11 @@ EXIT_INTERRUPTED = 130
 
 
 def _commands() -> dict:
-    from tabletop.cli import devices, games
+    from tabletop.cli import devices, games, net
 
     return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
-            "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze}
+            "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze,
+            "serve": net.serve, "host": net.host, "join": net.join}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -178,7 +178,50 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --rules: games of each game (a match counts as one; default 300, 30 with --quick)")
     bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
                        help="with --rules: the seats of every game (default random)")
+    _net_commands(sub, GAMES)
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port from 0 to 65535 (0: a free one), got {value}")
+    return value
+
+
+def _net_commands(sub, games) -> None:
+    """serve, host and join: playing together through a game server (tabletop.net)."""
+    serve = sub.add_parser("serve", help="run a game server: rooms of games that clients play together")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8765,
+                       help="the port to listen on (default 8765; 0: a free one, printed)")
+    serve.add_argument("--data", type=Path, default=Path("rooms"), metavar="DIR",
+                       help="where each room's game (a replay) and metadata are journaled (default rooms/)")
+
+    host = sub.add_parser("host", help="make a room on a game server and print its join address")
+    host.add_argument("game", help=f"one of: {', '.join(games)}")
+    host.add_argument("--server", required=True, metavar="ws://HOST:PORT", help="the game server")
+    host.add_argument("--seats", default="remote,remote",
+                      help="comma-separated seats: remote (a client joins to play it), ai or random (played "
+                           "in the room); default remote,remote")
+    host.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
+    host.add_argument("--outcomes", choices=("physics", "measured"), default="physics",
+                      help="physics (the server simulates every chance event; the game can be verified) or "
+                           "measured (the published tables: fast)")
+    _add_game_options(host, games)
+
+    join = sub.add_parser("join", help="play a seat of a room on a game server, or watch it")
+    join.add_argument("url", metavar="ws://HOST:PORT/CODE", help="the room's address, as host printed it")
+    join.add_argument("--seat", metavar="COLOUR", help="the seat to take (default: the first free remote seat)")
+    join.add_argument("--name", help="the name the room shows for the seat")
+    join.add_argument("--headless", action="store_true", help="no window: print the seat's log (needed for now)")
+    join.add_argument("--as", dest="bot", choices=("random",), default="random",
+                      help="with --headless: who plays the seat (random: uniformly among its legal actions)")
+    join.add_argument("--spectate", action="store_true", help="watch: every seat's public view, no hand")
+    join.add_argument("--seed", type=_seed, default=0, help="the seed of the seat's random choices (default 0)")
 
 
 def _seat_help(games, kinds) -> str:

@@ -1,0 +1,64 @@
+"""The jobs of playing together (tabletop.net): `serve` (the game server, until Ctrl-C), `host`
+(a room made on a server) and `join` (a seat of a room played with no window, or the game watched).
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+
+from tabletop.app.requests import HostRequest, JoinRequest, ServeRequest
+from tabletop.app.results import HostedRoom, JoinedSeat
+from tabletop.net.client import NetError, Refused
+from tabletop.sim.errors import InputError
+
+__all__ = ["NetError", "host", "join", "serve"]
+
+BAD_INPUT = {"bad-request", "unknown-room", "room-full", "bad-token", "spectator"}
+
+
+def serve(request: ServeRequest, on_ready: Callable[[str], None] | None = None,
+          note: Callable[[str], None] | None = None) -> None:
+    """Serve rooms until interrupted (KeyboardInterrupt reaches the caller); `on_ready(url)` once it
+    listens (its port: the one asked for, or the free one port 0 found), `note` each room's events."""
+    from tabletop.net.server import serve as run
+    from tabletop.sim.output import check_output_dir
+
+    check_output_dir(request.data, "--data")
+    asyncio.run(run(request.host, request.port, request.data, on_ready, note))
+
+
+def host(request: HostRequest) -> HostedRoom:
+    """Make the request's room on its server. The game, seats, options and outcomes are checked
+    here first (InputError), then by the server; NetError when the server cannot be reached."""
+    from tabletop.net.client import create_room
+    from tabletop.net.room import check_spec
+
+    spec = check_spec("-", request.game, request.seats, request.seed, request.outcomes, request.options)
+    try:
+        created = asyncio.run(create_room(request.server, spec.game, spec.seats, spec.seed, spec.outcomes,
+                                          request.options))
+    except Refused as exc:
+        if exc.code in BAD_INPUT:
+            raise InputError(exc.message) from None
+        raise
+    return HostedRoom(created.room, f"{request.server}/{created.room}", created.game, tuple(created.seats))
+
+
+def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
+         note: Callable[[str], None] | None = None) -> JoinedSeat:
+    """Play the request's seat (or watch) to the game's end: each log line the seat may read to
+    `emit`, what happens to the connection to `note`. A code, seat or token the room does not take
+    is an InputError; NetError when the server cannot be reached for long or stops the room."""
+    from tabletop.net.client import SeatClient, random_chooser, split_join_url
+
+    server, code = split_join_url(request.url)
+    choose = None if request.spectate else random_chooser(request.seed)
+    client = SeatClient(server, code, request.seat, request.name, request.spectate, choose, emit, note)
+    try:
+        view = asyncio.run(client.run())
+    except Refused as exc:
+        if exc.code in BAD_INPUT:
+            raise InputError(exc.message) from None
+        raise
+    return JoinedSeat(code, client.colour, list(client.log), list(view.get("result", [])), view.get("winner"),
+                      client.reconnects)

@@ -1,0 +1,63 @@
+"""The commands of playing together: serve, host, join. Each builds its request, runs the job
+(tabletop.app.net) and prints what it says; a server that cannot be reached is one line, exit 1."""
+from __future__ import annotations
+
+import sys
+
+from tabletop.app import requests as rq
+from tabletop.cli.parser import given_options
+from tabletop.sim.errors import InputError
+
+EXIT_NET = 1
+
+
+def _note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _echo(line: str) -> None:
+    print(line, flush=True)
+
+
+def _failed(exc: Exception) -> int:
+    print(f"tabletop: error: {exc}", file=sys.stderr)
+    return EXIT_NET
+
+
+def serve(args) -> int:
+    from tabletop.app import net
+
+    request = rq.ServeRequest(host=args.host, port=args.port, data=args.data)
+    net.serve(request, on_ready=lambda url: _echo(f"serving on {url} (rooms journaled in {request.data})"),
+              note=_note)
+    return 0
+
+
+def host(args) -> int:
+    from tabletop.app import net
+
+    request = rq.HostRequest(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
+                             options=given_options(args), server=args.server)
+    try:
+        room = net.host(request)
+    except net.NetError as exc:
+        return _failed(exc)
+    seats = ", ".join(f"{s['colour']}={s['kind']}" for s in room.seats)
+    _echo(f"room {room.code}: {room.game}, seats {seats}, seed {request.seed}, outcomes {request.outcomes}")
+    _echo(f"join: {room.url}")
+    return 0
+
+
+def join(args) -> int:
+    from tabletop.app import net
+
+    if not args.headless:
+        raise InputError("join: the window client is not built yet; give --headless (with --as random, "
+                         "or --spectate)")
+    request = rq.JoinRequest(url=args.url, seat=args.seat, name=args.name, bot=args.bot, spectate=args.spectate,
+                             seed=args.seed)
+    try:
+        net.join(request, emit=_echo, note=_note)
+    except net.NetError as exc:
+        return _failed(exc)
+    return 0
