@@ -60,6 +60,9 @@ def refused(frame, side: str = "client") -> str:
     ('{"v": true, "type": "join", "room": "x"}', "bad-message"),
     ('{"v": 2, "type": "join", "room": "x"}', "version"),
     ('{"v": 1, "type": "shout"}', "unknown-type"),
+    ('{"v": 1, "type": ["act"]}', "unknown-type"),
+    ('{"v": 1, "type": {"a": 1}}', "unknown-type"),
+    ('{"v": 1, "type": ""}', "unknown-type"),
     ('{"v": 1, "type": "created", "room": "x", "game": "g", "seats": []}', "unknown-type"),   # a server's
     ('{"v": 1, "type": "join"}', "bad-message"),                      # no room
     ('{"v": 1, "type": "join", "room": "x", "admin": true}', "bad-message"),

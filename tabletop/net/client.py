@@ -97,17 +97,20 @@ async def create_room(server: str, game: str, seats, seed: int, outcomes: str, o
 
 class SeatClient:
     """One seat of a room (or a spectator, with `spectate`) played through `choose` (None: it only
-    watches). Each new log line goes to `emit`, what happens to the connection to `note`. `run()`
-    returns the last view once the game is over."""
+    watches). Each new log line goes to `emit`, what happens to the connection to `note`, every
+    frame received to `on_frame`. `run()` returns the last view once the game is over."""
 
     def __init__(self, server: str, room: str, seat: str | None = None, name: str | None = None,
                  spectate: bool = False, choose: Callable | None = None, emit: Callable[[str], None] | None = None,
-                 note: Callable[[str], None] | None = None, give_up_s: float = GIVE_UP_S):
+                 note: Callable[[str], None] | None = None, give_up_s: float = GIVE_UP_S,
+                 on_frame: Callable[[str], None] | None = None):
         self.server, self.room, self.seat, self.name = server, room, seat, name
         self.spectate, self.choose = spectate, choose
         self.emit = emit or (lambda line: None)
         self.note = note or (lambda line: None)
         self.give_up_s = give_up_s
+        self.on_frame = on_frame         # told every frame received, raw (tests scan them)
+        self.connection = None           # the websocket now open, if any
         self.token: str | None = None
         self.colour: str | None = None
         self.log: list[str] = []
@@ -136,6 +139,7 @@ class SeatClient:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, MAX_DELAY_S)
                 continue
+            self.connection = ws
             try:
                 if await self._session(ws):
                     return self.view
@@ -144,6 +148,7 @@ class SeatClient:
                 delay, lost_at = FIRST_DELAY_S, lost_at or loop.time()
                 self.note(f"connection lost ({exc}): reconnecting")
             finally:
+                self.connection = None
                 await ws.close()
             self.reconnects += 1
 
@@ -158,6 +163,8 @@ class SeatClient:
         await ws.send(p.encode(self._join_message()))
         self._acted_step = None
         async for frame in ws:
+            if self.on_frame is not None:
+                self.on_frame(frame)
             try:
                 message = p.parse(frame, "server")
             except p.ProtocolError as exc:

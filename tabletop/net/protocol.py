@@ -279,7 +279,7 @@ def parse(raw: Any, sender: str = "client"):
     if not isinstance(data, dict):
         raise ProtocolError("bad-message", "a message is a JSON object")
     kind = data.get("type")
-    about = kind if isinstance(kind, str) and len(kind) <= 40 else None
+    about = kind if isinstance(kind, str) and kind in MESSAGES else None
     version = data.get("v")
     if isinstance(version, bool) or not isinstance(version, int):
         raise ProtocolError("bad-message", 'every message has "v", the protocol version (a whole number)', about)
@@ -287,8 +287,8 @@ def parse(raw: Any, sender: str = "client"):
         raise ProtocolError("version", f"protocol version {version} is not spoken here: this is version {VERSION}",
                             about)
     known = CLIENT_MESSAGES if sender == "client" else SERVER_MESSAGES
-    if kind not in known:
-        raise ProtocolError("unknown-type", f"unknown message type {about!r}: a {sender} sends "
+    if not isinstance(kind, str) or kind not in known:
+        raise ProtocolError("unknown-type", f"unknown message type {repr(kind)[:40]}: a {sender} sends "
                                             f"{', '.join(known)}", about)
     cls = known[kind]
     given = {k: v for k, v in data.items() if k not in ("v", "type")}
