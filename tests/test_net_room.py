@@ -343,3 +343,27 @@ def test_ten_thousand_random_and_mutated_messages_leave_the_room_intact(tmp_path
     replay = tabletop.open_replay(tmp_path / code / "game.ttr")
     assert replay.lines == room.match.lines and replay.complete
     assert sum(isinstance(a, ChanceOutcome) for a in replay.history) > 0
+
+
+def test_an_action_in_flight_when_its_connection_drops_is_answered_on_the_seats_new_connection(table):
+    """A seat acts, its connection drops before the room answers, it comes back: an act meanwhile is
+    `busy`, and the room's answer reaches the new connection (an update, or a refusal to act upon)."""
+    hub, handle, players, spectator, notes = table
+    seat = handle.to_act
+    mover = players[seat]
+    view = mover.last_view()
+    held = []
+    send, handle.backend.send = handle.backend.send, held.append     # the room is slow to answer
+    mover.send(p.Act(mover.token, view["step"], tuple(view["legal"][0])))
+    assert handle.in_flight == mover.conn.id and len(held) == 1
+    hub.leave(mover.conn)
+    back = Recorder(hub)
+    joined, again = back.send(p.Join(handle.code, token=mover.token))
+    assert again["legal"] == view["legal"]
+    [busy] = back.send(p.Act(mover.token, view["step"], tuple(view["legal"][0])))
+    assert busy["code"] == "busy"
+    handle.receive(("refused", mover.conn.id, "illegal", "the room would not have it"))
+    assert json.loads(back.frames[-1])["code"] == "illegal" and handle.in_flight is None
+    handle.backend.send = send
+    got = back.send(p.Act(mover.token, view["step"], tuple(view["legal"][0])))
+    assert got and got[0]["type"] == "view" and handle.step > view["step"]

@@ -173,7 +173,8 @@ class SeatClient:
                 if message.code in FATAL:
                     raise Refused(message.code, message.message)
                 self.note(f"the server refused an action: {message.code}: {message.message}")
-                if message.about == "act" and self._legal:
+                # an illegal action: choose again; busy, stale or out of turn: the next view says what now
+                if message.about == "act" and message.code == "illegal" and self._legal:
                     self._refusals += 1
                     if self._refusals > MAX_REFUSALS:
                         raise Refused(message.code, f"{message.message} ({MAX_REFUSALS} actions refused in a row)")

@@ -170,8 +170,13 @@ class RoomHandle:
             _, client, code, message = event
             self.in_flight = None
             conn = self.hub.connections.get(client)
-            if conn is not None:
+            if conn is not None and conn.room is self:
                 conn.post(p.Error(code, message, "act"))
+            else:
+                # the connection that acted has gone: the seat's others are told (one that came back
+                # and was refused as busy acts again); a refused action left the seat to act
+                for other in self.viewers.get(self.to_act, ()):
+                    other.post(p.Error(code, message, "act"))
         elif kind in ("failed", "gone") and not self.over and self.closed is None:
             self.closed = event[1] if kind == "failed" else "the room's worker stopped"
             self.in_flight, self.to_act = None, None

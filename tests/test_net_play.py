@@ -1,0 +1,160 @@
+"""Playing together over the network: `tabletop serve` as a process on loopback, a King Kong room
+made with `tabletop host` and played to its end by three `tabletop join --headless --as random`
+processes (and watched by a fourth), its journal verified by `tabletop replay --verify`; the same
+over real websockets with each room in its worker process, every connection's raw frames scanned,
+a dropped connection coming back with its token; and the commands' bad input."""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import tabletop
+from tabletop.cli import main
+from tabletop.net.client import SeatClient, create_room, random_chooser
+from tests.net_scan import Secrets, scan
+
+GAME = "king-kong"
+
+
+def tabletop_process(*args: str, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tabletop.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def server(tmp_path):
+    """`tabletop serve --port 0` as a process: (its address, the data folder); stopped after."""
+    data = tmp_path / "rooms"
+    proc = tabletop_process("serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data), cwd=tmp_path)
+    line = proc.stdout.readline()
+    assert line.startswith("serving on ws://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
+    url = line.split()[2]
+    yield url, data
+    proc.terminate()
+    assert proc.wait(30) == 0
+    assert "Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.slow
+def test_three_join_processes_play_a_physics_game_served_by_a_process_and_its_journal_verifies(server, tmp_path):
+    url, data = server
+    host = subprocess.run([sys.executable, "-m", "tabletop.cli", "host", GAME, "--server", url, "--seats",
+                           "remote,remote,remote", "--seed", "3", "--outcomes", "physics"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert host.returncode == 0, host.stderr
+    join = next(line.split()[1] for line in host.stdout.splitlines() if line.startswith("join: "))
+    code = join.rsplit("/", 1)[1]
+    started = time.perf_counter()
+    players = [tabletop_process("join", join, "--headless", "--as", "random", "--seed", str(i), "--name", f"bot{i}",
+                                cwd=tmp_path) for i in range(3)]
+    watcher = tabletop_process("join", join, "--headless", "--spectate", cwd=tmp_path)
+    outs = [proc.communicate(timeout=300) for proc in [*players, watcher]]
+    assert [proc.returncode for proc in [*players, watcher]] == [0, 0, 0, 0], [err for _, err in outs]
+    print(f"a physics game played over the network in {time.perf_counter() - started:.1f} s")
+    results = {out.splitlines()[-1] for out, _ in outs}
+    assert len(results) == 1 and results.pop().startswith("result: ")
+    # the room's saved game: the same log as the spectator's (the private lines whole), and it verifies
+    replay = tabletop.open_replay(data / code / "game.ttr")
+    assert replay.complete and replay.lines[-1] == outs[-1][0].splitlines()[-1]
+    assert main(["replay", str(data / code / "game.ttr"), "--verify"]) == 0
+    # each seat printed its own hand's lines and none of another's
+    from tabletop.games.registry import GAMES
+
+    secrets = Secrets(GAMES[GAME], replay.config, replay.history)
+    printed = {}
+    for out, err in outs[:3]:
+        joined = next(line for line in err.splitlines() if line.startswith("joined room"))
+        printed[joined.split(" as ")[1]] = out.splitlines()
+    for seat, colour in enumerate(GAMES[GAME].colours[:3]):
+        for owner, line in secrets.private:
+            assert (line in printed[colour]) == (owner == seat)
+    assert not any(line in outs[-1][0].splitlines() for _, line in secrets.private)
+
+
+async def _play_over_websockets(url: str, seed: int, drop_after: int):
+    created = await create_room(url, GAME, ("remote", "remote", "remote"), seed, "measured", {})
+    frames: dict[int | None, list[str]] = {}
+    clients = []
+    for i in range(3):
+        frames[i] = []
+        clients.append(SeatClient(url, created.room, seat=("red", "blue", "green")[i], choose=random_chooser(i),
+                                  on_frame=frames[i].append))
+    frames[None] = []
+    watcher = SeatClient(url, created.room, spectate=True, on_frame=frames[None].append)
+    runs = [asyncio.ensure_future(c.run()) for c in [*clients, watcher]]
+    # drop red's connection once it has seen a few views: it comes back with its token
+    while len(frames[0]) < drop_after:
+        await asyncio.sleep(0.01)
+    await clients[0].connection.close()
+    views = await asyncio.wait_for(asyncio.gather(*runs), 120)
+    return created.room, clients, watcher, frames, views
+
+
+@pytest.mark.slow
+def test_over_websockets_every_connection_is_sent_only_what_its_seat_may_know_and_a_drop_is_survived(tmp_path):
+    """The server in this process (each room in its spawned worker process), three seats and a
+    spectator over loopback websockets, every frame each was sent recorded raw and scanned; red's
+    connection is closed mid-game, and red reconnects with its token and plays on."""
+    from tabletop.games.registry import GAMES
+    from tabletop.net.server import serve
+
+    async def scenario():
+        stop = asyncio.Event()
+        ready = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(serve("127.0.0.1", 0, tmp_path, ready.set_result, stop=stop))
+        url = await asyncio.wait_for(ready, 30)
+        try:
+            return await _play_over_websockets(url, seed=11, drop_after=8)
+        finally:
+            stop.set()
+            await task
+
+    code, clients, watcher, frames, views = asyncio.run(scenario())
+    assert clients[0].reconnects >= 1
+    assert all(v["over"] for v in views) and len({tuple(v["result"]) for v in views}) == 1
+    replay = tabletop.open_replay(tmp_path / code / "game.ttr")
+    secrets = Secrets(GAMES[GAME], replay.config, replay.history)
+    assert replay.lines[-len(views[0]["result"]):] == views[0]["result"]
+    tokens = {i: c.token for i, c in enumerate(clients)}
+    for viewer, got in frames.items():
+        assert scan(secrets, got, viewer, tokens) > 10
+    # each seat's log is the game's log as that seat may read it
+    for seat, client in enumerate(clients):
+        assert client.log == [line for line in (GAMES[GAME].seat_view(secrets.state, seat)["log"])]
+    assert watcher.log == GAMES[GAME].seat_view(secrets.state, None)["log"]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["host", GAME, "--server", "http://127.0.0.1:1"], "--server: expected a server address ws://HOST:PORT"),
+    (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "remote,human"], "unknown seat kind 'human'"),
+    (["host", GAME, "--server", "ws://127.0.0.1:1", "--outcomes", "table:x.json"], "--outcomes: invalid choice"),
+    (["join", "ws://127.0.0.1:1/", "--headless"], "url: expected ws://HOST:PORT/CODE"),
+    (["join", "ws://127.0.0.1:1/abc"], "give --headless"),
+    (["join", "ws://127.0.0.1:1/abc", "--headless", "--spectate", "--seat", "red"], "--spectate takes no --seat"),
+    (["join", "ws://127.0.0.1:1/abc", "--headless", "--as", "ai"], "--as: invalid choice"),
+    (["serve", "--port", "70000"], "--port: a port from 0 to 65535"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, words):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1, err
+
+
+def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys):
+    assert main(["host", GAME, "--server", "ws://127.0.0.1:9", "--seats", "remote,remote"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the server at ws://127.0.0.1:9" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+def test_an_unknown_room_or_a_taken_seat_is_bad_input(server, capsys):
+    url, _ = server
+    assert main(["join", f"{url}/no-such-room", "--headless"]) == 2
+    assert "no room has that code" in capsys.readouterr().err
+    assert main(["host", GAME, "--server", url, "--seats", "ai,ai,ai,ai,ai,ai,ai"]) == 2
+    assert "needs 2-6 seats" in capsys.readouterr().err
