@@ -367,3 +367,37 @@ def test_an_action_in_flight_when_its_connection_drops_is_answered_on_the_seats_
     handle.backend.send = send
     got = back.send(p.Act(mover.token, view["step"], tuple(view["legal"][0])))
     assert got and got[0]["type"] == "view" and handle.step > view["step"]
+
+
+def test_a_rooms_match_takes_a_seeds_object_and_observers(tmp_path):
+    """room_match is where committed seeds and a commitment observer plug in: the room's chance is
+    drawn from the seeds object given, and its observers are told of each chance event before it
+    is drawn and of every action."""
+    from tabletop.gamekit.commit import CommittedSeeds
+    from tabletop.gamekit.match import MatchObserver
+
+    class Told(MatchObserver):
+        def __init__(self):
+            self.ahead, self.actions = [], 0
+
+        def chance_ahead(self, state, event, k):
+            self.ahead.append((event, k))
+
+        def record(self, state, action, event, lines):
+            self.actions += 1
+
+    def played(secret: bytes):
+        told = Told()
+        spec = check_spec("code", GAME, ("ai", "random", "ai"), 4, "measured", {})
+        room = Room(spec, None, observers=[told], seeds=CommittedSeeds(secret))
+        try:
+            while room.busy():
+                room.advance()
+            return told, list(room.state.history)
+        finally:
+            room.close()
+
+    told, history = played(b"s" * 32)
+    assert told.actions == len(history) and [k for _, k in told.ahead] == list(range(len(told.ahead)))
+    assert told.ahead[0] == ("shuffle", 0)
+    assert played(b"s" * 32)[1] == history and played(b"t" * 32)[1] != history

@@ -109,18 +109,16 @@ def room_match(definition, spec: RoomSpec, state, source, banner: str, observers
     """The room's Match, made in this one place: the seats ("remote" ones None: the room is handed
     their actions; the others the game's, planning with `source`), the source the match draws chance
     from (`drawn`: the recorder's, which watches `source`; None: `source` itself), the `observers`
-    (the recorder, and whatever else a room is to tell of its actions) and the seeds: `seeds` None
-    is the Match's own GameSeeds(spec.seed); another seeds object (one that commits to each chance
-    event's seed before it is drawn) takes its place."""
+    (the recorder, and whatever else a room is to tell of its actions, such as the commitment to each
+    chance event's seed before it is drawn: MatchObserver.chance_ahead) and the seeds: `seeds` None
+    is the Match's own GameSeeds(spec.seed); another seeds object
+    (tabletop.gamekit.commit.CommittedSeeds) takes its place."""
     from tabletop.gamekit.match import Match
 
     players = [None if kind == "remote" else definition.make_seat(kind, source, spec.options)
                for kind in spec.seats]
-    match = Match(state, players, drawn or source, spec.seed, banner=[banner], result_lines=definition.result_lines,
-                  observers=list(observers), max_turns=definition.max_turns)
-    if seeds is not None:
-        match.seeds = seeds
-    return match
+    return Match(state, players, drawn or source, spec.seed, banner=[banner], result_lines=definition.result_lines,
+                 observers=list(observers), max_turns=definition.max_turns, seeds=seeds)
 
 
 class Room:

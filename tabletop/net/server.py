@@ -98,7 +98,12 @@ class WorkerRoom:
     def _readable(self) -> None:
         try:
             while self.open and self.conn.poll():
-                self.handle.receive(self.conn.recv())
+                event = self.conn.recv()
+                try:
+                    self.handle.receive(event)
+                except Exception as exc:      # a defect in relaying: said, and the server goes on
+                    self.handle.hub.note(f"room {self.handle.code}: internal error relaying {event[0]!r}: "
+                                         f"{type(exc).__name__}: {exc}")
         except (EOFError, OSError):
             self._gone()
 
