@@ -158,3 +158,70 @@ def test_an_unknown_room_or_a_taken_seat_is_bad_input(server, capsys):
     assert "no room has that code" in capsys.readouterr().err
     assert main(["host", GAME, "--server", url, "--seats", "ai,ai,ai,ai,ai,ai,ai"]) == 2
     assert "needs 2-6 seats" in capsys.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
+def test_a_server_stopped_leaves_no_worker_and_a_readable_journal(tmp_path, how):
+    """Ctrl-C ends `tabletop serve` with exit 130 and a line; after kill -9 its rooms' workers see
+    their pipe close and end too. Either way each room's journal reads: room.json whole, the replay
+    cut off at its last finished turn (restorable), never half-written."""
+    import json
+    import signal
+
+    data = tmp_path / "rooms"
+    proc = tabletop_process("serve", "--port", "0", "--data", str(data), cwd=tmp_path)
+    url = proc.stdout.readline().split()[2]
+    host = subprocess.run([sys.executable, "-m", "tabletop.cli", "host", GAME, "--server", url, "--seats",
+                           "remote,ai,remote", "--outcomes", "measured"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    join = host.stdout.splitlines()[-1].split()[1]
+    deadline = time.monotonic() + 30
+    while not _children(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = [pid for pid in _children(proc.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+    assert workers
+    # a seat taken, so that room.json holds a token hash
+    seat = tabletop_process("join", join, "--headless", cwd=tmp_path)
+    meta_file = data / join.rsplit("/", 1)[1] / "room.json"
+    while time.monotonic() < deadline and not (meta_file.exists() and '"tokens": {}' not in meta_file.read_text()):
+        time.sleep(0.05)
+    seat.kill()
+    seat.wait(10)
+    if how == "ctrl-c":
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and "tabletop: interrupted" in err and "Traceback" not in err
+    else:
+        proc.kill()
+        proc.wait(10)
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline + 30:
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)
+    folder = data / join.rsplit("/", 1)[1]
+    meta = json.loads((folder / "room.json").read_text())
+    assert meta["seats"] == ["remote", "ai", "remote"] and "red" in meta["tokens"]
+    replay = tabletop.open_replay(folder / "game.ttr")
+    assert replay.game == GAME and not replay.complete
