@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from tabletop.app.replays import Replay
     from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
-__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "estimate", "open_replay", "play"]
+__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "estimate", "host", "join", "open_replay",
+           "play"]
 
 _RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
@@ -178,3 +179,32 @@ def open_replay(path: str | Path):
     from tabletop.app.replays import read
 
     return read(path)
+
+
+# -- playing together -------------------------------------------------------------------------------
+def host(game: str, server: str, seats: Sequence[str] | str = ("remote", "remote"), seed: int = 0, *,
+         outcomes: str = "physics", **options):
+    """`tabletop host GAME --server ws://HOST:PORT`: a room made on a running game server; a
+    tabletop.app.results.HostedRoom (its `code`, the `url` players join with, the seats). `seats`:
+    "remote" (a client joins to play it), "ai" or "random" (played in the room); `outcomes`
+    "physics" or "measured"; `options` the game's own. tabletop.app.net.NetError when the server
+    cannot be reached."""
+    from tabletop.app import net
+    from tabletop.app.requests import HostRequest
+
+    return net.host(HostRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, server=server))
+
+
+def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str = "random", spectate: bool = False,
+         seed: int = 0, echo: bool = False):
+    """`tabletop join ws://HOST:PORT/CODE --headless`: a seat of a room played by `bot` (random: among
+    its legal actions, from its own Generator of `seed`) to the game's end, or the game watched
+    (`spectate`); a tabletop.app.results.JoinedSeat (the seat, its log as it read it, the result,
+    the winner). `echo=True` prints the log as it comes. It blocks until the game is over; run one
+    per thread or process to play several seats."""
+    from tabletop.app import net
+    from tabletop.app.requests import JoinRequest
+
+    request = JoinRequest(url=url, seat=seat, name=name, bot=bot, spectate=spectate, seed=seed)
+    emit = (lambda line: print(line, flush=True)) if echo else None
+    return net.join(request, emit=emit)

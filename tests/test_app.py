@@ -43,6 +43,8 @@ def test_every_command_has_a_request():
 @pytest.mark.parametrize("function,request_type,extra", [
     (tabletop.estimate, rq.EstimateRequest, {"set", "progress"}),
     (tabletop.play, rq.PlayRequest, {"echo", "options"}),
+    (tabletop.host, rq.HostRequest, {"options"}),
+    (tabletop.join, rq.JoinRequest, {"echo"}),
 ])
 def test_the_api_takes_every_field_of_its_request(function, request_type, extra):
     params = set(inspect.signature(function).parameters)

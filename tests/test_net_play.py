@@ -129,6 +129,26 @@ def test_over_websockets_every_connection_is_sent_only_what_its_seat_may_know_an
     assert watcher.log == GAMES[GAME].seat_view(secrets.state, None)["log"]
 
 
+@pytest.mark.slow
+def test_the_python_api_hosts_a_room_and_plays_its_seats(server):
+    """tabletop.host and tabletop.join: the same jobs as the commands, one join per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url, data = server
+    room = tabletop.host(GAME, url, ["remote", "random", "remote"], seed=8, outcomes="measured")
+    assert room.url == f"{url}/{room.code}" and [s["kind"] for s in room.seats] == ["remote", "random", "remote"]
+    with ThreadPoolExecutor(3) as pool:
+        seats = [pool.submit(tabletop.join, room.url, seed=i) for i in range(2)]
+        watcher = pool.submit(tabletop.join, room.url, spectate=True)
+        played = [f.result(timeout=120) for f in seats]
+        watched = watcher.result(timeout=120)
+    assert sorted(p.seat for p in played) == ["green", "red"] and watched.seat is None
+    assert {tuple(p.result) for p in [*played, watched]} == {tuple(watched.result)}
+    assert tabletop.open_replay(data / room.code / "game.ttr").lines[-1] == watched.result[-1]
+    with pytest.raises(tabletop.InputError, match="unknown seat kind 'human'"):
+        tabletop.host(GAME, url, ["remote", "human"])
+
+
 @pytest.mark.parametrize("args,words", [
     (["host", GAME, "--server", "http://127.0.0.1:1"], "--server: expected a server address ws://HOST:PORT"),
     (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "remote,human"], "unknown seat kind 'human'"),

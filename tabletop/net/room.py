@@ -157,6 +157,7 @@ class Room:
             self.source.close()
             raise
         self._logged = 0                          # state.events up to here are in an update
+        self._closed = False
 
     # -- what the room is waiting for ------------------------------------------------------------
     @property
@@ -271,7 +272,10 @@ class Room:
 
     def close(self) -> None:
         """Close the match (a game neither over nor left stays cut off in its replay: restorable)
-        and the outcome source."""
+        and the outcome source; once."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             self.match.close()
         finally:
