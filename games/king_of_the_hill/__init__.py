@@ -1,4 +1,4 @@
-"""King of the Hill (1958): the hill, its Tipper and its crater."""
+"""King of the Hill (1958): the hill, its Tipper and its crater; the two-player game solved."""
 from tabletop.gamekit.definition import GameDefinition, Option
 from tabletop.games.king_of_the_hill.rules import COLOURS
 from tabletop.sim.errors import InputError
@@ -13,7 +13,38 @@ class KingOfTheHill(GameDefinition):
                       choices=("standard", "special-two-player")),)
     chance_events = ("tipper", "crater")
     devices = ("tipper", "crater")
-    seat_kinds = ("ai", "plan", "random", "human")
+    seat_kinds = ("ai", "plan", "random", "solved", "human")
+
+    solved = True                          # the standard two-player game (solve.py)
+
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
+        """Perfect play of the standard two-player game for the --outcomes Tipper and crater tables and
+        for fair ones (value iteration over every position: games/king_of_the_hill/solve.py). The
+        Special 2 Player Game is an InputError that says why."""
+        from tabletop.games.king_of_the_hill.solve import FAIR, save_policy, solve_report, tables_of, why_not
+
+        if options["variant"] != "standard":
+            raise InputError(f"--solve: {why_not(options['variant'], 2)}")
+        tables = FAIR if kind == "fair" else tables_of(files)
+        name = "fair" if kind == "fair" else outcomes
+        named = {name: tables} if name == "fair" else {name: tables, "fair": FAIR}
+        report = solve_report(named, emit)
+        if policy is not None:
+            save_policy(tables, policy)
+        for label, r in report.items():
+            t = r["tables"]
+            tipper = ", ".join(f"{k} {v:.3f}" for k, v in t["tipper"].items())
+            crater = ", ".join(f"{v:.3f}" for v in t["crater"].values())
+            emit(f"{label} (tipper {tipper}; crater {crater}): under perfect play the first player (the one the "
+                 f"turn-order tilts put first) wins with probability {r['first_player']:.6f}")
+            emit(f"  {r['positions']:,} positions ({r['reachable']:,} reachable from the start); when solved: "
+                 f"successor table {r['build_seconds']:.0f} s, {r['sweeps']} sweeps to a change under "
+                 f"{r['tolerance']:g} (last {r['last_change']:.1e}) {r['iterate_seconds']:.0f} s, peak memory "
+                 f"{r['peak_memory_mb'] / 1024:.1f} GB")
+        if policy is not None:
+            emit(f"the policy for {name}: {policy}")
+        return {"game": self.name, "solve": report, "outcomes": outcomes, "variant": options["variant"],
+                "players": 2, "policy": str(policy) if policy is not None else None}
 
     def rules_bench(self):
         from tabletop.gamekit.chance import TableOutcomes
@@ -43,7 +74,13 @@ class KingOfTheHill(GameDefinition):
         return PhysicsOutcomes()
 
     def make_seat(self, kind, source, options):
+        """A seat of `kind`; a solved seat in the Special 2 Player Game is an InputError before the
+        game starts (with more than two players, at its first decision: the seats are not counted here)."""
         from tabletop.games.king_of_the_hill.ai import make_seat
+        from tabletop.games.king_of_the_hill.solve import why_not
+
+        if kind == "solved" and options.get("variant", "standard") != "standard":
+            raise InputError(f"--seats: the solved seat: {why_not(options['variant'], 2)}")
         return make_seat(kind, source)
 
     def banner(self, seats, seed, outcomes, options) -> str:

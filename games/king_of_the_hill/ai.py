@@ -1,4 +1,5 @@
-"""AI seats for King of the Hill: random, a greedy heuristic, and a planner that uses the chance tables."""
+"""AI seats for King of the Hill: random, a greedy heuristic, a planner that uses the chance tables,
+and perfect play (the solved two-player game)."""
 from __future__ import annotations
 
 from tabletop.gamekit.seats import RandomSeat, ScoringSeat
@@ -100,15 +101,45 @@ class PlannerSeat:
         return progress[me] - max(v for p, v in enumerate(progress) if p != me)
 
 
-SEATS = {"ai": GreedySeat, "random": RandomSeat, "plan": PlannerSeat}
+class SolvedSeat:
+    """Perfect play of the two-player standard game: the solved game's best move
+    (tabletop.games.king_of_the_hill.solve) for the Tipper and crater tables `tables` (the ones the
+    game's chance comes from), by default the physical devices' measured tables. Solved (or read from
+    the cache: a first solve takes minutes, `tabletop analyze king-of-the-hill --solve`) at its first
+    decision, then one look-up per move. Another variant or number of players is an InputError."""
+
+    name = "solved"
+
+    def __init__(self, tables: dict | None = None):
+        from tabletop.games.king_of_the_hill.solve import check_tables
+
+        self.tables = None if tables is None else check_tables(tables)
+        self.solution = None
+
+    def choose(self, state: State, rng):
+        from tabletop.games.king_of_the_hill.solve import check_game, measured_tables, solve
+
+        check_game(state.game)
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if self.solution is None:
+            self.solution = solve(self.tables if self.tables is not None else measured_tables(),
+                                  board=state.game.board)
+        return self.solution.best_action(state)
+
+
+SEATS = {"ai": GreedySeat, "random": RandomSeat, "plan": PlannerSeat, "solved": SolvedSeat}
 
 
 def make_seat(kind: str, source=None):
-    """A seat of `kind`; a planner plans with the tables `source` draws from where it has them
-    (tabletop.gamekit.chance.table_dicts), else with the published measured odds."""
-    if kind == "plan":
+    """A seat of `kind`; a planner plans, and a solved seat solves, with the tables `source` draws
+    from where it has them (tabletop.gamekit.chance.table_dicts), else with the published measured odds."""
+    if kind in ("plan", "solved"):
         from tabletop.gamekit.chance import table_dicts
 
         tables = table_dicts(source)
-        return PlannerSeat(tables if all(e in tables for e in ('tipper', 'crater')) else None)
+        events = ("tipper", "crater")
+        tables = {e: tables[e] for e in events} if all(e in tables for e in events) else None
+        return PlannerSeat(tables) if kind == "plan" else SolvedSeat(tables)
     return SEATS[kind]()

@@ -52,6 +52,7 @@ import json
 import math
 import resource
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -698,31 +699,53 @@ def solve(tables: dict, cache: bool = True, graph: Graph | None = None, progress
           board: Board | None = None) -> Solution:
     """The two-player standard game on `board` (default board.toml's) solved for these tables: from
     memory or the on-disk cache (keyed by the tables, the board and the rules' digest) when `cache`,
-    else computed (a few minutes on 2 cores, about 1.6 GB) and cached. `graph`: the successor
-    table, when the caller has it."""
+    else computed (about 4 minutes on 2 cores, 2 GB) and cached. Processes that want the same
+    solution at once (analyze's workers, each with a solved seat) take turns on a lock beside the
+    cache file: one solves, the others read what it saved. `graph`: the successor table, when the
+    caller has it."""
     tables = check_tables(tables)
     board = standard_board(board)
     memo = _memo(tables, board)
     if cache and memo in _SOLVED:
         return _SOLVED[memo]
+    if not cache:
+        return _solve(tables, graph or build_graph(board), progress, board)
     path = _cache_path(tables, board)
-    solution = None
-    if cache and path.exists():
-        try:
-            solution = Solution.load(path)
-        except InputError:
-            solution = None            # a torn or stale file: solve again
-    if solution is None:
-        solution = _solve(tables, graph or build_graph(board), progress, board)
-        if cache:
+    with _locked(path):
+        solution = None
+        if path.exists():
+            try:
+                solution = Solution.load(path)
+            except InputError:
+                solution = None        # a torn or stale file: solve again
+        if solution is None:
+            solution = _solve(tables, graph or build_graph(board), progress, board)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 solution.save(path)
             except OSError:
                 pass                   # an unwritable cache: solved again next time
-    if cache:
-        _SOLVED[memo] = solution
+    _SOLVED[memo] = solution
     return solution
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock on `path`.lock while the block runs (none where it cannot be made)."""
+    try:
+        import fcntl
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_suffix(".lock"), "a")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def policy_value(graph: Graph, tables: dict, policy: np.ndarray) -> float:
