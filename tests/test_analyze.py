@@ -190,7 +190,7 @@ def test_solve_prints_perfect_play_for_the_sticks_and_fair_coins_and_saves_the_p
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["analyze", "king-kong", "--solve"], "only knossos"),
+    (["analyze", "king-kong", "--solve"], "only king-of-the-hill, knossos"),
     (["analyze", "knossos", "--policy", "p.npz"], "--policy: only with --solve"),
     (["analyze", "knossos", "--solve", "--compare", "fair"], "drop --compare"),
     (["analyze", "knossos", "--solve", "--out", "/proc/x.json"], "--out"),
