@@ -56,6 +56,8 @@ class GameDefinition:
     seats: tuple[int, int] = (2, 2)        # fewest and most seats
     options: tuple[Option, ...] = ()       # the game's own options, each with its default
     chance_events: tuple[str, ...] = ()    # the chance events its rules raise
+    private_chance: tuple[str, ...] = ()   # those whose outcome is hidden (a shuffled pile): a game
+                                           # server reveals their seeds only when the game ends
     devices: tuple[str, ...] = ()          # the estimate devices whose measured tables answer them
     seat_kinds: tuple[str, ...] = ("ai", "random", "human")
 

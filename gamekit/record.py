@@ -165,6 +165,7 @@ class GameRecorder(MatchObserver):
         self.path = path
         self._turn = state.turn
         self._steps: list[dict] = []
+        self.last_step: dict | None = None
         self._motions: list = []
         self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
         self._taken = len(self.watched.motions) if self.watched is not None else 0
@@ -193,6 +194,7 @@ class GameRecorder(MatchObserver):
                     self.watched.motions.clear()
                 self._taken = len(self.watched.motions)
         self._steps.append(step)
+        self.last_step = step          # what an observer after the recorder may read (a server's reveal)
         if state.is_terminal():
             self._flush()
 

@@ -21,9 +21,11 @@ class Recorder:
         self.conn = hub.connect(self.frames.append)
         self.hub = hub
         self.token: str | None = None
+        self.proofs: list[dict] = []       # the commitments and reveals it got
 
     def send(self, message) -> list[dict]:
-        """Send a message (a protocol dataclass, a dict or a raw frame); the messages it got back."""
+        """Send a message (a protocol dataclass, a dict or a raw frame); the messages it got back,
+        the chance events' commitments and reveals aside (kept in `proofs`)."""
         before = len(self.frames)
         frame = p.encode(message) if hasattr(message, "TYPE") else (
             json.dumps(message) if isinstance(message, dict) else message)
@@ -32,7 +34,8 @@ class Recorder:
         for m in got:
             if m["type"] == "joined" and m["token"]:
                 self.token = m["token"]
-        return got
+        self.proofs += [m for m in got if m["type"] in ("commit", "reveal")]
+        return [m for m in got if m["type"] not in ("commit", "reveal")]
 
     def last_view(self) -> dict | None:
         views = [json.loads(f) for f in self.frames if '"type":"view"' in f]

@@ -61,7 +61,14 @@ def test_three_join_processes_play_a_physics_game_served_by_a_process_and_its_jo
     # the room's saved game: the same log as the spectator's (the private lines whole), and it verifies
     replay = tabletop.open_replay(data / code / "game.ttr")
     assert replay.complete and replay.lines[-1] == outs[-1][0].splitlines()[-1]
-    assert main(["replay", str(data / code / "game.ttr"), "--verify"]) == 0
+    verified = subprocess.run([sys.executable, "-m", "tabletop.cli", "replay", str(data / code / "game.ttr"),
+                               "--verify"], capture_output=True, text=True, timeout=300)
+    assert verified.returncode == 0, verified.stderr
+    assert "commitments checked" in verified.stdout and "every seed from the revealed secret" in verified.stdout
+    # each client checked every throw against the commitment published before it
+    chances = sum(1 for a in replay.history if type(a).__name__ == "ChanceOutcome")
+    for _, err in outs:
+        assert f"{chances} chance events checked against the commitments" in err and "NOT" not in err, err
     # each seat printed its own hand's lines and none of another's
     from tabletop.games.registry import GAMES
 

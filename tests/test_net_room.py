@@ -77,6 +77,11 @@ def test_a_game_played_through_the_hub_shows_each_connection_only_what_its_seat_
     last = [r.last_view() for r in (*players, spectator)]
     assert all(v["view"]["over"] and v["view"]["result"] == room.match.result for v in last)
     assert not [n for n in notes if "internal" in n]
+    # every chance event checkable: its commitment before its outcome, its reveal hashing to it (the
+    # shuffles' only once the game is over, with no outcome), the same to every connection
+    check_proofs(room, spectator.frames)
+    assert all([f for f in r.frames if '"commit"' in f or '"reveal"' in f] ==
+               [f for f in spectator.frames if '"commit"' in f or '"reveal"' in f] for r in players)
     # the journal: the replay holds the game, room.json the seats' token hashes and no token
     import tabletop
 
@@ -85,6 +90,29 @@ def test_a_game_played_through_the_hub_shows_each_connection_only_what_its_seat_
     meta = json.loads((tmp_path / code / "room.json").read_text())
     assert meta["tokens"] == {room.definition.colours[s]: token_hash(t) for s, t in tokens.items()}
     assert not any(t in (tmp_path / code / "room.json").read_text() for t in tokens.values())
+
+
+def check_proofs(room, frames: list[str]) -> None:
+    """In `frames` (a connection's, in order): chance event k's commitment comes before any view of
+    its outcome, its reveal hashes to it; a hidden event's reveal (the shuffle) comes after the last
+    view of the game before its end and says no outcome; every chance event of the game is covered."""
+    from tabletop.gamekit.commit import check_reveal
+    from tabletop.gamekit.state import ChanceOutcome
+
+    messages = [json.loads(f) for f in frames]
+    outcomes = [a.label for a in room.state.history if isinstance(a, ChanceOutcome)]
+    commits = {m["chance"]: (i, m) for i, m in enumerate(messages) if m["type"] == "commit"}
+    reveals = {m["chance"]: (i, m) for i, m in enumerate(messages) if m["type"] == "reveal"}
+    assert sorted(commits) == sorted(reveals) == list(range(len(outcomes)))
+    step_of = [i for i, m in enumerate(messages) if m["type"] == "view"]
+    for k, (i, commit) in commits.items():
+        j, reveal = reveals[k]
+        assert i < j and check_reveal(commit["commitment"], {"seed": reveal["seed"], "salt": reveal["salt"]})
+        assert room.seeds.commitment(k) == commit["commitment"]
+        if reveal["event"] in room.definition.private_chance:
+            assert reveal["outcome"] is None and j > step_of[-2]      # at the end only
+        else:
+            assert reveal["outcome"] == outcomes[k]
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ class KingKong(GameDefinition):
     colours = COLOURS
     seats = (2, 6)
     chance_events = ("shuffle", "die", "spin-outer", "spin-inner", "kong-move")
+    private_chance = ("shuffle",)          # the deck's order is every hand to come
     devices = ("die", "spinner", "kong-knockover")
     seat_kinds = ("ai", "plan", "random", "human")
 

@@ -113,6 +113,9 @@ class SeatClient:
         self.connection = None           # the websocket now open, if any
         self.token: str | None = None
         self.colour: str | None = None
+        self.commitments: dict[int, str] = {}   # chance event -> its commitment, as published before it
+        self.checked = 0                         # reveals that hashed to their commitments
+        self.mismatched: list[int] = []          # chance events whose reveal did not
         self.log: list[str] = []
         self.view: dict = {}
         self.reconnects = 0
@@ -179,6 +182,10 @@ class SeatClient:
                     if self._refusals > MAX_REFUSALS:
                         raise Refused(message.code, f"{message.message} ({MAX_REFUSALS} actions refused in a row)")
                     await self._act(ws, self._legal_step, self._legal)
+            elif isinstance(message, p.Commit):
+                self.commitments.setdefault(message.chance, message.commitment)
+            elif isinstance(message, p.Reveal):
+                self._check(message)
             elif isinstance(message, p.Joined):
                 first = self.colour is None and not self.log
                 self.token, self.colour = message.token, message.seat
@@ -190,6 +197,8 @@ class SeatClient:
                 if self.view.get("over"):
                     for line in self.view.get("result", []):
                         self.emit(line)
+                    self.note(f"{self.checked} chance events checked against the commitments published before "
+                              f"them" + (f"; {len(self.mismatched)} did NOT match" if self.mismatched else ""))
                     return True
                 self._legal = [list(a) for a in message.legal] if message.legal else None
                 self._legal_step = message.step
@@ -197,6 +206,19 @@ class SeatClient:
                     self._refusals = 0
                     await self._act(ws, message.step, self._legal)
         raise OSError("the server closed the connection")
+
+    def _check(self, reveal: p.Reveal) -> None:
+        """A reveal checked against the commitment published before its chance event (any build can:
+        SHA-256 alone); a mismatch, or a reveal of no commitment, is said loudly."""
+        from tabletop.gamekit.commit import check_reveal
+
+        commitment = self.commitments.get(reveal.chance)
+        if commitment is not None and check_reveal(commitment, {"seed": reveal.seed, "salt": reveal.salt}):
+            self.checked += 1
+            return
+        self.mismatched.append(reveal.chance)
+        self.note(f"WARNING: chance event {reveal.chance} ({reveal.event}) does not match "
+                  + ("its commitment" if commitment is not None else "any commitment published before it"))
 
     async def _act(self, ws, step: int, legal: list) -> None:
         """Choose among `legal` and send it, answering the view of `step` (a spectator does not act)."""

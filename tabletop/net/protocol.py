@@ -255,8 +255,44 @@ class Error:
     about: str | None = None
 
 
+HEX64 = _text(64)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """server -> client: before chance event `chance` (0 the game's first) of kind `event` is drawn,
+    the SHA-256 `commitment` of its seed and salt (tabletop.gamekit.commit)."""
+
+    TYPE: ClassVar[str] = "commit"
+    CHECKS: ClassVar[dict] = {"room": CODE, "chance": _whole(0, 2**31), "event": _text(40), "commitment": HEX64}
+    room: str
+    chance: int
+    event: str
+    commitment: str
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """server -> client: after chance event `chance` settled, its `seed` and `salt` (hex), which hash
+    to its commitment; `outcome` its label and `motion_sha256` the hash of its recorded motion (None:
+    none). An event whose outcome is hidden (a shuffled pile) is revealed only when the game ends,
+    with `outcome` None."""
+
+    TYPE: ClassVar[str] = "reveal"
+    CHECKS: ClassVar[dict] = {"room": CODE, "chance": _whole(0, 2**31), "event": _text(40), "seed": HEX64,
+                              "salt": HEX64, "outcome": _text(200, optional=True),
+                              "motion_sha256": _text(64, optional=True)}
+    room: str
+    chance: int
+    event: str
+    seed: str
+    salt: str
+    outcome: str | None = None
+    motion_sha256: str | None = None
+
+
 CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act)}
-SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error)}
+SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal)}
 MESSAGES = {**CLIENT_MESSAGES, **SERVER_MESSAGES}
 
 

@@ -121,11 +121,50 @@ def room_match(definition, spec: RoomSpec, state, source, banner: str, observers
                  observers=list(observers), max_turns=definition.max_turns, seeds=seeds)
 
 
+class Proofs:
+    """A MatchObserver that makes every chance event checkable: before the event is drawn, its
+    commitment goes to `emit` as ("commit", k, event, commitment); once applied, its reveal as
+    ("reveal", k, event, {"seed", "salt"}, outcome, motion_sha256) (the recorder's hash of its
+    motion, when it has one). An event whose outcome is hidden (the definition's `private_chance`:
+    a shuffled pile) is revealed only when the game ends, without its outcome."""
+
+    def __init__(self, seeds, private, emit, recorder=None):
+        self.seeds, self.private, self.emit, self.recorder = seeds, frozenset(private), emit, recorder
+        self.k: int | None = None
+        self.deferred: list[tuple[int, str]] = []
+
+    def chance_ahead(self, state, event: str, k: int) -> None:
+        self.k = k
+        self.emit(("commit", k, event, self.seeds.commitment(k)))
+
+    def record(self, state, action, event: str | None, lines) -> None:
+        if event is None or self.k is None:
+            return
+        if event in self.private:
+            self.deferred.append((self.k, event))
+            return
+        step = self.recorder.last_step if self.recorder is not None else None
+        self.emit(("reveal", self.k, event, self.seeds.reveal(self.k), action.label,
+                   None if step is None else step.get("motion_sha256")))
+
+    def finish(self, state, lines, unfinished: bool = False) -> None:
+        if unfinished:
+            return
+        for k, event in self.deferred:
+            self.emit(("reveal", k, event, self.seeds.reveal(k), None, None))
+        self.deferred = []
+
+    def close(self) -> None:
+        pass
+
+
 class Room:
     """One game of a room: its Match, the remote seats' token hashes and names, and its journal
-    under `data` (None: no journal). `observers` and `seeds` are handed to `room_match`."""
+    under `data` (None: no journal). `observers` and `seeds` are handed to `room_match`; with no
+    `seeds` the room draws from a fresh CommittedSeeds (a random secret), and `emit` (when given)
+    is told each chance event's commitment and reveal (Proofs)."""
 
-    def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None):
+    def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None, emit=None):
         from tabletop.app.sources import play_outcomes
         from tabletop.gamekit.record import GameRecorder
         from tabletop.games.registry import game_spec
@@ -143,14 +182,20 @@ class Room:
         self.names: dict[int, str | None] = {}
         self.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         recorder = None
+        if seeds is None:
+            from tabletop.gamekit.commit import CommittedSeeds
+
+            seeds = CommittedSeeds.new()
+        self.seeds = seeds
         try:
             if self.folder is not None:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 self._write_meta()
                 recorder = GameRecorder(self.folder / REPLAY_FILE, definition, config, spec.seed, state, self.source,
-                                        [self.banner])
-            self.match = room_match(definition, spec, state, self.source, self.banner, [recorder, *observers], seeds,
-                                    recorder.source if recorder else None)
+                                        [self.banner], seeds=seeds)
+            proofs = [] if emit is None else [Proofs(seeds, definition.private_chance, emit, recorder)]
+            self.match = room_match(definition, spec, state, self.source, self.banner,
+                                    [recorder, *observers, *proofs], seeds, recorder.source if recorder else None)
         except BaseException:
             if recorder is not None:
                 recorder.close()
@@ -311,7 +356,7 @@ def run_room(conn, spec: dict, data: str | None) -> None:
     the server says ("stop",) or goes (the pipe closes)."""
     room = None
     try:
-        room = Room(RoomSpec.from_dict(spec), None if data is None else Path(data))
+        room = Room(RoomSpec.from_dict(spec), None if data is None else Path(data), emit=conn.send)
         conn.send(("update", room.update()))
         while not room.over():
             while conn.poll(0 if room.busy() else None):

@@ -52,7 +52,7 @@ class InlineRoom:
         from tabletop.net.room import Room
 
         self.handle = handle
-        self.room = Room(spec, data)
+        self.room = Room(spec, data, emit=handle.receive)
         handle.receive(("update", self.room.update()))
         self._run()
 
@@ -153,6 +153,7 @@ class RoomHandle:
         self.legal_keys: frozenset[str] = frozenset()
         self.in_flight: int | None = None          # the connection whose action the room is applying
         self.closed: str | None = None             # why the room stopped before its end
+        self.proofs: list = []                     # every Commit and Reveal sent so far
         self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data)
 
     def colour(self, viewer: int | None) -> str | None:
@@ -171,6 +172,8 @@ class RoomHandle:
         kind = event[0]
         if kind == "update":
             self._update(event[1])
+        elif kind in ("commit", "reveal"):
+            self._proof(event)
         elif kind == "refused":
             _, client, code, message = event
             self.in_flight = None
@@ -189,6 +192,20 @@ class RoomHandle:
             for conns in self.viewers.values():
                 for conn in conns:
                     conn.post(p.Error("room-closed", f"the room stopped: {self.closed}"))
+
+    def _proof(self, event: tuple) -> None:
+        """A chance event's commitment (before it is drawn) or reveal (after it: its seed and salt),
+        to every viewer; kept, so that one who joins later gets them all."""
+        if event[0] == "commit":
+            _, k, kind, commitment = event
+            message = p.Commit(self.code, k, kind, commitment)
+        else:
+            _, k, kind, reveal, outcome, motion = event
+            message = p.Reveal(self.code, k, kind, reveal["seed"], reveal["salt"], outcome, motion)
+        self.proofs.append(message)
+        for conns in self.viewers.values():
+            for conn in conns:
+                conn.post(message)
 
     def _update(self, update: dict) -> None:
         self.step, self.to_act, self.over = update["step"], update["to_act"], update["over"]
@@ -290,6 +307,8 @@ class Hub:
         conn.room, conn.viewer = handle, viewer
         handle.viewers.setdefault(viewer, set()).add(conn)
         conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats())))
+        for proof in handle.proofs:                # every commitment and reveal so far
+            conn.post(proof)
         if viewer in handle.views:
             conn.post(handle.view_message(viewer, 0, handle.views[viewer]))
         if handle.closed is not None:
