@@ -69,6 +69,16 @@ SLOW = {
     "--out sweep.json --csv sweep.csv --plot sweep.png": "1,500 crater trials",
     "tabletop play king-of-the-hill --headless --seats ai,ai,ai,ai --seed 7": "a whole game, every tilt simulated",
     "python scripts/solve_knossos.py --matches 4000 --json docs/results/knossos-solved.json": "12,000 matches",
+    "tabletop analyze king-of-the-hill --solve --policy koth-policy.npz":
+        "King of the Hill solved twice (6.5 million positions, 4 minutes, 2 GB) where the cache lacks it",
+    "tabletop analyze king-of-the-hill --games 4000 --seats solved,solved --workers 2 --seed 1":
+        "4,000 games, after King of the Hill's solve where the cache lacks it",
+    "tabletop analyze king-of-the-hill --games 4000 --seats solved,plan --workers 2 --seed 1":
+        "4,000 games with a planner, after King of the Hill's solve where the cache lacks it",
+    "tabletop play king-of-the-hill --headless --seats solved,plan --outcomes measured":
+        "King of the Hill's solve where the cache lacks it",
+    "python scripts/solve_koth.py --json docs/results/koth-solved.json":
+        "King of the Hill solved four times and two strategies valued (minutes, 2.6 GB)",
     "tabletop bench --trials 60 --scaling-trials 600 --out bench.json": "every device, then 1,800 crater trials",
     "python scripts/check_pairs.py": "every material pair at three time steps",
 }
