@@ -270,7 +270,6 @@ def _play(game: Game, seats, tables: dict, games: int, seed: int = 0) -> tuple[i
     return wins, first
 
 
-@pytest.mark.slow
 def test_the_solved_seat_beats_random_on_a_small_hill():
     game = Game(players=2, board=SMALL)
     wins, _ = _play(game, [SolvedSeat(S.FAIR), RandomSeat()], S.FAIR, 400)
