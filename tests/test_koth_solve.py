@@ -16,7 +16,7 @@ from tabletop.gamekit.match import Match
 from tabletop.gamekit.seats import RandomSeat
 from tabletop.games.king_of_the_hill import solve as S
 from tabletop.games.king_of_the_hill.ai import SolvedSeat, make_seat
-from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
+from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board
 from tabletop.games.king_of_the_hill.rules import DRAWER, TIPPER_LABELS, ChanceOutcome, Game, Move, Pass, Phase
 from tabletop.sim.errors import InputError
 

@@ -175,7 +175,7 @@ def _key(lay: Layout, P: np.ndarray) -> np.ndarray:
 def _landing(lay: Layout, P: np.ndarray, k: int, d: int, edge: np.ndarray):
     """Marble k (0/1 of the mover's pair) of each position moved d: (legal, destination, knocked
     column or -1), as State.destination."""
-    board, L, Z = lay.board, lay.L, lay.board.zone_seats
+    L, Z = lay.L, lay.board.zone_seats
     s = P[:, k].astype(np.int16)
     target = np.where(s == DRAWER, d - 1, s + d).astype(np.int16)
     zone = target >= L
