@@ -113,7 +113,8 @@ def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeRe
 
     if not definition.solved:
         solved = [d.name for d in GAMES.values() if d.solved]
-        raise InputError(f"--solve: only {', '.join(solved)} is solved (perfect play), not {definition.name}")
+        raise InputError(f"--solve: only {', '.join(solved)} {'is' if len(solved) == 1 else 'are'} solved (perfect "
+                         f"play), not {definition.name}")
     if not request.solve:
         raise InputError("--policy: only with --solve")
     if request.compare is not None:

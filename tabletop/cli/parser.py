@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
     play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
     play.add_argument("--seats", default="ai,ai", help=f"comma-separated seats ({_seat_help(GAMES, lambda s: s.seat_kinds)}; "
-                      "default ai,ai): plan plans with the chance tables, solved plays perfectly for the sticks' "
-                      "table (--outcomes table:FILE's, else the measured assets/measured/sticks-10k-seed1.json)")
+                      "default ai,ai): plan plans with the chance tables, solved plays perfectly (a solved game's: "
+                      f"{', '.join(d.name for d in GAMES.values() if d.solved)}) for the chance tables "
+                      "(--outcomes table:FILE's, else the measured ones in assets/measured)")
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     _add_game_options(play, GAMES)
     play.add_argument("--outcomes", default="physics",
@@ -271,7 +272,7 @@ def _analyze_arguments(ana, games) -> None:
                           "fair chance; print the first player's win probability for each, --out writes them; no "
                           "games are played")
     ana.add_argument("--policy", type=Path, metavar="FILE.npz",
-                     help="with --solve: save the perfect-play policy for the --outcomes sticks here")
+                     help="with --solve: save the perfect-play policy for the --outcomes tables here")
 
 
 def _game_options(games) -> dict:
