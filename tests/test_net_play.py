@@ -6,6 +6,7 @@ a dropped connection coming back with its token; and the commands' bad input."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import time
@@ -21,8 +22,15 @@ from tests.net_scan import Secrets, scan
 GAME = "king-kong"
 
 
+def _ctrl_c_heard() -> None:
+    """In the child: Ctrl-C as a terminal sends it (a test run started in the background has SIGINT
+    ignored, and a child inheriting that would never hear the signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def tabletop_process(*args: str, cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tabletop.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "tabletop.cli", *args], cwd=cwd, preexec_fn=_ctrl_c_heard,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 

@@ -15,8 +15,15 @@ from tabletop.cli import main
 ARGS = ["estimate", "tipper", "--trials", "40", "--seed", "3", "--quiet"]
 
 
+def _ctrl_c_heard() -> None:
+    """In the child: Ctrl-C as a terminal sends it (a test run started in the background, as `cmd &`
+    in a script, has SIGINT ignored, and a child inheriting that would never hear the signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "tabletop.cli", *ARGS, "--out", str(out), *extra],
+                            preexec_fn=_ctrl_c_heard,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -64,6 +71,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, uninterrupted):
     ckpt = tmp_path / "c.json.checkpoint.jsonl"
     many = [*ARGS[:3], "200", *ARGS[4:]]
     proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", *many, "--out", str(out), "--workers", "2"],
+                            preexec_fn=_ctrl_c_heard,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_chunks(ckpt, 1, proc)
     proc.send_signal(signal.SIGINT)
