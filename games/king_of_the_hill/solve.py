@@ -46,7 +46,6 @@ policy (int8 per Tipper slot) by dense key, 0.1 GB, 50 MB compressed in the cach
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -528,13 +527,9 @@ def tables_of(files) -> dict[str, dict[str, float]]:
 def rules_version() -> str:
     """A digest of the rules' source, the board data and this solver: a cached solution of other
     rules is not used."""
-    from tabletop.gamekit import state
+    from tabletop.gamekit.digest import rules_digest
 
-    here = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in [here / name for name in RULES_FILES] + [Path(state.__file__)]:
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return rules_digest(Path(__file__).resolve().parent, RULES_FILES)
 
 
 # -- the solution ------------------------------------------------------------------------------------

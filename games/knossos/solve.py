@@ -26,7 +26,6 @@ the two sum to 1 everywhere only if a game ends with probability 1, which `solve
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -232,13 +231,9 @@ def _choices(graph: Graph, values: np.ndarray, ends, maximiser: int) -> tuple[np
 
 def rules_version() -> str:
     """A digest of the rules' source and board data: a cached solution of other rules is not used."""
-    from tabletop.gamekit import state
+    from tabletop.gamekit.digest import rules_digest
 
-    here = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in [here / name for name in RULES_FILES] + [Path(state.__file__)]:
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return rules_digest(Path(__file__).resolve().parent, RULES_FILES)
 
 
 @dataclass
@@ -428,5 +423,5 @@ def solve_report(tables: dict[str, dict], games_to_win: int = 3, exit_rule: str 
     return out
 
 
-__all__ = ["FAIR", "Solution", "check_table", "default_tables", "game_graph", "key_of", "move_code",
+__all__ = ["FAIR", "Solution", "check_table", "game_graph", "key_of", "move_code",
            "measured_table", "solve", "solve_report", "state_of", "sticks_table", "table_of"]

@@ -17,24 +17,21 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _whole(least: int):
+    """An argparse type: a whole number of at least `least` (1: a count; 0: a seed)."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {value}" if least == 1
+                                             else f"must be {least} or more, got {value}")
+        return value
+    return whole
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+_positive_int, _seed = _whole(1), _whole(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
