@@ -128,7 +128,7 @@ class GameRecorder(MatchObserver):
     """
 
     def __init__(self, path: Path, game, config: dict, seed: int, state, source, banner: list[str],
-                 seeds=None):
+                 seeds=None, resume=None):
         self.game = game               # its GameDefinition
         self.source = source
         self.committed = seeds if isinstance(seeds, CommittedSeeds) else None
@@ -144,23 +144,26 @@ class GameRecorder(MatchObserver):
         elif fallback is not None:
             source.fallback = self.watched = WatchedOutcomes(fallback, MOTION_RATE)
             physics = fallback
-        else:
+        elif resume is None:
             physics = self._own_physics = game.physics()   # only to show the table
-        try:
-            scene = scene_of(*table_worlds(physics.table_for(state)))
-        finally:
-            if self._own_physics is not None:
-                self._own_physics.close()
-        config = {**config, "tables": _tables_of(source)}
-        if self.committed is not None:
-            seeding = {"seeds": SCHEME, "seeds_doc": COMMITTED_SEEDS_DOC,
-                       "secret_commitment": self.committed.secret_commitment}
+        version = SEEDED_VERSION if self.committed is None else COMMITTED_VERSION
+        if resume is not None:
+            self.writer = _resumed_writer(Path(path), resume, version)
         else:
-            seeding = {"seeds": SEEDS_DOC}
-        header = replay_header("game", seed, banner, scene, game=game.name, config=config,
-                               initial_events=list(state.events), **seeding)
-        self.writer = ReplayWriter(path, header,
-                                   version=SEEDED_VERSION if self.committed is None else COMMITTED_VERSION)
+            try:
+                scene = scene_of(*table_worlds(physics.table_for(state)))
+            finally:
+                if self._own_physics is not None:
+                    self._own_physics.close()
+            config = {**config, "tables": _tables_of(source)}
+            if self.committed is not None:
+                seeding = {"seeds": SCHEME, "seeds_doc": COMMITTED_SEEDS_DOC,
+                           "secret_commitment": self.committed.secret_commitment}
+            else:
+                seeding = {"seeds": SEEDS_DOC}
+            header = replay_header("game", seed, banner, scene, game=game.name, config=config,
+                                   initial_events=list(state.events), **seeding)
+            self.writer = ReplayWriter(path, header, version=version)
         self._chances = sum(isinstance(a, ChanceOutcome) for a in state.history)   # chance events so far
         self.path = path
         self._turn = state.turn
@@ -217,6 +220,23 @@ class GameRecorder(MatchObserver):
 
     def close(self) -> None:
         self.writer.close()
+
+
+def _resumed_writer(path: Path, resume, version: int) -> ReplayWriter:
+    """The writer of a game taken up again (`resume`: its header, the looks and the T payloads of
+    the turns it was taken up from): written under a temporary name until those turns are in, then
+    renamed into place, so a crash meanwhile leaves whatever was at `path` as it was."""
+    header, looks, payloads = resume
+    temporary = path.with_name(f".{path.name}.resuming")
+    writer = ReplayWriter(temporary, header, version=version)
+    try:
+        writer.copy_turns(looks, payloads)
+        writer.move_to(path)
+    except BaseException:
+        writer.close()
+        temporary.unlink(missing_ok=True)
+        raise
+    return writer
 
 
 def open_recorder(record: Path | None, game, config: dict, seed: int, state, source,

@@ -75,14 +75,16 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     write_bytes_atomic(path, text.encode())
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Write bytes to a temp file beside `path`, then rename it into place (nothing half-written)."""
+def write_bytes_atomic(path: str | Path, data: bytes, private: bool = False) -> None:
+    """Write bytes to a temp file beside `path`, then rename it into place (nothing half-written).
+    `private`: the file readable by its owner alone (0600), as a secret is kept."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        ordinary_mode(tmp)
+        if not private:
+            ordinary_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -338,6 +338,25 @@ class ReplayWriter:
         self._known.update(new_looks)
         self.turns += 1
 
+    def copy_turns(self, looks: dict[str, dict], payloads: Sequence[bytes]) -> None:
+        """Turns of another replay, chunk for chunk (their T payloads as read, motions included),
+        with the `looks` they name (digest -> look: the other replay's `looks`): a game taken up
+        again starts with the turns it was taken up from."""
+        new_looks = {d: look for d, look in looks.items() if d not in self._known}
+        data = json_chunk(LOOKS, new_looks) if new_looks else b""
+        self._write(data + b"".join(chunk(TURN, payload) for payload in payloads))
+        self._known.update(new_looks)
+        self.turns += len(payloads)
+
+    def move_to(self, path: str | Path) -> None:
+        """Rename the file being written to `path` (replacing what is there, in one step) and go
+        on writing it: a file written first under a temporary name takes its place only once its
+        opening part is whole."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        os.replace(self.path, path)
+        self.path = Path(path)
+
     def finish(self, end: dict) -> None:
         """The end record (result lines and result), then close."""
         self._write(json_chunk(END, end))

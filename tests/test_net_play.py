@@ -260,3 +260,84 @@ def test_a_server_stopped_leaves_no_worker_and_a_readable_journal(tmp_path, how)
     assert meta["seats"] == ["remote", "ai", "remote"] and "red" in meta["tokens"]
     replay = tabletop.open_replay(folder / "game.ttr")
     assert replay.game == GAME and not replay.complete
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_game_and_restarted_ends_the_game_as_if_it_had_never_stopped(tmp_path):
+    """`kill -9` of `tabletop serve` mid-game, then a restart on the same --data and port: the room
+    is taken up from its journal, the three `join --headless` processes reconnect on their own and
+    the game ends with the result and history of the same room never stopped (the same secret, the
+    same bots), and its saved game verifies, every commitment included."""
+    import json
+    import signal
+
+    from tabletop.gamekit.commit import CommittedSeeds
+    from tabletop.gamekit.record import encode_action
+    from tabletop.games.registry import GAMES
+    from tabletop.net.room import Room, RoomSpec, token_hash
+    from tabletop.sim.record import ReplayFile
+
+    data = tmp_path / "rooms"
+    first = tabletop_process("serve", "--port", "0", "--data", str(data), cwd=tmp_path)
+    url = first.stdout.readline().split()[2]
+    port = url.rsplit(":", 1)[1]
+    host = subprocess.run([sys.executable, "-m", "tabletop.cli", "host", GAME, "--server", url, "--seats",
+                           "remote,remote,remote", "--seed", "3", "--outcomes", "physics"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    join = host.stdout.splitlines()[-1].split()[1]
+    code = join.rsplit("/", 1)[1]
+    colours = GAMES[GAME].colours[:3]
+    players = [tabletop_process("join", join, "--headless", "--as", "random", "--seed", str(i), "--seat", colours[i],
+                                cwd=tmp_path) for i in range(3)]
+    journal = data / code / "game.ttr"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:                  # mid-game: a few turns journaled, not the end
+        try:
+            replay = ReplayFile.open(journal)
+        except Exception:
+            replay = None
+        if replay is not None and len(replay.turns) >= 3:
+            assert replay.end is None, "the game ended before the kill"
+            break
+        time.sleep(0.01)
+    first.kill()
+    first.wait(10)
+    cut = len(ReplayFile.open(journal).turns)
+    second = tabletop_process("serve", "--port", port, "--data", str(data), cwd=tmp_path)
+    assert second.stdout.readline().startswith("serving on ")
+    try:
+        outs = [proc.communicate(timeout=300) for proc in players]
+    finally:
+        second.send_signal(signal.SIGTERM)
+        _, server_err = second.communicate(timeout=30)
+    assert [proc.returncode for proc in players] == [0, 0, 0], [err for _, err in outs]
+    assert f"room {code}: restored" in server_err and "Traceback" not in server_err
+    assert all("reconnecting" in err or "cannot reach the server" in err for _, err in outs)
+    results = {out.splitlines()[-1] for out, _ in outs}
+    assert len(results) == 1
+
+    # the room never stopped: the same secret (revealed at the end), the same bots, in one process
+    final = ReplayFile.open(journal)
+    assert final.end is not None and len(final.turns) > cut
+    meta = json.loads((data / code / "room.json").read_text())
+    whole = Room(RoomSpec.from_dict(meta), None, seeds=CommittedSeeds(bytes.fromhex(final.end["secret"])))
+    tokens = [f"token-{i}" for i in range(3)]
+    for i in range(3):
+        whole.claim(i, token_hash(tokens[i]))
+    choosers = [random_chooser(i) for i in range(3)]
+    while not whole.over():
+        if whole.busy():
+            whole.advance()
+            continue
+        seat = whole.to_act()
+        whole.act(seat, tokens[seat], choosers[seat]({}, whole.update()["legal"], whole.step), whole.step)
+    whole.close()
+    recorded = [step["action"] for turn in final.turns for step in turn.steps]
+    assert recorded == json.loads(json.dumps([encode_action(whole.definition, a) for a in whole.state.history]))
+    assert final.end["lines"] == whole.match.result and results == {whole.match.result[-1]}
+    verified = subprocess.run([sys.executable, "-m", "tabletop.cli", "replay", str(journal), "--verify"],
+                              capture_output=True, text=True, timeout=300)
+    assert verified.returncode == 0 and "commitments checked" in verified.stdout, verified.stderr
+    chances = sum(1 for step in recorded if step[0] == "outcome")
+    for _, err in outs:
+        assert f"{chances} chance events checked against the commitments" in err and "NOT" not in err, err

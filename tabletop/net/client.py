@@ -3,9 +3,11 @@ one seat of a room with no window (`SeatClient`), reconnecting with backoff when
 drops: the seat is taken back with its token, the server sends the whole view again, and the game
 goes on where it was.
 
-A seat plays through `choose(view, legal)`: the seat's latest view (what it may know) and its
-legal actions (encoded as replays encode them), returning one of them; `random_chooser(seed)` picks
-uniformly with its own seeded Generator.
+A seat plays through `choose(view, legal, step)`: the seat's latest view (what it may know), its
+legal actions (encoded as replays encode them) and the step they answer, returning one of them;
+`random_chooser(seed)` picks uniformly with a Generator of its seed and the step, so that a seat
+asked again at the same step (its action lost with a server that crashed, then restored) chooses
+the same again.
 """
 from __future__ import annotations
 
@@ -58,12 +60,13 @@ def split_join_url(url: str) -> tuple[str, str]:
 
 
 def random_chooser(seed: int) -> Callable:
-    """A seat that picks uniformly among the legal actions, from its own Generator of `seed`."""
+    """A seat that picks uniformly among the legal actions: at step s from the Generator of
+    SeedSequence(seed, spawn_key=(s,)), so the same seed, step and legal actions give the same choice
+    however often the seat is asked (a restored room asks again for an action it lost)."""
     import numpy as np
 
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-
-    def choose(view: dict, legal: list):
+    def choose(view: dict, legal: list, step: int):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(step),)))
         return legal[int(rng.integers(len(legal)))]
     return choose
 
@@ -115,6 +118,7 @@ class SeatClient:
         self.colour: str | None = None
         self.commitments: dict[int, str] = {}   # chance event -> its commitment, as published before it
         self.checked = 0                         # reveals that hashed to their commitments
+        self._revealed: dict[int, tuple] = {}    # chance event -> the seed and salt revealed
         self.mismatched: list[int] = []          # chance events whose reveal did not
         self.log: list[str] = []
         self.view: dict = {}
@@ -130,10 +134,12 @@ class SeatClient:
 
         loop = asyncio.get_running_loop()
         delay, lost_at = FIRST_DELAY_S, None
+        from websockets.exceptions import InvalidHandshake
+
         while True:
             try:
                 ws = await _connect(self.server)
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, InvalidHandshake) as exc:   # (a server starting: no answer yet)
                 lost_at = lost_at or loop.time()
                 if loop.time() - lost_at > self.give_up_s:
                     raise NetError(f"cannot reach the server at {self.server} (for {self.give_up_s:g} s): {exc}") \
@@ -212,6 +218,10 @@ class SeatClient:
         SHA-256 alone); a mismatch, or a reveal of no commitment, is said loudly."""
         from tabletop.gamekit.commit import check_reveal
 
+        again = self._revealed.get(reveal.chance)
+        if again is not None and again == (reveal.seed, reveal.salt):
+            return                    # sent again on a reconnection (or by a restored room): checked once
+        self._revealed[reveal.chance] = (reveal.seed, reveal.salt)
         commitment = self.commitments.get(reveal.chance)
         if commitment is not None and check_reveal(commitment, {"seed": reveal.seed, "salt": reveal.salt}):
             self.checked += 1
@@ -224,7 +234,7 @@ class SeatClient:
         """Choose among `legal` and send it, answering the view of `step` (a spectator does not act)."""
         if self.choose is None or self.spectate:
             return
-        action = self.choose(self.view, legal)
+        action = self.choose(self.view, legal, step)
         self._acted_step = step
         await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
 

@@ -30,6 +30,7 @@ SEAT_KINDS = ("remote", "ai", "random")   # "remote": played by a client; the ot
 OUTCOMES = ("physics", "measured")         # where a room's chance comes from (no file of the server's)
 META_FILE = "room.json"
 REPLAY_FILE = "game.ttr"
+SECRET_FILE = "secret"                     # the room's CommittedSeeds secret, hex: readable by the server alone
 META_FORMAT = "tabletop-room"
 META_VERSION = 1
 
@@ -105,7 +106,14 @@ def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: d
     return RoomSpec(code, definition.name, seats, int(seed), outcomes, options)
 
 
-def room_match(definition, spec: RoomSpec, state, source, banner: str, observers=(), seeds=None, drawn=None):
+def room_players(definition, spec: RoomSpec, source) -> list:
+    """The room's seats: None for a remote one (the room is handed its actions), the game's own
+    seat for the others, planning with `source`."""
+    return [None if kind == "remote" else definition.make_seat(kind, source, spec.options) for kind in spec.seats]
+
+
+def room_match(definition, spec: RoomSpec, state, source, banner: str, observers=(), seeds=None, drawn=None,
+               players=None):
     """The room's Match, made in this one place: the seats ("remote" ones None: the room is handed
     their actions; the others the game's, planning with `source`), the source the match draws chance
     from (`drawn`: the recorder's, which watches `source`; None: `source` itself), the `observers`
@@ -115,8 +123,7 @@ def room_match(definition, spec: RoomSpec, state, source, banner: str, observers
     (tabletop.gamekit.commit.CommittedSeeds) takes its place."""
     from tabletop.gamekit.match import Match
 
-    players = [None if kind == "remote" else definition.make_seat(kind, source, spec.options)
-               for kind in spec.seats]
+    players = room_players(definition, spec, source) if players is None else players
     return Match(state, players, drawn or source, spec.seed, banner=[banner], result_lines=definition.result_lines,
                  observers=list(observers), max_turns=definition.max_turns, seeds=seeds)
 
@@ -128,10 +135,10 @@ class Proofs:
     motion, when it has one). An event whose outcome is hidden (the definition's `private_chance`:
     a shuffled pile) is revealed only when the game ends, without its outcome."""
 
-    def __init__(self, seeds, private, emit, recorder=None):
+    def __init__(self, seeds, private, emit, recorder=None, deferred=()):
         self.seeds, self.private, self.emit, self.recorder = seeds, frozenset(private), emit, recorder
         self.k: int | None = None
-        self.deferred: list[tuple[int, str]] = []
+        self.deferred: list[tuple[int, str]] = list(deferred)   # hidden events so far (a restored room's too)
 
     def chance_ahead(self, state, event: str, k: int) -> None:
         self.k = k
@@ -164,9 +171,16 @@ class Room:
     `seeds` the room draws from a fresh CommittedSeeds (a random secret), and `emit` (when given)
     is told each chance event's commitment and reveal (Proofs)."""
 
-    def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None, emit=None):
+    def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None, emit=None, resume=None,
+                 own_journal: bool = True):
+        """`resume`: the room's journal (a ReplayFile) when the room is restored (`Room.restore`):
+        the game is re-driven through its whole turns (tabletop.gamekit.resume) and its journal
+        written again from them before it goes on. `own_journal` False: the room writes its game
+        alone, and room.json and the secret are its server's to write (tabletop.net.server writes
+        them before it answers, so that nothing a client was told is lost with the server)."""
         from tabletop.app.sources import play_outcomes
         from tabletop.gamekit.record import GameRecorder
+        from tabletop.gamekit.resume import physics_of, redrive
         from tabletop.games.registry import game_spec
 
         self.spec = spec
@@ -180,22 +194,35 @@ class Room:
         self.folder = None if data is None else Path(data) / spec.code
         self.tokens: dict[int, str] = {}          # remote seat -> its token's hash
         self.names: dict[int, str | None] = {}
-        self.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self.created = now()
+        self.own_journal = own_journal
         recorder = None
         if seeds is None:
             from tabletop.gamekit.commit import CommittedSeeds
 
             seeds = CommittedSeeds.new()
         self.seeds = seeds
+        private = frozenset(definition.private_chance)
         try:
+            players = room_players(definition, spec, self.source)
+            done = None if resume is None else redrive(resume, definition, state, seeds, players,
+                                                       physics_of(self.source))
             if self.folder is not None:
                 self.folder.mkdir(parents=True, exist_ok=True)
-                self._write_meta()
+                if resume is None and own_journal:
+                    write_secret(self.folder, seeds.secret)
+                    self._write_meta()
+                copied = None if done is None else (resume.header, resume.looks, [t.payload for t in done.turns])
                 recorder = GameRecorder(self.folder / REPLAY_FILE, definition, config, spec.seed, state, self.source,
-                                        [self.banner], seeds=seeds)
-            proofs = [] if emit is None else [Proofs(seeds, definition.private_chance, emit, recorder)]
+                                        [self.banner], seeds=seeds, resume=copied)
+            proofs = [] if emit is None else [
+                Proofs(seeds, private, emit, recorder,
+                       [] if done is None else [(k, event) for k, event, _ in done.events if event in private])]
             self.match = room_match(definition, spec, state, self.source, self.banner,
-                                    [recorder, *observers, *proofs], seeds, recorder.source if recorder else None)
+                                    [recorder, *observers, *proofs], seeds, recorder.source if recorder else None,
+                                    players)
+            if done is not None:
+                self._restored(done, private, emit)
         except BaseException:
             if recorder is not None:
                 recorder.close()
@@ -203,6 +230,55 @@ class Room:
             raise
         self._logged = 0                          # state.events up to here are in an update
         self._closed = False
+
+    @classmethod
+    def restore(cls, folder: Path, emit=None, own_journal: bool = True) -> "Room":
+        """The room journaled in `folder` (room.json, its secret and game.ttr), its game at the last
+        turn its journal holds whole: the actions after it (lost with the server) are asked for and
+        drawn again, and come out the same (the same seats, the same seeds). InputError (one line)
+        when the journal cannot be taken up."""
+        import json
+
+        from tabletop.sim.record import ReplayFile
+
+        folder = Path(folder)
+        try:
+            meta = json.loads((folder / META_FILE).read_text())
+            spec = RoomSpec.from_dict(meta)
+            secret = bytes.fromhex((folder / SECRET_FILE).read_text().strip())
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{folder}: not a room's journal ({exc})") from None
+        from tabletop.gamekit.commit import CommittedSeeds
+
+        replay = ReplayFile.open(folder / REPLAY_FILE) if (folder / REPLAY_FILE).exists() else None
+        if replay is not None and replay.end is not None:
+            raise InputError(f"{folder}: the room's game is over")
+        # no journal yet (the server stopped as the room was being made): the game from its start
+        room = cls(spec, folder.parent, seeds=CommittedSeeds(secret), emit=emit, resume=replay,
+                   own_journal=own_journal)
+        colours = room.definition.colours
+        room.tokens = {colours.index(c): h for c, h in meta.get("tokens", {}).items()}
+        room.names = {colours.index(c): n for c, n in meta.get("names", {}).items()}
+        room.created = meta.get("created", room.created)
+        if replay is None:
+            room._write_meta()
+        return room
+
+    def _restored(self, done, private, emit) -> None:
+        """A restored room's past chance events published again (each viewer is sent every
+        commitment and reveal so far when it joins), and a game its journal holds to the end but
+        for the end record ended now."""
+        if emit is not None:
+            for k, event, step in done.events:
+                emit(("commit", k, event, self.seeds.commitment(k)))
+                if event not in private:
+                    emit(("reveal", k, event, self.seeds.reveal(k), step["action"][1], step.get("motion_sha256")))
+        if self.state.is_terminal():
+            self.match.result = list(self.definition.result_lines(self.state))
+            for observer in self.match.observers:
+                observer.finish(self.state, self.match.result)
+
+
 
     # -- what the room is waiting for ------------------------------------------------------------
     @property
@@ -301,19 +377,11 @@ class Room:
     # -- the journal -------------------------------------------------------------------------------
     def meta(self) -> dict:
         """The room's metadata, as room.json holds it."""
-        from tabletop.net.protocol import VERSION
-
-        colours = self.definition.colours
-        return {"format": META_FORMAT, "version": META_VERSION, "protocol": VERSION, **self.spec.to_dict(),
-                "resolved_outcomes": self.outcomes, "created": self.created, "replay": REPLAY_FILE,
-                "tokens": {colours[s]: h for s, h in sorted(self.tokens.items())},
-                "names": {colours[s]: n for s, n in sorted(self.names.items())}}
+        return room_meta(self.spec, self.definition, self.created, self.tokens, self.names)
 
     def _write_meta(self) -> None:
-        from tabletop.sim.output import write_json_atomic
-
-        if self.folder is not None:
-            write_json_atomic(self.folder / META_FILE, self.meta())
+        if self.folder is not None and self.own_journal:
+            write_meta(self.folder, self.meta())
 
     def close(self) -> None:
         """Close the match (a game neither over nor left stays cut off in its replay: restorable)
@@ -325,6 +393,39 @@ class Room:
             self.match.close()
         finally:
             self.source.close()
+
+
+def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dict) -> dict:
+    """A room's metadata as room.json holds it: the spec, when it was made, and each claimed seat's
+    token hash and name by colour."""
+    from tabletop.app.sources import play_outcomes
+    from tabletop.net.protocol import VERSION
+
+    colours = definition.colours
+    return {"format": META_FORMAT, "version": META_VERSION, "protocol": VERSION, **spec.to_dict(),
+            "resolved_outcomes": play_outcomes(definition, spec.outcomes), "created": created,
+            "replay": REPLAY_FILE, "tokens": {colours[s]: h for s, h in sorted(tokens.items())},
+            "names": {colours[s]: n for s, n in sorted(names.items())}}
+
+
+def write_meta(folder: Path, meta: dict) -> None:
+    """room.json, written whole (a temp file, then a rename)."""
+    from tabletop.sim.output import write_json_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder / META_FILE, meta)
+
+
+def write_secret(folder: Path, secret: bytes) -> None:
+    """The room's secret (hex), for a restart to draw the same seeds: readable by its owner alone."""
+    from tabletop.sim.output import write_bytes_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(folder / SECRET_FILE, secret.hex().encode(), private=True)
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
 # -- the room's worker process ---------------------------------------------------------------------
@@ -350,13 +451,24 @@ def handle(room: Room, command: tuple) -> list[tuple]:
     return []
 
 
-def run_room(conn, spec: dict, data: str | None) -> None:
-    """A room's worker process: make the room, send its first update, then take the server's
-    commands (`handle`) and the room's own steps (each followed by an update) until the game ends,
-    the server says ("stop",) or goes (the pipe closes)."""
+def open_room(spec: RoomSpec, data: Path | None, secret: bytes | None, emit) -> Room:
+    """The room a server runs: new (drawing from `secret`), or, with `secret` None, taken up from its
+    journal in DATA/CODE; room.json and the secret are the server's to write."""
+    from tabletop.gamekit.commit import CommittedSeeds
+
+    if secret is None:
+        return Room.restore(Path(data) / spec.code, emit=emit, own_journal=False)
+    return Room(spec, data, seeds=CommittedSeeds(secret), emit=emit, own_journal=False)
+
+
+def run_room(conn, spec: dict, data: str | None, secret: bytes | None) -> None:
+    """A room's worker process: make the room (`open_room`: new, or with `secret` None restored),
+    send its first update, then take the server's commands (`handle`) and the room's own steps
+    (each followed by an update) until the game ends, the server says ("stop",) or goes (the pipe
+    closes)."""
     room = None
     try:
-        room = Room(RoomSpec.from_dict(spec), None if data is None else Path(data), emit=conn.send)
+        room = open_room(RoomSpec.from_dict(spec), None if data is None else Path(data), secret, conn.send)
         conn.send(("update", room.update()))
         while not room.over():
             while conn.poll(0 if room.busy() else None):

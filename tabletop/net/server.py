@@ -48,11 +48,11 @@ class Connection:
 class InlineRoom:
     """A room run in the hub's own thread: each command handled, then the room's own steps, at once."""
 
-    def __init__(self, handle: "RoomHandle", spec, data: Path | None):
-        from tabletop.net.room import Room
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None):
+        from tabletop.net.room import open_room
 
         self.handle = handle
-        self.room = Room(spec, data, emit=handle.receive)
+        self.room = open_room(spec, data, secret, handle.receive)
         handle.receive(("update", self.room.update()))
         self._run()
 
@@ -79,7 +79,7 @@ class InlineRoom:
 class WorkerRoom:
     """A room run in a worker process of its own (spawned), its pipe read from the event loop."""
 
-    def __init__(self, handle: "RoomHandle", spec, data: Path | None):
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None):
         import multiprocessing
 
         from tabletop.net.room import run_room
@@ -87,7 +87,8 @@ class WorkerRoom:
         self.handle = handle
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=run_room, args=(child, spec.to_dict(), None if data is None else str(data)),
+        self.process = context.Process(target=run_room,
+                                       args=(child, spec.to_dict(), None if data is None else str(data), secret),
                                        name=f"tabletop-room-{spec.code[:6]}", daemon=True)
         self.process.start()
         child.close()
@@ -138,14 +139,26 @@ class RoomHandle:
     """The server's side of a room: its spec, the claimed seats' token hashes and names, the
     connections of each viewer, each viewer's whole view so far, and what the room waits for."""
 
-    def __init__(self, hub: "Hub", spec, data: Path | None, inline: bool):
+    def __init__(self, hub: "Hub", spec, data: Path | None, inline: bool, meta: dict | None = None):
+        """A new room (its secret and room.json written under `data` before its game starts), or,
+        with `meta` (a room.json), the room journaled there taken up again."""
+        from tabletop.gamekit.commit import CommittedSeeds
         from tabletop.games.registry import game_spec
+        from tabletop.net.room import now, write_secret
 
         self.hub, self.spec, self.code = hub, spec, spec.code
         self.definition = game_spec(spec.game)
         self.colours = self.definition.colours[:len(spec.seats)]
-        self.tokens: dict[int, str] = {}
-        self.names: dict[int, str | None] = {}
+        self.folder = None if data is None else Path(data) / spec.code
+        self.tokens: dict[int, str] = {self.colours.index(c): h for c, h in (meta or {}).get("tokens", {}).items()}
+        self.names: dict[int, str | None] = {self.colours.index(c): n for c, n in (meta or {}).get("names", {}).items()}
+        self.created = (meta or {}).get("created") or now()
+        secret = None
+        if meta is None:
+            secret = CommittedSeeds.new().secret
+            if self.folder is not None:
+                write_secret(self.folder, secret)
+                self.write_meta()
         self.viewers: dict[int | None, set[Connection]] = {}
         self.views: dict[int | None, dict] = {}
         self.step, self.to_act, self.over = 0, None, False
@@ -154,7 +167,15 @@ class RoomHandle:
         self.in_flight: int | None = None          # the connection whose action the room is applying
         self.closed: str | None = None             # why the room stopped before its end
         self.proofs: list = []                     # every Commit and Reveal sent so far
-        self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data)
+        self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data, secret)
+
+    def write_meta(self) -> None:
+        """room.json as the server knows the room now: written before a client is told of a seat,
+        so that a restarted server knows every token a client holds."""
+        from tabletop.net.room import room_meta, write_meta
+
+        if self.folder is not None:
+            write_meta(self.folder, room_meta(self.spec, self.definition, self.created, self.tokens, self.names))
 
     def colour(self, viewer: int | None) -> str | None:
         return None if viewer is None else self.colours[viewer]
@@ -234,6 +255,38 @@ class Hub:
         self.rooms: dict[str, RoomHandle] = {}
         self.connections: dict[int, Connection] = {}
 
+    def restore(self) -> int:
+        """Take up every room journaled under the data folder whose game is not over (a server
+        restarted after a crash or a stop): each goes on from the last turn its journal holds whole,
+        its seats waiting for their clients to come back with their tokens. A journal that cannot
+        be taken up is said and left as it is. Returns the rooms restored."""
+        import json
+
+        from tabletop.net.room import META_FILE, REPLAY_FILE, RoomSpec
+        from tabletop.sim.record import ReplayFile
+
+        if self.data is None or not self.data.is_dir():
+            return 0
+        restored = 0
+        for folder in sorted(self.data.iterdir()):
+            if not (folder / META_FILE).is_file() or folder.name in self.rooms:
+                continue
+            try:
+                meta = json.loads((folder / META_FILE).read_text())
+                spec = RoomSpec.from_dict(meta)
+                if spec.code != folder.name:
+                    raise ValueError(f"its room.json is room {spec.code!r}'s")
+                journal = folder / REPLAY_FILE
+                if journal.exists() and ReplayFile.open(journal).end is not None:
+                    continue                # over: nothing to take up
+                self.rooms[spec.code] = RoomHandle(self, spec, self.data, self.inline, meta)
+            except (OSError, ValueError, KeyError, TypeError, InputError) as exc:
+                self.note(f"room {folder.name}: not restored: {exc}")
+                continue
+            restored += 1
+            self.note(f"room {spec.code}: restored ({spec.game}, seats {','.join(spec.seats)})")
+        return restored
+
     # -- connections -------------------------------------------------------------------------------
     def connect(self, deliver: Callable[[str], None]) -> Connection:
         conn = Connection(deliver)
@@ -300,6 +353,11 @@ class Hub:
             viewer = self._free_seat(handle, message.seat)
             token = new_token()
             handle.tokens[viewer], handle.names[viewer] = token_hash(token), message.name
+            try:
+                handle.write_meta()
+            except OSError as exc:         # not journaled, not given: the seat stays free
+                del handle.tokens[viewer], handle.names[viewer]
+                raise RoomError("internal", f"the server cannot journal the seat: {exc}") from None
             handle.backend.send(("claim", viewer, handle.tokens[viewer], message.name))
             self.note(f"room {handle.code}: {colours[viewer]} taken" + (f" by {message.name}" if message.name else ""))
         self.leave(conn)
@@ -375,6 +433,7 @@ async def serve(host: str, port: int, data: Path | None, on_ready: Callable[[str
     from websockets.exceptions import ConnectionClosed
 
     hub = Hub(data, inline, note)
+    hub.restore()
 
     async def connection(ws) -> None:
         outbox: asyncio.Queue = asyncio.Queue()

@@ -1,0 +1,85 @@
+"""Rooms restored from their journal after the server died: the room taken up from its journal
+(room.json, its secret, game.ttr cut off mid-turn) goes on to the same end, with the same history
+and the same journal, as the room that never stopped; for every game, physical tables included
+(King of the Hill's Tipper starts where its last tilt left the ball)."""
+from __future__ import annotations
+
+import pytest
+
+from tabletop.gamekit.commit import CommittedSeeds
+from tabletop.gamekit.record import encode_action
+from tabletop.net.client import random_chooser
+from tabletop.net.room import SECRET_FILE, Room, check_spec, token_hash
+from tabletop.sim.record import ReplayFile
+
+TOKENS = ["token-of-seat-%d-xxxxxxxxxxxxxxxx" % i for i in range(4)]
+
+
+def seat_room(room: Room) -> Room:
+    for seat, kind in enumerate(room.spec.seats):
+        if kind == "remote" and seat not in room.tokens:
+            room.claim(seat, token_hash(TOKENS[seat]), f"bot {seat}")
+    return room
+
+
+def play(room: Room, until_step: int | None = None) -> None:
+    """Remote seats by random choosers of their seat number (as `join --as random --seed SEAT`),
+    the room's own steps as they come; stop at `until_step` (None: the end)."""
+    choosers = [random_chooser(seat) for seat in range(len(room.spec.seats))]
+    while not room.over() and (until_step is None or room.step < until_step):
+        if room.busy():
+            room.advance()
+            continue
+        seat = room.to_act()
+        legal = room.update()["legal"]
+        room.act(seat, TOKENS[seat], choosers[seat]({}, legal, room.step), room.step)
+
+
+def history(room: Room) -> list:
+    return [encode_action(room.definition, a) for a in room.state.history]
+
+
+def turn_payloads(path) -> list[bytes]:
+    return [t.payload for t in ReplayFile.open(path).turns]
+
+
+CASES = [
+    ("king-kong", ("remote", "remote", "ai"), "physics", 30),
+    ("king-of-the-hill", ("remote", "ai"), "physics", 40),
+    ("knossos", ("remote", "random"), "measured", 60),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, seats, outcomes, cut", CASES, ids=[c[0] for c in CASES])
+def test_a_room_restored_from_its_journal_ends_as_the_room_that_never_stopped(tmp_path, game, seats, outcomes, cut):
+    secret = bytes(range(32))
+    spec = check_spec("room-a", game, seats, 11, outcomes, {})
+    whole = seat_room(Room(spec, tmp_path / "whole", seeds=CommittedSeeds(secret)))
+    play(whole)
+    whole.close()
+
+    events: list = []
+    broken = seat_room(Room(spec, tmp_path / "broken", seeds=CommittedSeeds(secret)))
+    play(broken, cut)
+    assert not broken.over()
+    broken.close()                  # as a kill leaves it: the turn under way is not in the journal
+    folder = tmp_path / "broken" / "room-a"
+    journal = ReplayFile.open(folder / "game.ttr")
+    assert journal.end is None and journal.turns
+    assert (folder / SECRET_FILE).stat().st_mode & 0o077 == 0
+
+    restored = Room.restore(folder, emit=events.append)
+    assert sorted(restored.tokens) == [s for s, k in enumerate(seats) if k == "remote"]
+    assert restored.step <= cut and len(restored.state.history) == sum(len(t.steps) for t in journal.turns)
+    # every chance event so far published again: its commitment, then (unless hidden) its reveal
+    commits = [e for e in events if e[0] == "commit"]
+    assert [e[1] for e in commits] == list(range(len(commits))) and len(commits) == restored.match.chances
+    play(restored)
+    restored.close()
+
+    assert history(restored) == history(whole)
+    assert restored.match.result == whole.match.result
+    # the journal is the uninterrupted room's, chunk for chunk (motions included), and its end
+    assert turn_payloads(folder / "game.ttr") == turn_payloads(tmp_path / "whole" / "room-a" / "game.ttr")
+    assert ReplayFile.open(folder / "game.ttr").end == ReplayFile.open(tmp_path / "whole" / "room-a" / "game.ttr").end
