@@ -22,10 +22,12 @@ class Recorder:
         self.hub = hub
         self.token: str | None = None
         self.proofs: list[dict] = []       # the commitments and reveals it got
+        self.notices: list[dict] = []      # the notices of the seats it got
 
     def send(self, message) -> list[dict]:
         """Send a message (a protocol dataclass, a dict or a raw frame); the messages it got back,
-        the chance events' commitments and reveals aside (kept in `proofs`)."""
+        the chance events' commitments and reveals aside (kept in `proofs`), and the notices
+        of the seats (in `notices`)."""
         before = len(self.frames)
         frame = p.encode(message) if hasattr(message, "TYPE") else (
             json.dumps(message) if isinstance(message, dict) else message)
@@ -35,7 +37,8 @@ class Recorder:
             if m["type"] == "joined" and m["token"]:
                 self.token = m["token"]
         self.proofs += [m for m in got if m["type"] in ("commit", "reveal")]
-        return [m for m in got if m["type"] not in ("commit", "reveal")]
+        self.notices += [m for m in got if m["type"] == "notice"]
+        return [m for m in got if m["type"] not in ("commit", "reveal", "notice")]
 
     def last_view(self) -> dict | None:
         views = [json.loads(f) for f in self.frames if '"type":"view"' in f]

@@ -83,3 +83,32 @@ def test_a_room_restored_from_its_journal_ends_as_the_room_that_never_stopped(tm
     # the journal is the uninterrupted room's, chunk for chunk (motions included), and its end
     assert turn_payloads(folder / "game.ttr") == turn_payloads(tmp_path / "whole" / "room-a" / "game.ttr")
     assert ReplayFile.open(folder / "game.ttr").end == ReplayFile.open(tmp_path / "whole" / "room-a" / "game.ttr").end
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("handed_at", [6, 29], ids=["before the journal's last whole turn", "in the turn cut off"])
+def test_a_seat_handed_to_the_ai_is_handed_over_at_the_same_step_in_the_restored_room(tmp_path, handed_at):
+    """A dropped seat played by the AI from step S (journaled in seats.jsonl before it takes effect):
+    the restored room re-chooses the AI's decisions from S on and hands the seat over at S even when
+    S is after the journal's last whole turn, so it ends as the room that never stopped."""
+    secret = bytes(range(1, 33))
+    spec = check_spec("room-b", "king-kong", ("remote", "remote", "remote"), 4, "measured", {})
+
+    def run(folder, cut=None):
+        room = seat_room(Room(spec, folder, seeds=CommittedSeeds(secret)))
+        play(room, handed_at)
+        room.set_seat(0, "ai")
+        play(room, cut)
+        return room
+
+    whole = run(tmp_path / "whole")
+    whole.close()
+    broken = run(tmp_path / "broken", 30)
+    broken.close()
+    folder = tmp_path / "broken" / "room-b"
+    assert (folder / "seats.jsonl").read_text().count("\n") == 1
+    restored = Room.restore(folder)
+    play(restored)
+    restored.close()
+    assert history(restored) == history(whole) and restored.match.result == whole.match.result
+    assert turn_payloads(folder / "game.ttr") == turn_payloads(tmp_path / "whole" / "room-b" / "game.ttr")

@@ -429,3 +429,104 @@ def test_a_rooms_match_takes_a_seeds_object_and_observers(tmp_path):
     assert told.actions == len(history) and [k for _, k in told.ahead] == list(range(len(told.ahead)))
     assert told.ahead[0] == ("shuffle", 0)
     assert played(b"s" * 32)[1] == history and played(b"t" * 32)[1] != history
+
+
+class Clock:
+    """A hub's timers by hand: `fire()` runs every one due (not cancelled), as if its wait were over."""
+
+    class Timer:
+        def __init__(self, delay, callback):
+            self.delay, self.callback, self.cancelled = delay, callback, False
+
+        def cancel(self):
+            self.cancelled = True
+
+    def __init__(self):
+        self.timers: list = []
+
+    def __call__(self, delay, callback):
+        timer = self.Timer(delay, callback)
+        self.timers.append(timer)
+        return timer
+
+    def waiting(self) -> list:
+        return [t for t in self.timers if not t.cancelled]
+
+    def fire(self) -> None:
+        due, self.timers = self.waiting(), []
+        for timer in due:
+            timer.callback()
+
+
+def dropping_room(tmp_path, on_drop: str):
+    clock = Clock()
+    hub, notes = make_hub(tmp_path, schedule=clock)
+    host = Recorder(hub)
+    [created] = host.send(p.Create(GAME, ("remote", "remote", "remote"), 5, "measured", {}, on_drop, 45))
+    handle = hub.rooms[created["room"]]
+    players = seated(hub, created["room"])
+    return hub, handle, players, clock, notes
+
+
+def play_seated(handle, players, rng, until) -> None:
+    while not handle.over and not until():
+        play_one(handle, players, rng)
+
+
+def test_a_dropped_seat_is_waited_for_then_played_by_the_ai_until_its_client_comes_back(tmp_path):
+    hub, handle, players, clock, notes = dropping_room(tmp_path, "ai")
+    rng = np.random.default_rng(1)
+    play_seated(handle, players, rng, lambda: handle.step > 10 and handle.to_act == 0)
+    red = players[0]
+    hub.leave(red.conn)                                       # red's only connection drops on its turn
+    [wait] = clock.waiting()
+    assert wait.delay == 45 and handle.kinds[0] == "remote"
+    step = handle.step
+    view = players[1].last_view()
+    [refused] = players[1].send(p.Act(players[1].token, view["step"], tuple((view["legal"] or [["x"]])[0])))
+    assert refused["code"] in ("not-your-turn", "illegal") and handle.step == step and handle.to_act == 0
+    clock.fire()                         # the wait is over: the AI plays red, so the room moves on at once
+    assert handle.kinds[0] == "ai" and handle.step > step and handle.to_act != 0
+    texts = [json.loads(f)["text"] for f in players[1].frames if '"notice"' in f]
+    assert texts[0].startswith("red dropped: waiting 45 s") and "the AI plays it" in texts[1]
+    assert json.loads([f for f in players[1].frames if '"notice"' in f][-1])["seats"][0]["played_by"] == "ai"
+    assert (tmp_path / handle.code / "seats.jsonl").read_text() == \
+        json.dumps({"step": step, "seat": "red", "kind": "ai"}) + "\n"
+    # the others play on (the AI takes red's turns as they come: red is never to act)
+    for _ in range(12):
+        if handle.over:
+            break
+        play_one(handle, {1: players[1], 2: players[2]}, rng)
+    # red comes back with its token: its seat is its client's again
+    back = Recorder(hub)
+    got = back.send(p.Join(handle.code, token=red.token))
+    assert got[0]["type"] == "joined" and got[0]["seat"] == "red"
+    assert handle.kinds[0] == "remote" and "red is back: plays its seat again" in notes[-1]
+    players[0] = back
+    play_seated(handle, players, rng, lambda: False)
+    assert handle.over and not clock.waiting()
+
+
+def test_a_room_paused_for_a_dropped_seat_refuses_every_act_until_it_comes_back(tmp_path):
+    hub, handle, players, clock, notes = dropping_room(tmp_path, "pause")
+    rng = np.random.default_rng(2)
+    play_seated(handle, players, rng, lambda: handle.step > 5 and handle.to_act == 1)
+    hub.leave(players[2].conn)                                # green drops while blue is to act
+    clock.fire()
+    assert handle.paused_for == {2} and "the room is paused" in notes[-1]
+    view = players[1].last_view()
+    step = handle.step
+    [refused] = players[1].send(p.Act(players[1].token, view["step"], tuple(view["legal"][0])))
+    assert refused["code"] == "paused" and handle.step == step
+    # a drop that comes back in time is only a notice: no wait left, nothing handed over
+    hub.leave(players[0].conn)
+    back0 = Recorder(hub)
+    back0.send(p.Join(handle.code, token=players[0].token))
+    players[0] = back0
+    assert not [t for t in clock.waiting()] and handle.kinds[0] == "remote" and "red is back" in notes[-1]
+    back2 = Recorder(hub)
+    back2.send(p.Join(handle.code, token=players[2].token))
+    players[2] = back2
+    assert not handle.paused_for and "the room goes on" in notes[-1]
+    play_seated(handle, players, rng, lambda: False)
+    assert handle.over

@@ -33,10 +33,11 @@ def host(request: HostRequest) -> HostedRoom:
     from tabletop.net.client import create_room
     from tabletop.net.room import check_spec
 
-    spec = check_spec("-", request.game, request.seats, request.seed, request.outcomes, request.options)
+    spec = check_spec("-", request.game, request.seats, request.seed, request.outcomes, request.options,
+                      request.on_drop, request.drop_wait)
     try:
         created = asyncio.run(create_room(request.server, spec.game, spec.seats, spec.seed, spec.outcomes,
-                                          request.options))
+                                          request.options, spec.on_drop, spec.drop_wait))
     except Refused as exc:
         if exc.code in BAD_INPUT:
             raise InputError(exc.message) from None

@@ -376,6 +376,8 @@ class HostRequest(GameRun):
 
     seats: tuple[str, ...] = ("remote", "remote")
     server: str = ""
+    on_drop: str = "ai"
+    drop_wait: int = 60
 
     def __post_init__(self):
         from tabletop.net.client import server_url

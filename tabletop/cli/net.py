@@ -37,13 +37,16 @@ def host(args) -> int:
     from tabletop.app import net
 
     request = rq.HostRequest(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
-                             options=given_options(args), server=args.server)
+                             options=given_options(args), server=args.server, on_drop=args.on_drop,
+                             drop_wait=args.drop_wait)
     try:
         room = net.host(request)
     except net.NetError as exc:
         return _failed(exc)
     seats = ", ".join(f"{s['colour']}={s['kind']}" for s in room.seats)
-    _echo(f"room {room.code}: {room.game}, seats {seats}, seed {request.seed}, outcomes {request.outcomes}")
+    then = "the AI plays it" if request.on_drop == "ai" else "the room pauses"
+    _echo(f"room {room.code}: {room.game}, seats {seats}, seed {request.seed}, outcomes {request.outcomes}; "
+          f"a dropped seat is waited for {request.drop_wait} s, then {then}")
     _echo(f"join: {room.url}")
     return 0
 

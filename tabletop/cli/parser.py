@@ -209,6 +209,11 @@ def _net_commands(sub, games) -> None:
     host.add_argument("--outcomes", choices=("physics", "measured"), default="physics",
                       help="physics (the server simulates every chance event; the game can be verified) or "
                            "measured (the published tables: fast)")
+    host.add_argument("--on-drop", choices=("ai", "pause"), default="ai",
+                      help="a remote seat whose client dropped, once waited for: the game's AI plays it until "
+                           "the client comes back (ai, the default) or the room pauses (pause)")
+    host.add_argument("--drop-wait", type=_seed, default=60, metavar="SECONDS",
+                      help="how long a dropped seat is waited for (default 60)")
     _add_game_options(host, games)
 
     join = sub.add_parser("join", help="play a seat of a room on a game server, or watch it")

@@ -77,7 +77,8 @@ async def _connect(server: str):
     return await connect(server, max_size=p.MAX_SERVER_FRAME, open_timeout=10, proxy=None)
 
 
-async def create_room(server: str, game: str, seats, seed: int, outcomes: str, options: dict) -> p.Created:
+async def create_room(server: str, game: str, seats, seed: int, outcomes: str, options: dict, on_drop: str = "ai",
+                      drop_wait: int = 60) -> p.Created:
     """Make a room on `server`; its `created` message. Refused when the server will not make it,
     NetError when the server cannot be reached."""
     try:
@@ -85,7 +86,7 @@ async def create_room(server: str, game: str, seats, seed: int, outcomes: str, o
     except (OSError, TimeoutError) as exc:
         raise NetError(f"cannot reach the server at {server}: {exc}") from None
     try:
-        await ws.send(p.encode(p.Create(game, tuple(seats), seed, outcomes, dict(options))))
+        await ws.send(p.encode(p.Create(game, tuple(seats), seed, outcomes, dict(options), on_drop, drop_wait)))
         answer = p.parse(await ws.recv(), "server")
     except p.ProtocolError as exc:
         raise NetError(f"the server at {server} does not speak this protocol: {exc}") from None
@@ -123,6 +124,7 @@ class SeatClient:
         self.log: list[str] = []
         self.view: dict = {}
         self.reconnects = 0
+        self.paused = False                      # the room is paused for a dropped seat (its notices say)
         self._acted_step: int | None = None      # the step the seat last acted at
         self._legal: list | None = None          # the seat's legal actions at the latest view, and its step
         self._legal_step = 0
@@ -188,6 +190,9 @@ class SeatClient:
                     if self._refusals > MAX_REFUSALS:
                         raise Refused(message.code, f"{message.message} ({MAX_REFUSALS} actions refused in a row)")
                     await self._act(ws, self._legal_step, self._legal)
+            elif isinstance(message, p.Notice):
+                self.note(message.text)
+                self.paused = message.paused
             elif isinstance(message, p.Commit):
                 self.commitments.setdefault(message.chance, message.commitment)
             elif isinstance(message, p.Reveal):

@@ -37,6 +37,7 @@ ERRORS = {
     "illegal": "the action is not one of the seat's legal actions now",
     "busy": "the seat's last action is still being applied",
     "room-closed": "the room's game is over or its worker has stopped",
+    "paused": "the room is paused until a seat that dropped comes back (its host chose to pause)",
     "internal": "the server failed on the message; the room is unchanged",
 }
 
@@ -150,6 +151,7 @@ def _error_code(value, name):
     return value
 
 
+MAX_DROP_WAIT_S = 86400
 TOKEN = _text(128)
 CODE = _text(64)
 SEED_MAX = 2**63 - 1
@@ -159,16 +161,22 @@ SEED_MAX = 2**63 - 1
 @dataclass(frozen=True)
 class Create:
     """client -> server: make a room. `seats` one kind a seat ("remote": a client plays it; "ai",
-    "random": played in the room); `outcomes` "physics" or "measured"; `options` the game's own."""
+    "random": played in the room); `outcomes` "physics" or "measured"; `options` the game's own.
+    A remote seat whose every connection drops is waited for `drop_wait` seconds; then `on_drop`:
+    "ai" (the game's AI plays the seat until its client comes back) or "pause" (no seat acts until
+    it comes back)."""
 
     TYPE: ClassVar[str] = "create"
     CHECKS: ClassVar[dict] = {"game": _text(40), "seats": _texts(16, 8), "seed": _whole(0, SEED_MAX),
-                              "outcomes": _text(20), "options": _options}
+                              "outcomes": _text(20), "options": _options, "on_drop": _text(20),
+                              "drop_wait": _whole(0, MAX_DROP_WAIT_S)}
     game: str
     seats: tuple[str, ...]
     seed: int = 0
     outcomes: str = "physics"
     options: dict = field(default_factory=dict)
+    on_drop: str = "ai"
+    drop_wait: int = 60
 
 
 @dataclass(frozen=True)
@@ -291,8 +299,23 @@ class Reveal:
     motion_sha256: str | None = None
 
 
+@dataclass(frozen=True)
+class Notice:
+    """server -> client: something about the room's seats, in words (`text`: a seat dropped, is
+    played by the AI, came back; the room paused or goes on), with every seat as it is now
+    (`seats`: colour, kind, taken, name, `connected` and `played_by`: "client", "ai" or "nobody"
+    while the room waits) and whether the room is `paused`."""
+
+    TYPE: ClassVar[str] = "notice"
+    CHECKS: ClassVar[dict] = {"room": CODE, "text": _text(400), "seats": _objects, "paused": _switch}
+    room: str
+    text: str
+    seats: tuple
+    paused: bool = False
+
+
 CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act)}
-SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal)}
+SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal, Notice)}
 MESSAGES = {**CLIENT_MESSAGES, **SERVER_MESSAGES}
 
 

@@ -27,9 +27,11 @@ from pathlib import Path
 from tabletop.sim.errors import InputError
 
 SEAT_KINDS = ("remote", "ai", "random")   # "remote": played by a client; the others in the room
+ON_DROP = ("ai", "pause")                  # what a room does once a dropped seat's wait is over
 OUTCOMES = ("physics", "measured")         # where a room's chance comes from (no file of the server's)
 META_FILE = "room.json"
 REPLAY_FILE = "game.ttr"
+SEATS_FILE = "seats.jsonl"                 # each seat handed to the AI or back: {"step", "seat", "kind"} a line
 SECRET_FILE = "secret"                     # the room's CommittedSeeds secret, hex: readable by the server alone
 META_FORMAT = "tabletop-room"
 META_VERSION = 1
@@ -74,6 +76,8 @@ class RoomSpec:
     seed: int
     outcomes: str = "physics"
     options: dict = field(default_factory=dict)
+    on_drop: str = "ai"            # a dropped remote seat, once waited for: the AI plays it, or the room pauses
+    drop_wait: int = 60            # seconds a dropped remote seat is waited for
 
     def to_dict(self) -> dict:
         return {**asdict(self), "seats": list(self.seats)}
@@ -81,12 +85,14 @@ class RoomSpec:
     @classmethod
     def from_dict(cls, data: dict) -> "RoomSpec":
         return cls(data["code"], data["game"], tuple(data["seats"]), int(data["seed"]), data["outcomes"],
-                   dict(data["options"]))
+                   dict(data["options"]), data.get("on_drop", "ai"), int(data.get("drop_wait", 60)))
 
 
-def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: dict) -> RoomSpec:
+def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: dict, on_drop: str = "ai",
+               drop_wait: int = 60) -> RoomSpec:
     """A room's spec, checked against its game's definition: InputError (one line) when the game,
-    a seat kind, the number of seats, the outcomes or an option is not one it can have."""
+    a seat kind, the number of seats, the outcomes, an option or what to do with a dropped seat is
+    not one it can have."""
     from tabletop.games.registry import game_spec
 
     definition = game_spec(game)
@@ -103,7 +109,14 @@ def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: d
     if outcomes not in OUTCOMES:
         raise InputError(f"--outcomes: a room's chance is one of {', '.join(OUTCOMES)}, not {outcomes!r}")
     options = definition.check_options(dict(options))
-    return RoomSpec(code, definition.name, seats, int(seed), outcomes, options)
+    if on_drop not in ON_DROP:
+        raise InputError(f"--on-drop: a dropped seat is played by the ai or the room pauses ({', '.join(ON_DROP)}), "
+                         f"not {on_drop!r}")
+    if on_drop == "ai" and "ai" not in definition.seat_kinds:
+        raise InputError(f"--on-drop ai: {definition.title} has no AI seat; use --on-drop pause")
+    if isinstance(drop_wait, bool) or not isinstance(drop_wait, int) or not 0 <= drop_wait <= 86400:
+        raise InputError(f"--drop-wait: whole seconds from 0 to 86400, not {drop_wait!r}")
+    return RoomSpec(code, definition.name, seats, int(seed), outcomes, options, on_drop, drop_wait)
 
 
 def room_players(definition, spec: RoomSpec, source) -> list:
@@ -196,6 +209,8 @@ class Room:
         self.names: dict[int, str | None] = {}
         self.created = now()
         self.own_journal = own_journal
+        self.kinds = list(spec.seats)             # who plays each seat now: a remote one may be the AI's
+        self._changes: list[tuple[int, int, str]] = []   # a restored room's seat changes still to come
         recorder = None
         if seeds is None:
             from tabletop.gamekit.commit import CommittedSeeds
@@ -205,8 +220,9 @@ class Room:
         private = frozenset(definition.private_chance)
         try:
             players = room_players(definition, spec, self.source)
-            done = None if resume is None else redrive(resume, definition, state, seeds, players,
-                                                       physics_of(self.source))
+            changes = [] if self.folder is None or resume is None else read_seat_changes(self.folder, definition)
+            done = None if resume is None else redrive(resume, definition, state, seeds,
+                                                       self._seats_at(players, changes), physics_of(self.source))
             if self.folder is not None:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 if resume is None and own_journal:
@@ -222,6 +238,9 @@ class Room:
                                     [recorder, *observers, *proofs], seeds, recorder.source if recorder else None,
                                     players)
             if done is not None:
+                self._changes = [c for c in changes if c[0] > self.step]
+                for _, seat, kind in [c for c in changes if c[0] <= self.step]:
+                    self._hand_over(seat, kind)
                 self._restored(done, private, emit)
         except BaseException:
             if recorder is not None:
@@ -230,6 +249,21 @@ class Room:
             raise
         self._logged = 0                          # state.events up to here are in an update
         self._closed = False
+
+    def _seats_at(self, players: list, changes: list):
+        """The seat that chose for each player at each step of a restored game (`redrive`'s
+        `seats`): the room's seats, with the journaled seat changes taken at their steps."""
+        ai: dict[int, object] = {}
+
+        def seats(step: int) -> list:
+            now = list(players)
+            for at, seat, kind in changes:
+                if at <= step:
+                    if kind != "remote" and seat not in ai:
+                        ai[seat] = self.definition.make_seat(kind, self.source, self.spec.options)
+                    now[seat] = None if kind == "remote" else ai[seat]
+            return now
+        return seats
 
     @classmethod
     def restore(cls, folder: Path, emit=None, own_journal: bool = True) -> "Room":
@@ -294,11 +328,45 @@ class Room:
         return self.match.is_over()
 
     def to_act(self) -> int | None:
-        """The remote seat whose action the room waits for (None: none)."""
+        """The remote seat whose action the room waits for (None: none); a remote seat the AI
+        plays for now (`set_seat`) is not waited for."""
         if self.over():
             return None
+        self._due_changes()
         player = self.state.current_player
-        return player if player >= 0 and self.spec.seats[player] == "remote" else None
+        return player if player >= 0 and self.kinds[player] == "remote" else None
+
+    # -- a dropped seat played by the AI ------------------------------------------------------------
+    def set_seat(self, seat: int, kind: str) -> None:
+        """Remote `seat` played by the room's AI from now on (`kind` "ai": its client dropped and was
+        waited for), or by its client again ("remote"). Journaled (seats.jsonl, a line written and
+        flushed before the change takes effect) with the step it takes effect at, so a restored room
+        hands the seat over at the same step."""
+        if not 0 <= seat < len(self.spec.seats) or self.spec.seats[seat] != "remote" or kind not in ("ai", "remote"):
+            raise RoomError("bad-message", f"seat {seat} cannot be played by {kind!r}")
+        if self.kinds[seat] == kind:
+            return
+        if self.folder is not None:
+            import json
+            import os
+
+            with open(self.folder / SEATS_FILE, "a") as fh:
+                fh.write(json.dumps({"step": self.step, "seat": self.definition.colours[seat], "kind": kind}) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        self._hand_over(seat, kind)
+
+    def _hand_over(self, seat: int, kind: str) -> None:
+        self.kinds[seat] = kind
+        self.match.seats[seat] = None if kind == "remote" else \
+            self.definition.make_seat(kind, self.source, self.spec.options)
+
+    def _due_changes(self) -> None:
+        """A restored room's seat changes journaled for the steps after its journal's last whole
+        turn: each taken again at its step, as the room that never stopped took it."""
+        while self._changes and self._changes[0][0] <= self.step:
+            _, seat, kind = self._changes.pop(0)
+            self._hand_over(seat, kind)
 
     def busy(self) -> bool:
         """Whether the room has a step of its own to take (a chance event, a seat played in the room)."""
@@ -372,7 +440,8 @@ class Room:
             views[viewer] = view
         seat = self.to_act()
         legal = None if seat is None else [encode_action(self.definition, a) for a in self.state.legal_actions()]
-        return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal}
+        return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal,
+                "kinds": list(self.kinds)}
 
     # -- the journal -------------------------------------------------------------------------------
     def meta(self) -> dict:
@@ -393,6 +462,25 @@ class Room:
             self.match.close()
         finally:
             self.source.close()
+
+
+def read_seat_changes(folder: Path, definition) -> list[tuple[int, int, str]]:
+    """A room's journaled seat changes, (step, seat, kind) in order; a last line cut off by a crash
+    (written, never taken) is left out."""
+    import json
+
+    try:
+        text = (folder / SEATS_FILE).read_text()
+    except FileNotFoundError:
+        return []
+    changes = []
+    for line in text.split("\n")[:-1]:          # every whole line (a cut-off last one has no newline)
+        try:
+            entry = json.loads(line)
+            changes.append((int(entry["step"]), definition.colours.index(entry["seat"]), str(entry["kind"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{folder / SEATS_FILE}: not a seat change: {line[:80]!r} ({exc})") from None
+    return changes
 
 
 def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dict) -> dict:
@@ -434,6 +522,10 @@ def handle(room: Room, command: tuple) -> list[tuple]:
     client, seat, token, action, step) gives ("refused", client, code, message) or, applied, an
     ("update", ...)."""
     kind = command[0]
+    if kind == "seat":
+        _, seat, who = command
+        room.set_seat(seat, who)
+        return [("update", room.update())]
     if kind == "claim":
         _, seat, digest, name = command
         try:

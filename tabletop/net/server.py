@@ -162,6 +162,9 @@ class RoomHandle:
         self.viewers: dict[int | None, set[Connection]] = {}
         self.views: dict[int | None, dict] = {}
         self.step, self.to_act, self.over = 0, None, False
+        self.kinds = list(spec.seats)              # who plays each seat now (the worker's word): "ai" for a dropped one
+        self.timers: dict[int, object] = {}        # a dropped seat -> the wait before on_drop
+        self.paused_for: set[int] = set()          # dropped seats the room is paused for
         self.legal: list | None = None
         self.legal_keys: frozenset[str] = frozenset()
         self.in_flight: int | None = None          # the connection whose action the room is applying
@@ -181,8 +184,62 @@ class RoomHandle:
         return None if viewer is None else self.colours[viewer]
 
     def seats(self) -> list[dict]:
-        return [{"colour": c, "kind": k, "taken": s in self.tokens, "name": self.names.get(s)}
-                for s, (c, k) in enumerate(zip(self.colours, self.spec.seats))]
+        out = []
+        for s, (c, k) in enumerate(zip(self.colours, self.spec.seats)):
+            seat = {"colour": c, "kind": k, "taken": s in self.tokens, "name": self.names.get(s)}
+            if k == "remote":
+                connected = bool(self.viewers.get(s))
+                seat.update(connected=connected,
+                            played_by="ai" if self.kinds[s] == "ai" else "client" if connected else "nobody")
+            out.append(seat)
+        return out
+
+    def notice(self, text: str) -> None:
+        """Tell every viewer of a change of the seats (and the server's log)."""
+        self.hub.note(f"room {self.code}: {text}")
+        message = p.Notice(self.code, text, tuple(self.seats()), bool(self.paused_for))
+        for conns in self.viewers.values():
+            for conn in conns:
+                conn.post(message)
+
+    # -- a seat that drops --------------------------------------------------------------------------
+    def dropped(self, seat: int) -> None:
+        """The last connection of remote `seat` went: wait `drop_wait` seconds for it, then what the
+        host chose (the AI plays the seat, or the room pauses)."""
+        if self.over or self.closed is not None or self.spec.seats[seat] != "remote" or seat in self.timers:
+            return
+        then = "the AI plays it" if self.spec.on_drop == "ai" else "the room pauses"
+        self.notice(f"{self.colours[seat]} dropped: waiting {self.spec.drop_wait} s for it to come back, then {then}")
+        self.timers[seat] = self.hub.schedule(self.spec.drop_wait, lambda: self._waited(seat))
+
+    def _waited(self, seat: int) -> None:
+        self.timers.pop(seat, None)
+        if self.viewers.get(seat) or self.over or self.closed is not None:
+            return
+        if self.spec.on_drop == "ai":
+            self.backend.send(("seat", seat, "ai"))
+            self.kinds[seat] = "ai"
+            self.notice(f"{self.colours[seat]} did not come back: the AI plays it until it does")
+        else:
+            self.paused_for.add(seat)
+            self.notice(f"{self.colours[seat]} did not come back: the room is paused until it does")
+
+    def returned(self, seat: int) -> None:
+        """Remote `seat`'s client is back: no more waiting, its seat its own again, the room on."""
+        timer = self.timers.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        back = []
+        if self.kinds[seat] == "ai":
+            self.backend.send(("seat", seat, "remote"))
+            self.kinds[seat] = "remote"
+            back.append("plays its seat again")
+        if seat in self.paused_for:
+            self.paused_for.discard(seat)
+            back.append("the room goes on" if not self.paused_for else "the room still waits for "
+                        + ", ".join(self.colours[s] for s in sorted(self.paused_for)))
+        if timer is not None or back:
+            self.notice(f"{self.colours[seat]} is back" + (": " + "; ".join(back) if back else ""))
 
     def view_message(self, viewer: int | None, log_from: int, view: dict) -> p.View:
         legal = self.legal if viewer is not None and viewer == self.to_act else None
@@ -230,6 +287,7 @@ class RoomHandle:
 
     def _update(self, update: dict) -> None:
         self.step, self.to_act, self.over = update["step"], update["to_act"], update["over"]
+        self.kinds = list(update.get("kinds", self.kinds))
         self.legal = update["legal"]
         self.legal_keys = frozenset(p.action_key(a) for a in self.legal or ())
         self.in_flight = None
@@ -241,13 +299,34 @@ class RoomHandle:
                 conn.post(self.view_message(viewer, log_from, delta))
         if self.over:
             self.hub.note(f"room {self.code}: over: {' '.join(update['views'][None].get('result', []))}")
+            for timer in self.timers.values():
+                timer.cancel()
+            self.timers.clear()
+
+
+class _NoTimer:
+    def cancel(self) -> None:
+        pass
+
+
+def _call_later(delay: float, callback: Callable[[], None]):
+    """The running event loop's call_later; with no loop running (a hub driven by hand) no timer:
+    a dropped seat is then waited for until it comes back."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return _NoTimer()
+    return loop.call_later(delay, callback)
 
 
 class Hub:
     """The rooms by code and the connections by id; `receive(conn, frame)` answers one frame."""
 
     def __init__(self, data: Path | None = None, inline: bool = False, note: Callable[[str], None] | None = None,
-                 max_rooms: int = MAX_ROOMS):
+                 max_rooms: int = MAX_ROOMS, schedule: Callable | None = None):
+        """`schedule(seconds, callback)` runs `callback` later and returns what `.cancel()`s it (the
+        event loop's call_later by default; a test's clock)."""
+        self.schedule = schedule or _call_later
         self.data = None if data is None else Path(data)
         self.inline = inline
         self.note = note or (lambda text: None)
@@ -285,6 +364,9 @@ class Hub:
                 continue
             restored += 1
             self.note(f"room {spec.code}: restored ({spec.game}, seats {','.join(spec.seats)})")
+            handle = self.rooms[spec.code]
+            for seat in sorted(handle.tokens):    # each client is waited for, as after a drop
+                handle.dropped(seat)
         return restored
 
     # -- connections -------------------------------------------------------------------------------
@@ -296,8 +378,11 @@ class Hub:
     def leave(self, conn: Connection) -> None:
         self.connections.pop(conn.id, None)
         if conn.room is not None:
-            conn.room.viewers.get(conn.viewer, set()).discard(conn)
+            handle, seat = conn.room, conn.viewer
+            handle.viewers.get(seat, set()).discard(conn)
             conn.room = None
+            if seat is not None and not handle.viewers.get(seat):
+                handle.dropped(seat)
 
     def receive(self, conn: Connection, frame) -> None:
         """Answer one frame of `conn`: a refused one gets an `error` message on `conn` alone and
@@ -324,7 +409,7 @@ class Hub:
                                                  f"try later", "create")
         try:
             spec = check_spec(new_code(), message.game, message.seats, message.seed, message.outcomes,
-                              message.options)
+                              message.options, message.on_drop, message.drop_wait)
         except InputError as exc:
             raise p.ProtocolError("bad-request", str(exc), "create") from None
         handle = RoomHandle(self, spec, self.data, self.inline)
@@ -365,6 +450,8 @@ class Hub:
         conn.room, conn.viewer = handle, viewer
         handle.viewers.setdefault(viewer, set()).add(conn)
         conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats())))
+        if viewer is not None and message.token is not None:
+            handle.returned(viewer)
         for proof in handle.proofs:                # every commitment and reveal so far
             conn.post(proof)
         if viewer in handle.views:
@@ -402,6 +489,10 @@ class Hub:
             raise RoomError("room-closed", "the game is over" if handle.over else f"the room stopped: {handle.closed}")
         if not token_matches(message.token, handle.tokens.get(seat)):
             raise RoomError("bad-token", f"the token is not {handle.colours[seat]}'s")
+        if handle.paused_for:
+            raise RoomError("paused", "the room is paused until " + ", ".join(handle.colours[s] for s in
+                                                                              sorted(handle.paused_for))
+                            + " comes back")
         if handle.in_flight is not None:
             raise RoomError("busy", "the last action is still being applied")
         if handle.to_act != seat:
