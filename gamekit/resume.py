@@ -50,16 +50,17 @@ def redrive(replay, game, state, seeds, seats, physics=None, upto_turn: int | No
     """Re-drive `state` through `replay`'s turns before `upto_turn` (None: all it holds whole); see
     the module's docstring. `seeds`: the game's seeds object (GameSeeds of the recorded seed, or a
     committed game's CommittedSeeds); `seats`: per player, the seat that chose for it in the
-    recording (None: a person's); `physics`: the PhysicsSource that answers the game's physical
+    recording (None: a person's), or a function of the step (the actions applied so far) giving
+    that list, where who played a seat changed during the game; `physics`: the PhysicsSource that answers the game's physical
     events from here on (None: none to set). InputError (one line) when the recording does not
     re-drive in this build."""
     done = Redriven()
     last_moved: dict[str, tuple] = {}          # event -> (state before it, its step, k): its latest simulated one
     turns = list(replay.turns)
     last = turns[-1].number if turns else 0
-    if upto_turn is not None and not (turns[0].number if turns else 0) <= upto_turn <= last + 1:
-        raise InputError(f"--from-turn: {replay.path} holds turns {turns[0].number if turns else 0}-{last}, "
-                         f"not {upto_turn}")
+    if upto_turn is not None and not 0 <= upto_turn <= last + 1:
+        raise InputError(f"--from-turn: {replay.path} holds turns {turns[0].number if turns else 0}-{last}: "
+                         f"give 0 to {last + 1}, not {upto_turn}")
     for turn in turns:
         if upto_turn is not None and turn.number >= upto_turn:
             break
@@ -75,7 +76,8 @@ def redrive(replay, game, state, seeds, seats, physics=None, upto_turn: int | No
                 done.events.append((done.chances, step["chance"], step))
                 done.chances += 1
             elif state.chance_event is None and not state.is_terminal():
-                seat = seats[state.current_player] if state.current_player < len(seats) else None
+                now = seats(len(state.history)) if callable(seats) else seats
+                seat = now[state.current_player] if state.current_player < len(now) else None
                 if seat is not None:
                     again = seat.choose(state, seeds.seats)
                     if encode_action(game, again) != encode_action(game, action):
@@ -129,3 +131,62 @@ def physics_of(source):
         source = source.source if isinstance(source, WatchedOutcomes) else source.wrapped()
         seen += 1
     return None
+
+
+@dataclass
+class TakenUp:
+    """A recorded game ready to go on: its `state` and `seeds` where the recording leaves them (the
+    start of `from_turn`), the seat kinds it was recorded with, and what its new recording starts
+    with (`resume`: the header, which names the file it came from, the looks and the turns before
+    the break, for tabletop.gamekit.record.GameRecorder)."""
+
+    state: object
+    seeds: object
+    config: dict
+    seed: int
+    recorded_seats: list
+    from_turn: int
+    resume: tuple
+    banner: list
+
+
+def take_up(replay, game, source, from_turn: int | None = None, seats=None) -> TakenUp:
+    """`replay` (a recorded game of `game`, a GameDefinition) re-driven to the start of `from_turn`
+    (None: the end of the turns it holds whole) with its chance now from `source` (its physical
+    table set as the game left it); `seats` the seat kinds it goes on with (None: the recorded
+    ones), only named in the new recording's header. InputError (one line) for a recording that
+    cannot be taken up: a trials file, another game's, a committed (server) game, a finished game
+    with no --from-turn."""
+    from tabletop.gamekit.commit import SCHEME
+    from tabletop.gamekit.match import GameSeeds
+    from tabletop.gamekit.replay import check_game
+
+    header = replay.header
+    if header.get("kind") != "game":
+        raise InputError(f"{replay.path}: a recording of trials, not of a game: nothing to play on")
+    check_game(replay, game)
+    if header.get("seeds") == SCHEME:
+        raise InputError(f"{replay.path}: a game server's room (committed seeds): its server takes it up after a "
+                         f"restart; play it on there")
+    if replay.version < 2:
+        raise InputError(f"{replay.path}: replay format version {replay.version} drew all chance from one stream; "
+                         f"only newer recordings can be played on")
+    if replay.end is not None and not replay.end.get("result", {}).get("unfinished") and from_turn is None:
+        raise InputError(f"{replay.path}: the game is over; give --from-turn N to play it on from turn N")
+    try:
+        config, seed = dict(header["config"]), int(header["seed"])
+        recorded = list(config["seats"])
+        state = game.make_game(config).new_initial_state()
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{replay.path}: corrupt replay: its header has no usable game config ({exc})") from None
+    seeds = GameSeeds(seed)
+    options = {o.name: config[o.name] for o in game.options if o.name in config}
+    chooser = [None if kind == "human" else game.make_seat(kind, source, options) for kind in recorded]
+    done = redrive(replay, game, state, seeds, chooser, physics_of(source), from_turn)
+    now = list(seats) if seats is not None else recorded
+    note = (f"resumed from {replay.path.name} at turn {done.from_turn}"
+            + (f", seats {', '.join(f'{game.colours[i]}={k}' for i, k in enumerate(now))}" if now != recorded else ""))
+    new_header = {**header, "config": {**config, "seats": now}, "banner": [*header.get("banner", []), note],
+                  "resumed_from": {"file": replay.path.name, "turn": done.from_turn}}
+    return TakenUp(state, seeds, config, seed, recorded, done.from_turn,
+                   (new_header, replay.looks, [t.payload for t in done.turns]), new_header["banner"])

@@ -59,3 +59,43 @@ def play_headless(definition, seats, seed: int, outcomes: str, options: dict, re
         source.close()
     sys.stdout.flush()
     return match.state
+
+
+def resume_headless(definition, replay, from_turn: int | None, seats, record: Path | None = None,
+                    emit: Callable[[str], None] | None = None):
+    """`play --resume`: the recorded game `replay` (a ReplayFile of `definition`'s) played on from
+    the start of `from_turn` (None: where the recording ends) by `seats` (seat kinds; None: the
+    recorded ones), chance from the source the recording names; the lines so far and every new one
+    to `emit`, the whole game (the turns before the break copied, then the new ones) recorded to
+    `record` (None: none), its header naming the file it came from. Returns the final state. With
+    the recorded seats the game goes on exactly as the recording did (tabletop.gamekit.resume)."""
+    from tabletop.gamekit.record import GameRecorder
+    from tabletop.gamekit.resume import take_up
+
+    emit = emit or _print_line
+    source = definition.make_source(replay.header.get("config", {}).get("outcomes", "physics"))
+    try:
+        up = take_up(replay, definition, source, from_turn, seats)
+        kinds = list(seats) if seats is not None else up.recorded_seats
+        options = {o.name: up.config[o.name] for o in definition.options if o.name in up.config}
+        players = [definition.make_seat(kind, source, options) for kind in kinds]
+        recorder = None
+        if record is not None:
+            recorder = GameRecorder(record, definition, up.config, up.seed, up.state, source, up.banner,
+                                    resume=up.resume)
+            print(f"recording the replay to {record}", file=sys.stderr, flush=True)
+        match = Match(up.state, players, recorder.source if recorder else source, up.seed, banner=up.banner,
+                      result_lines=definition.result_lines, observers=[recorder], max_turns=definition.max_turns,
+                      seeds=up.seeds)
+        try:
+            for line in match.lines:
+                emit(line)
+            while not match.is_over():
+                for line in match.step():
+                    emit(line)
+        finally:
+            match.close()
+    finally:
+        source.close()
+    sys.stdout.flush()
+    return match.state

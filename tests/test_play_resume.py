@@ -1,0 +1,71 @@
+"""Playing a recorded game on (`play --resume FILE --from-turn N`): with the recorded seats and seed
+the game goes on exactly as the recording did, chunk for chunk, motions and all (physics games
+included: the Tipper's ball and every device's bodies set as the game left them), and the new
+recording is a whole game naming the one it came from."""
+from __future__ import annotations
+
+import pytest
+
+from tabletop.gamekit.replay import verify
+from tabletop.gamekit.session import resume_headless
+from tabletop.games.registry import GAMES
+from tabletop.sim.errors import InputError
+from tabletop.sim.record import ReplayFile
+
+CASES = [
+    ("king-kong", ["ai", "plan", "random"], "physics", 9),
+    ("king-of-the-hill", ["ai", "plan"], "physics", 50),
+    ("knossos", ["ai", "random"], "measured", 40),
+]
+
+
+def payloads(path, first: int = 0) -> list[bytes]:
+    return [t.payload for t in ReplayFile.open(path).turns if t.number >= first]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, seats, outcomes, turn", CASES, ids=[c[0] for c in CASES])
+def test_a_game_resumed_from_turn_n_with_its_seats_plays_the_recorded_turns_again(tmp_path, game, seats, outcomes,
+                                                                                   turn):
+    from tabletop.app.sources import play_outcomes
+
+    definition = GAMES[game]
+    first = tmp_path / "first.ttr"
+    lines: list[str] = []
+    definition.play_headless(seats, 5, play_outcomes(definition, outcomes), first, {}, lines.append)
+    original = ReplayFile.open(first)
+    assert original.turns[-1].number > turn
+    again = tmp_path / "again.ttr"
+    resumed: list[str] = []
+    final = resume_headless(definition, original, turn, None, again, resumed.append)
+    taken = ReplayFile.open(again)
+    # the same game: every turn (those copied and those played again) byte for byte, the same end
+    assert payloads(again) == payloads(first)
+    assert taken.end == original.end and final.turn == original.end["result"]["turns"]
+    assert taken.header["resumed_from"] == {"file": "first.ttr", "turn": turn}
+    assert resumed[-5:] == lines[-5:]
+    assert resumed[len(original.header["banner"])].startswith(f"resumed from first.ttr at turn {turn}")
+    if outcomes == "physics":
+        assert verify(taken, definition, from_turn=turn).turns == final.turn   # a whole game, re-simulated
+
+
+@pytest.mark.slow
+def test_other_seats_take_over_and_a_finished_game_needs_a_turn(tmp_path):
+    from tabletop.app.sources import play_outcomes
+
+    definition = GAMES["knossos"]
+    first = tmp_path / "first.ttr"
+    definition.play_headless(["ai", "ai"], 2, play_outcomes(definition, "measured"), first, {}, lambda line: None)
+    original = ReplayFile.open(first)
+    with pytest.raises(InputError, match="the game is over; give --from-turn"):
+        resume_headless(definition, original, None, None, None, lambda line: None)
+    with pytest.raises(InputError, match="--from-turn: .* give 0 to"):
+        resume_headless(definition, original, 10_000, None, None, lambda line: None)
+    out = tmp_path / "random.ttr"
+    lines: list[str] = []
+    resume_headless(definition, original, 12, ["random", "ai"], out, lines.append)
+    taken = ReplayFile.open(out)
+    assert taken.header["config"]["seats"] == ["random", "ai"]
+    assert taken.header["banner"][-1] == "resumed from first.ttr at turn 12, seats red=random, blue=ai"
+    assert [t.payload for t in taken.turns if t.number < 12] == [t.payload for t in original.turns if t.number < 12]
+    assert taken.end is not None
