@@ -28,7 +28,8 @@ from tabletop.sim.record import (COMMITTED_VERSION, MOVE_ANIMATION_S, POSITION_U
                                   SEEDED_VERSION, TIME_UNIT, ReplayWriter, motion_sha256, quantize_motion)
 
 MOTION_RATE = 60.0        # pose samples per simulated second
-REPLAY_DIR = Path("replays")
+REPLAY_DIR = Path("replays")          # where a device's recorded trials go by default (beside the run)
+DATA_ENV = "TABLETOP_DATA"            # a folder that takes the place of the user's data folder
 
 
 # -- actions -----------------------------------------------------------------------------------
@@ -58,6 +59,21 @@ def decode_action(game, encoded):
         return cls(*(tuple(v) if isinstance(v, list) else v for v in values))
     except (ValueError, TypeError, KeyError):
         raise InputError(f"corrupt replay: {encoded!r} is not a {game.name} action") from None
+
+
+def games_dir() -> Path:
+    """Where games are recorded when no file is named: GAMES under the user's application data
+    folder (platformdirs: ~/.local/share/tabletop/games on Linux, ~/Library/Application
+    Support/tabletop/games on macOS, %LOCALAPPDATA%\\tabletop\\games on Windows), or under
+    $TABLETOP_DATA when that is set. `tabletop games` lists what is there."""
+    import os
+
+    base = os.environ.get(DATA_ENV)
+    if not base:
+        import platformdirs
+
+        base = platformdirs.user_data_dir("tabletop", appauthor=False)
+    return Path(base) / "games"
 
 
 # -- the file's parts ---------------------------------------------------------------------------

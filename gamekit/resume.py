@@ -159,12 +159,12 @@ def take_up(replay, game, source, from_turn: int | None = None, seats=None) -> T
     with no --from-turn."""
     from tabletop.gamekit.commit import SCHEME
     from tabletop.gamekit.match import GameSeeds
-    from tabletop.gamekit.replay import check_game
 
     header = replay.header
     if header.get("kind") != "game":
         raise InputError(f"{replay.path}: a recording of trials, not of a game: nothing to play on")
-    check_game(replay, game)
+    if header.get("game") != game.name:
+        raise InputError(f"{replay.path}: the replay is of {header.get('game')!r}, not {game.name}")
     if header.get("seeds") == SCHEME:
         raise InputError(f"{replay.path}: a game server's room (committed seeds): its server takes it up after a "
                          f"restart; play it on there")

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
 __all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "estimate", "host", "join", "open_replay",
-           "play"]
+           "play", "resume"]
 
 _RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
@@ -155,6 +155,22 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
     return _quietly(lambda: run(request, emit, human=human))
 
 
+def resume(file: str | Path | None = None, *, game: str | None = None, from_turn: int | None = None,
+           seats: Sequence[str] | str | None = None, record: str | Path | None = None, echo: bool = False) -> PlayedGame:
+    """`tabletop play --resume FILE --headless`: a recorded game played on from the start of turn
+    `from_turn` (None: where the recording ends) to its end, by `seats` (None: the recorded ones;
+    with them the game goes on exactly as recorded). With no `file`, `game`'s newest unfinished
+    recording in the games folder (`play GAME --continue`). No replay is written unless `record`
+    names the file; `echo=True` prints the log as it goes."""
+    from tabletop.app.games import resume as run
+    from tabletop.app.requests import ResumeRequest
+
+    request = ResumeRequest(resume=file, game=game, continue_game=file is None, from_turn=from_turn, seats=seats,
+                            headless=True, record=record, no_record=record is None)
+    emit = (lambda line: print(line, flush=True)) if echo else None
+    return run(request, emit) if echo else _quietly(lambda: run(request, emit))
+
+
 def _quietly(run):
     """`run()` with what it says on stderr held back; what is not the play's own notice ("recording
     the replay to ...") is passed on afterwards (a warning is not lost)."""
@@ -183,16 +199,18 @@ def open_replay(path: str | Path):
 
 # -- playing together -------------------------------------------------------------------------------
 def host(game: str, server: str, seats: Sequence[str] | str = ("remote", "remote"), seed: int = 0, *,
-         outcomes: str = "physics", **options):
+         outcomes: str = "physics", on_drop: str = "ai", drop_wait: int = 60, **options):
     """`tabletop host GAME --server ws://HOST:PORT`: a room made on a running game server; a
     tabletop.app.results.HostedRoom (its `code`, the `url` players join with, the seats). `seats`:
     "remote" (a client joins to play it), "ai" or "random" (played in the room); `outcomes`
-    "physics" or "measured"; `options` the game's own. tabletop.app.net.NetError when the server
-    cannot be reached."""
+    "physics" or "measured"; a remote seat whose client dropped is waited for `drop_wait` seconds,
+    then played by the AI (`on_drop` "ai") or the room pauses ("pause"); `options` the game's own.
+    tabletop.app.net.NetError when the server cannot be reached."""
     from tabletop.app import net
     from tabletop.app.requests import HostRequest
 
-    return net.host(HostRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, server=server))
+    return net.host(HostRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, server=server,
+                                on_drop=on_drop, drop_wait=drop_wait))
 
 
 def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str = "random", spectate: bool = False,

@@ -8,6 +8,22 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
 
 
+@pytest.fixture(autouse=True, scope="session")
+def games_folder(tmp_path_factory):
+    """Recorded games go to a folder of the test run's (TABLETOP_DATA), never the user's own data
+    folder; commands the tests start as processes inherit it."""
+    import os
+
+    folder = tmp_path_factory.mktemp("data")
+    before = os.environ.get("TABLETOP_DATA")
+    os.environ["TABLETOP_DATA"] = str(folder)
+    yield folder / "games"
+    if before is None:
+        del os.environ["TABLETOP_DATA"]
+    else:
+        os.environ["TABLETOP_DATA"] = before
+
+
 @pytest.fixture(scope="session")
 def materials():
     return load_materials(assets_dir() / "materials.toml")

@@ -16,8 +16,8 @@ from tabletop.sim.errors import InputError
 FRONT_END_ONLY = {"help", "quiet", "command", "no_record", "headless"}
 COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "sweep": rq.SweepRequest,
             "validate": rq.ValidateRequest, "bench": rq.BenchRequest, "analyze": rq.AnalyzeRequest,
-            "play": rq.WindowRequest, "replay": rq.ReplayRequest, "serve": rq.ServeRequest, "host": rq.HostRequest,
-            "join": rq.JoinRequest}
+            "play": (rq.WindowRequest, rq.ResumeRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
+            "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest}
 
 
 def subparsers():
@@ -29,7 +29,8 @@ def subparsers():
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_option_of_a_command_is_a_field_of_its_request(command):
-    fields = set(rq.request_fields(COMMANDS[command]))
+    requests = COMMANDS[command] if isinstance(COMMANDS[command], tuple) else (COMMANDS[command],)
+    fields = {f for request in requests for f in rq.request_fields(request)}   # play: a new game, or one resumed
     dests = {a.dest for a in subparsers()[command]._actions} - FRONT_END_ONLY
     options = {d for d in dests if d.startswith("option_")}      # the games' own: the request's `options`
     assert dests - options <= fields, sorted(dests - options - fields)
@@ -44,6 +45,7 @@ def test_every_command_has_a_request():
     (tabletop.estimate, rq.EstimateRequest, {"set", "progress"}),
     (tabletop.play, rq.PlayRequest, {"echo", "options"}),
     (tabletop.host, rq.HostRequest, {"options"}),
+
     (tabletop.join, rq.JoinRequest, {"echo"}),
 ])
 def test_the_api_takes_every_field_of_its_request(function, request_type, extra):
@@ -51,6 +53,18 @@ def test_the_api_takes_every_field_of_its_request(function, request_type, extra)
     fields = set(rq.request_fields(request_type))
     assert fields - {"options"} <= params, sorted(fields - params)
     assert params - fields <= extra | {"options"}, sorted(params - fields - extra)
+
+
+def test_the_api_resumes_with_every_field_a_headless_resume_takes():
+    """tabletop.resume is `play --resume FILE --headless`: every field but the window's (size,
+    pace) and what its arguments say by themselves (`file` is --resume, no file is --continue, no
+    `record` is --no-record)."""
+    params = set(inspect.signature(tabletop.resume).parameters)
+    fields = set(rq.request_fields(rq.ResumeRequest))
+    implied = {"resume": "file", "continue_game": "file", "no_record": "record", "headless": None, "size": None,
+               "pace": None}
+    assert fields - set(implied) <= params and {v for v in implied.values() if v} <= params
+    assert params - fields <= {"file", "echo"}
 
 
 @pytest.mark.parametrize("make,message", [

@@ -71,9 +71,10 @@ def test_a_table_of_another_device_is_refused(tmp_path, capsys):
     assert "needs a sticks table" in capsys.readouterr().err
 
 
-def test_a_refused_play_leaves_no_replays_folder(tmp_path, monkeypatch, capsys):
-    """The default replays/ folder is made when a recording starts, not when its name is chosen: a
+def test_a_refused_play_leaves_no_games_folder(tmp_path, monkeypatch, capsys):
+    """The default games folder is made when a recording starts, not when its name is chosen: a
     command refused for bad input writes nothing (the suite once left an empty replays/ in the checkout)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
     assert main(["play", "knossos", "--headless", "--outcomes", "coins"]) == 2
-    assert not (tmp_path / "replays").exists()
+    assert not (tmp_path / "data").exists() and not (tmp_path / "replays").exists()

@@ -211,8 +211,6 @@ def option_value(argv: list[str], name: str) -> str | None:
 
 def outputs_of(argv: list[str]) -> list[str]:
     out = [v for name in OUTPUT_OPTIONS if (v := option_value(argv, name)) is not None]
-    if argv[:2] == ["tabletop", "play"] and "--headless" in argv and not {"--record", "--no-record"} & set(argv):
-        out.append("replays/")
     return out
 
 
@@ -308,9 +306,18 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
 
         assert Path(plot).suffix[1:].lower() in plot_formats(), f"`{shlex.join(argv)}`: --plot {plot}: no format"
     try:
-        if args.command == "play":
-            _, _, seats = games.checked(PlayRequest(game=args.game, seats=args.seats, seed=args.seed,
-                                                    outcomes=args.outcomes, options=given_options(args)))
+        if args.command == "play" and (args.resume is not None or args.continue_game):
+            from tabletop.app.requests import ResumeRequest
+
+            ResumeRequest(resume=args.resume, game=args.game, continue_game=args.continue_game,
+                          from_turn=args.from_turn, seats=args.seats, headless=args.headless, record=args.record,
+                          no_record=args.no_record)
+            if args.resume is not None:
+                needs_file(str(args.resume), "--resume")
+        elif args.command == "play":
+            _, _, seats = games.checked(PlayRequest(game=args.game, seats=args.seats or "ai,ai",
+                                                    seed=args.seed or 0, outcomes=args.outcomes,
+                                                    options=given_options(args)))
             if args.headless:
                 assert "human" not in seats, f"`{shlex.join(argv)}`: a human seat needs the window"
             else:

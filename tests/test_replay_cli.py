@@ -78,15 +78,19 @@ def test_missing_file_folder_and_no_display(tmp_path, table_replay, monkeypatch)
 
 
 def test_play_records_to_the_default_path_unless_told_not_to(tmp_path, monkeypatch, sticks_table):
+    """By default a game is recorded to the user's games folder (here TABLETOP_DATA's), not the
+    folder the command ran in."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
     args = ["play", "knossos", "--headless", "--seed", "4", "--games-to-win", "1", "--outcomes", sticks_table]
     rc, out, err = run(*args, "--no-record")
-    assert rc == 0 and not (tmp_path / "replays").exists() and "recording" not in err
+    assert rc == 0 and not (tmp_path / "data").exists() and "recording" not in err
     rc, out2, err = run(*args)
     assert rc == 0 and out2 == out
-    (made,) = (tmp_path / "replays").iterdir()
+    (made,) = (tmp_path / "data" / "games").iterdir()
     assert re.fullmatch(r"knossos-seed4-\d{8}-\d{6}\.ttr", made.name)
-    assert f"recording the replay to replays/{made.name}" in err
+    assert f"recording the replay to {tmp_path / 'data' / 'games' / made.name}" in err
+    assert not (tmp_path / "replays").exists()
     assert run("replay", made, "--summary")[1] == out
 
 

@@ -58,7 +58,7 @@ class GameWindow:
     """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
 
     def __init__(self, app, game, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None,
-                 options: dict | None = None):
+                 options: dict | None = None, resume=None):
         self.app = app
         self.game = game               # its GameDefinition
         self.options = game.check_options(options or {})
@@ -82,6 +82,7 @@ class GameWindow:
         self.match: Match | None = None
         self.source = None
         self.games_started = 0
+        self.resume = resume           # (a recorded game, the turn to play on from): the first game
         self.humans = [p for p, kind in enumerate(seats) if kind == "human"]
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None   # whose eyes are on the screen
         self.curtain = False           # the screen is covered until the next human seat is ready
@@ -106,13 +107,23 @@ class GameWindow:
     def new_game(self) -> None:
         self._end_match()
         self.seats = self.adapter.make_seats(self.seat_kinds)
-        state = self.adapter.new_state()
         self.source = WatchedOutcomes(self.adapter.physics_source())
-        config = self.game.replay_config(self.seat_kinds, "physics", self.options)   # as headless play's
-        banner = self.game.banner(self.seat_kinds, self.seed, "physics", self.options)
-        recorder = self._start_recording(state, config, banner)
-        self.match = Match(state, self.seats, self.source, self.seed, banner=[banner],
-                           result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns)
+        seeds, resume = None, None
+        if self.resume is not None:      # a recorded game played on: the rules, seeds and table where it left them
+            from tabletop.gamekit.resume import take_up
+
+            replay, from_turn = self.resume
+            self.resume = None           # a new game after it is a new game
+            up = take_up(replay, self.game, self.source, from_turn, self.seat_kinds)
+            state, seeds, config, banner, resume = up.state, up.seeds, up.config, up.banner, up.resume
+        else:
+            state = self.adapter.new_state()
+            config = self.game.replay_config(self.seat_kinds, "physics", self.options)   # as headless play's
+            banner = [self.game.banner(self.seat_kinds, self.seed, "physics", self.options)]
+        recorder = self._start_recording(state, config, banner, resume)
+        self.match = Match(state, self.seats, self.source, self.seed, banner=banner,
+                           result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns,
+                           seeds=seeds)
         self.anim = None
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None
         self.curtain = False
@@ -125,7 +136,7 @@ class GameWindow:
         self._wait = self.pace
         self._refresh()
 
-    def _start_recording(self, state, config: dict, banner: str):
+    def _start_recording(self, state, config: dict, banner: list[str], resume=None):
         """Record this game as headless play does (the same file format and contents)."""
         from tabletop.gamekit.record import GameRecorder
 
@@ -135,7 +146,7 @@ class GameWindow:
         path = Path(self.record)
         if self.games_started > 1:
             path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
-        return GameRecorder(path, self.game, config, self.seed, state, self.source, [banner])
+        return GameRecorder(path, self.game, config, self.seed, state, self.source, banner, resume=resume)
 
     def _end_match(self) -> None:
         """Close the game being played: an unfinished one's replay ends saying so."""

@@ -26,9 +26,11 @@ def make_adapter(game: GameDefinition, seats: list[str], options: dict | None = 
 
 
 def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict | None = None, size=(1280, 720),
-              offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None, record: Path | None = None):
+              offscreen: bool = False, pace: float = 0.8, shadows: bool | None = None, record: Path | None = None,
+              resume=None):
     """(app, controller) of a game in a window or an offscreen buffer. Bad options fail before
-    any window opens."""
+    any window opens. `resume`: (a recorded game's ReplayFile, the turn to play it on from or
+    None): the first game is that one, played on (tabletop.gamekit.resume.take_up)."""
     started = time.perf_counter()
     adapter = make_adapter(game, seats, options)
     from tabletop.gamekit.view.controller import GameWindow
@@ -47,7 +49,13 @@ def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict |
                                parent=app.base.aspect2d)
         for _ in range(2):          # both buffers of a double-buffered window
             app.base.graphicsEngine.render_frame()
-    controller = GameWindow(app, game, adapter, seats, seed, pace=pace, record=record, options=options)
+    try:
+        controller = GameWindow(app, game, adapter, seats, seed, pace=pace, record=record, options=options,
+                                resume=resume)
+    except BaseException:
+        adapter.close()
+        app.destroy()
+        raise
     if loading is not None:
         loading.destroy()
     controller.started = started
@@ -56,8 +64,9 @@ def open_game(game: GameDefinition, seats: list[str], seed: int, options: dict |
 
 def play_window(game: GameDefinition, seats: list[str], seed: int, options: dict, screenshot: str | None,
                 after_turns: int,
-                size: tuple[int, int], pace: float, record: Path | None = None) -> int:
-    """The window (recording to `record` unless None), or with `screenshot` an offscreen picture."""
+                size: tuple[int, int], pace: float, record: Path | None = None, resume=None) -> int:
+    """The window (recording to `record` unless None), or with `screenshot` an offscreen picture;
+    `resume` a recorded game to play on first (open_game's)."""
     if screenshot is not None:
         out = Path(screenshot)
         if not out.parent.is_dir():
@@ -66,7 +75,7 @@ def play_window(game: GameDefinition, seats: list[str], seed: int, options: dict
             raise InputError(f"--screenshot: write a .png file, not {out.name}")
     app, controller = open_game(game, seats, seed, options, size=size,
                                 offscreen=screenshot is not None, pace=pace,
-                                record=None if screenshot is not None else record)
+                                record=None if screenshot is not None else record, resume=resume)
     if screenshot is not None:
         controller.fast_forward(after_turns)
         app.camera.reset()

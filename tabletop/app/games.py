@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tabletop.app import longrun
-from tabletop.app.requests import AnalyzeRequest, GameRun, PlayRequest, WindowRequest
+from tabletop.app.requests import AnalyzeRequest, GameRun, GamesRequest, PlayRequest, ResumeRequest, WindowRequest
 from tabletop.app.results import AnalyzeResult, PlayedGame
 from tabletop.app.sources import play_outcomes, resolve_tables
 from tabletop.sim.errors import InputError
@@ -16,10 +16,11 @@ HUMAN_HEADLESS = "--seats: a human seat needs the window; drop --headless or use
 
 
 def _check_record(record) -> None:
-    """The replay's file checked before any work (the default folder, replays/, is made when needed)."""
-    from tabletop.gamekit.record import REPLAY_DIR
+    """The replay's file checked before any work (the default folder, the user's games folder, is
+    made when the recording starts)."""
+    from tabletop.gamekit.record import games_dir
 
-    if record is not None and not (record.parent == Path(REPLAY_DIR) and not record.parent.exists()):
+    if record is not None and not (record.parent == games_dir() and not record.parent.exists()):
         longrun.check_outputs(record=record)
 
 
@@ -97,11 +98,143 @@ def play_window(request: WindowRequest) -> int:
                        request.pace, request.record)
 
 
-def default_record(name: str, seed: int, suffix: str = ""):
-    """Where a replay goes when none is named: replays/NAME-seedS-DATE-TIME.ttr."""
-    from tabletop.gamekit.record import default_path
+# -- playing a recorded game on ------------------------------------------------------------------
+def _open_game_record(request: ResumeRequest):
+    """(the replay, its game's definition) of the recorded game the request names (its file, or the
+    newest unfinished game of its game); InputError (one line) otherwise."""
+    from tabletop.sim.record import ReplayFile
 
-    return default_path(name, seed, suffix=suffix)
+    path = request.resume if request.resume is not None else latest_unfinished(request.game)
+    replay = ReplayFile.open(path)
+    if replay.header.get("kind") != "game":
+        raise InputError(f"{path}: a recording of a device's trials, not of a game")
+    try:
+        definition = definition_of(str(replay.header.get("game")))
+    except InputError:
+        raise InputError(f"{path}: a recording of {replay.header.get('game')!r}, not a game of this build") from None
+    return replay, definition
+
+
+def _resume_seats(request: ResumeRequest, definition, replay) -> list[str] | None:
+    if request.seats is None:
+        return None
+    recorded = list(replay.header.get("config", {}).get("seats", []))
+    seats = check_seats(definition, request.seats, definition.seat_kinds)
+    if len(seats) != len(recorded):
+        raise InputError(f"--seats: the recorded game has {len(recorded)} seats ({','.join(recorded)}); give as "
+                         f"many, not {len(seats)}")
+    return seats
+
+
+def _resume_record(request: ResumeRequest, definition, replay) -> Path | None:
+    if request.no_record:
+        return None
+    record = request.record or default_record(definition.name, int(replay.header.get("seed", 0)), "resumed")
+    if Path(record).resolve() == Path(replay.path).resolve():
+        raise InputError(f"--record: {record} is the recording being played on; name another file")
+    _check_record(record)
+    return record
+
+
+def resume(request: ResumeRequest, emit=None) -> PlayedGame:
+    """`play --resume FILE --headless`: the recorded game played on (tabletop.gamekit.session.
+    resume_headless), each line to `emit`; recorded to a new file naming the one it came from."""
+    from tabletop.gamekit.session import resume_headless
+
+    replay, definition = _open_game_record(request)
+    seats = _resume_seats(request, definition, replay)
+    now = seats or list(replay.header.get("config", {}).get("seats", []))
+    if "human" in now:
+        raise InputError(HUMAN_HEADLESS if seats else "--seats: the recorded game has a human seat, which needs the "
+                                                      "window; drop --headless or give --seats with ai/random seats")
+    record = _resume_record(request, definition, replay)
+    lines: list[str] = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if emit is not None:
+            emit(line)
+
+    final = resume_headless(definition, replay, request.from_turn, seats, record, log)
+    return PlayedGame(definition, int(replay.header.get("seed", 0)), now, lines, final, record)
+
+
+def resume_window(request: ResumeRequest) -> int:
+    """`play --resume FILE`: the recorded game played on in the 3D window."""
+    from tabletop.gamekit.view.window import parse_size, play_window as open_window
+
+    replay, definition = _open_game_record(request)
+    seats = _resume_seats(request, definition, replay)
+    config = replay.header.get("config", {})
+    if config.get("outcomes", "physics") != "physics":
+        raise InputError(f"{replay.path}: its chance came from --outcomes {config.get('outcomes')}; the window "
+                         f"simulates every chance event: play it on with --headless")
+    size = parse_size(request.size)
+    record = _resume_record(request, definition, replay)
+    options = {o.name: config[o.name] for o in definition.options if o.name in config}
+    now = seats or list(config.get("seats", []))
+    return open_window(definition, now, int(replay.header.get("seed", 0)), options, None, 0, size, request.pace,
+                       record, resume=(replay, request.from_turn))
+
+
+def games(request: GamesRequest) -> tuple[Path, list[dict]]:
+    """`tabletop games`: (the folder, its recorded games newest first: `recorded_games`)."""
+    folder = request.folder if request.folder is not None else games_folder()
+    return folder, recorded_games(folder)
+
+
+def recorded_games(folder: Path | None = None) -> list[dict]:
+    """The games recorded in `folder` (None: the user's games folder), newest first: each its
+    file, game, when it was recorded, seats, turns, and whether it is finished, left or cut off
+    (a crash), and the file it was resumed from. A file that does not read is listed as such."""
+    from tabletop.gamekit.record import games_dir
+    from tabletop.gamekit.replay import game_turns
+    from tabletop.sim.record import ReplayFile
+
+    folder = Path(folder) if folder is not None else games_dir()
+    rows = []
+    for path in sorted(folder.glob("*.ttr")) if folder.is_dir() else []:
+        try:
+            replay = ReplayFile.open(path)
+        except InputError as exc:
+            rows.append({"file": path, "game": None, "recorded": path.stat().st_mtime, "error": str(exc)})
+            continue
+        if replay.header.get("kind") != "game":
+            continue
+        result = (replay.end or {}).get("result", {})
+        status = "cut off" if replay.end is None else "left" if result.get("unfinished") else "finished"
+        rows.append({"file": path, "game": replay.header.get("game"), "recorded": replay.recorded_at,
+                     "seats": list(replay.header.get("config", {}).get("seats", [])), "turns": game_turns(replay),
+                     "status": status, "winner": result.get("winner"),
+                     "resumed_from": (replay.header.get("resumed_from") or {}).get("file")})
+    return sorted(rows, key=lambda row: row["recorded"], reverse=True)
+
+
+def latest_unfinished(game: str, folder: Path | None = None) -> Path:
+    """`play GAME --continue`: the newest recorded game of GAME that did not finish."""
+    from tabletop.gamekit.record import games_dir
+
+    name = definition_of(game).name
+    for row in recorded_games(folder):
+        if row["game"] == name and row.get("status") in ("left", "cut off"):
+            return row["file"]
+    raise InputError(f"--continue: no unfinished {name} game in {folder or games_dir()} (tabletop games lists "
+                     f"the recorded games)")
+
+
+def games_folder() -> Path:
+    """The user's games folder: where play records when no file is named."""
+    from tabletop.gamekit.record import games_dir
+
+    return games_dir()
+
+
+def default_record(name: str, seed: int, suffix: str = ""):
+    """Where a game is recorded when no file is named: GAMES/NAME-seedS-DATE-TIME.ttr, GAMES the
+    user's data folder's (tabletop.gamekit.record.games_dir)."""
+    from tabletop.gamekit.record import default_path, games_dir
+
+    return default_path(name, seed, games_dir(), suffix=suffix)
 
 
 def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeResult:

@@ -289,6 +289,60 @@ class WindowRequest(PlayRequest):
 
 
 @dataclass
+class ResumeRequest:
+    """`tabletop play --resume FILE [--from-turn N]` (or `play GAME --continue`: `continue_game`,
+    the newest unfinished recording of `game`): the recorded game played on from the start of turn
+    `from_turn` (None: where the recording ends) by `seats` (None: the recorded seats), in the
+    window or `headless`; recorded to `record`, or with `record` None to the games folder unless
+    `no_record`. The window's `size` and `pace` as play's."""
+
+    resume: Path | None = None
+    game: str | None = None
+    continue_game: bool = False
+    from_turn: int | None = None
+    seats: tuple[str, ...] | None = None
+    headless: bool = False
+    record: Path | None = None
+    no_record: bool = False
+    size: str = SIZE
+    pace: float = 0.8
+
+    def __post_init__(self):
+        self.resume = _path(self.resume, "resume")
+        self.game = _text(self.game, "game")
+        _switch(self.continue_game, "continue_game")
+        if self.resume is not None and self.continue_game:
+            raise InputError("--resume and --continue contradict each other: --continue takes the newest unfinished "
+                             "game")
+        if self.resume is not None and self.game is not None:
+            raise InputError("--resume: the file names the game; drop GAME")
+        if self.resume is None and not (self.continue_game and self.game):
+            raise InputError("--continue: name the game whose newest unfinished recording to play on" if
+                             self.continue_game else "--resume: give the recorded game's file (tabletop games lists "
+                                                     "them)")
+        if self.from_turn is not None and _whole(self.from_turn, "from_turn") < 0:
+            raise InputError(f"--from-turn: must be 0 or more, got {self.from_turn}")
+        self.seats = None if self.seats is None else _texts(self.seats, "seats")
+        _switch(self.headless, "headless")
+        _switch(self.no_record, "no_record")
+        self.record = _path(self.record, "record")
+        if self.no_record and self.record is not None:
+            raise InputError("--record and --no-record contradict each other; give one")
+        self.size = _text(self.size, "size", optional=False)
+        self.pace = _number(self.pace, "pace", optional=False)
+
+
+@dataclass
+class GamesRequest:
+    """`tabletop games`: the games recorded in `folder` (None: the user's games folder)."""
+
+    folder: Path | None = None
+
+    def __post_init__(self):
+        self.folder = _path(self.folder, "folder")
+
+
+@dataclass
 class AnalyzeRequest(GameRun):
     """`tabletop analyze GAME`: `games` whole games with table chance (or, with `solve`, perfect play)."""
 

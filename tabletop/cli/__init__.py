@@ -35,7 +35,7 @@ def _commands() -> dict:
 
     return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
             "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze,
-            "serve": net.serve, "host": net.host, "join": net.join}
+            "serve": net.serve, "host": net.host, "join": net.join, "games": games.recorded}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,15 +11,16 @@ from tabletop.app.console import ConsoleReporter
 from tabletop.sim.errors import InputError
 
 
-def _record(args, name: str):
-    """Where `play` writes its replay: --record, none with --no-record, else replays/GAME-seedS-DATE-TIME.ttr."""
+def _record(args, name: str, seed: int):
+    """Where `play` writes its replay: --record, none with --no-record, else the games folder's
+    GAME-seedS-DATE-TIME.ttr."""
     from tabletop.app.games import default_record
 
     if args.no_record:
         if args.record is not None:
             raise InputError("--record and --no-record contradict each other; give one")
         return None
-    return args.record if args.record is not None else default_record(name, args.seed)
+    return args.record if args.record is not None else default_record(name, seed)
 
 
 def _echo(line: str) -> None:
@@ -29,17 +30,64 @@ def _echo(line: str) -> None:
 def play(args) -> int:
     from tabletop.app import games
 
-    common = dict(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
+    if args.resume is not None or args.continue_game:
+        return _resume(args)
+    if args.from_turn is not None:
+        raise InputError("--from-turn: only with --resume FILE or --continue")
+    if args.game is None:
+        raise InputError("play: name the game (or give --resume FILE.ttr)")
+    seed = 0 if args.seed is None else args.seed
+    common = dict(game=args.game, seats=args.seats or "ai,ai", seed=seed, outcomes=args.outcomes,
                   options=given_options(args))
     # every option is checked, the window's too, whichever way the game is played
     window = rq.WindowRequest(**common, record=None, screenshot=args.screenshot, after_turns=args.after_turns,
                               size=args.size, pace=args.pace)
     if args.headless:
-        games.play(rq.PlayRequest(**common, record=_record(args, args.game)), emit=_echo)
+        games.play(rq.PlayRequest(**common, record=_record(args, args.game, seed)), emit=_echo)
         return 0
     if args.screenshot is None:
-        window.record = _record(args, args.game)
+        window.record = _record(args, args.game, seed)
     return games.play_window(window)
+
+
+def _resume(args) -> int:
+    """play --resume FILE / play GAME --continue: a recorded game played on."""
+    from tabletop.app import games
+
+    fixed = [flag for flag, given in (("--seed", args.seed is not None), ("--outcomes", args.outcomes != "physics"),
+                                      ("--screenshot", args.screenshot is not None)) if given]
+    fixed += [f"--{name.replace('_', '-')}" for name in given_options(args)]
+    if fixed:
+        raise InputError(f"{fixed[0]}: a recorded game is played on with its own seed, chance and options")
+    request = rq.ResumeRequest(resume=args.resume, game=args.game, continue_game=args.continue_game,
+                               from_turn=args.from_turn, seats=args.seats, headless=args.headless,
+                               record=args.record, no_record=args.no_record, size=args.size, pace=args.pace)
+    if args.headless:
+        games.resume(request, emit=_echo)
+        return 0
+    return games.resume_window(request)
+
+
+def recorded(args) -> int:
+    """tabletop games: the recorded games, newest first."""
+    import time as clock
+
+    from tabletop.app import games
+
+    folder, rows = games.games(rq.GamesRequest(folder=args.folder))
+    print(f"{len(rows)} recorded game{'' if len(rows) == 1 else 's'} in {folder}" + (" (newest first):" if rows else ""))
+    for row in rows:
+        when = clock.strftime("%Y-%m-%d %H:%M", clock.localtime(row["recorded"]))
+        if "error" in row:
+            print(f"  {when}  {row['file'].name}: does not read ({row['error']})")
+            continue
+        status = row["status"] + (f", winner {row['winner']}" if row["status"] == "finished" and row["winner"] else "")
+        came = f", resumed from {row['resumed_from']}" if row["resumed_from"] else ""
+        print(f"  {when}  {row['game']:16s} {','.join(row['seats']):24s} {row['turns']:4d} turns  {status}{came}  "
+              f"{row['file'].name}")
+    if any(row.get("status") in ("left", "cut off") for row in rows):
+        print("play one on: tabletop play --resume FILE (or tabletop play GAME --continue for the newest)")
+    return 0
 
 
 def analyze(args) -> int:

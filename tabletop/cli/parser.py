@@ -43,19 +43,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game in the 3D window, or --headless")
-    play.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    play.add_argument("game", nargs="?", help=f"one of: {', '.join(GAMES)} (not with --resume: the file names it)")
     play.add_argument("--headless", action="store_true", help="no window: print the game log")
     play.add_argument("--screenshot", metavar="FILE.png", help="render offscreen after --after-turns turns "
                       "(every seat played by the AI) and write a PNG instead of opening the window")
     play.add_argument("--after-turns", type=int, default=0, help="turns to play before --screenshot (default 0)")
     play.add_argument("--size", default="1280x720", help="window or screenshot size WxH (default 1280x720)")
     play.add_argument("--pace", type=float, default=0.8, help="seconds an AI seat waits before it acts (window)")
-    play.add_argument("--seats", default="ai,ai", help=f"comma-separated seats ({_seat_help(GAMES, lambda s: s.seat_kinds)}; "
+    play.add_argument("--seats", default=None, help=f"comma-separated seats ({_seat_help(GAMES, lambda s: s.seat_kinds)}; "
                       "default ai,ai): plan plans with the chance tables, solved plays perfectly (a solved game's: "
                       f"{', '.join(d.name for d in GAMES.values() if d.solved)}) for the chance tables "
                       "(--outcomes table:FILE's, else the measured ones in assets/measured)")
-    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
+    play.add_argument("--seed", type=_seed, default=None, help="the game's seed (default 0)")
     _add_game_options(play, GAMES)
+    play.add_argument("--resume", type=Path, metavar="FILE.ttr",
+                      help="play a recorded game on (its game, seed, options and, unless --seats, seats come from "
+                           "the file); recorded to a new file that names it (`tabletop games` lists them)")
+    play.add_argument("--from-turn", type=_seed, default=None, metavar="N",
+                      help="with --resume or --continue: play on from the start of turn N (default: where the "
+                           "recording ends)")
+    play.add_argument("--continue", action="store_true", dest="continue_game",
+                      help="play on the newest unfinished recorded game of GAME")
     play.add_argument("--outcomes", default="physics",
                       help="where chance comes from: physics (simulate every chance event; the default), "
                            "measured (with --headless: sample the published 10,000-trial estimates, "
@@ -63,8 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
                            f"estimate results of each game's devices: {_device_help(GAMES)}; a bare name such as "
                            "DEVICE-10k-seed1.json names a packaged measured table)" + _sources_help(GAMES))
     play.add_argument("--record", type=Path, metavar="FILE.ttr",
-                      help="write the replay here (default: replays/GAME-seedS-DATE-TIME.ttr)")
+                      help="write the replay here (default: GAME-seedS-DATE-TIME.ttr in the user's games folder, "
+                           "which `tabletop games` lists)")
     play.add_argument("--no-record", action="store_true", help="write no replay")
+
+    recorded = sub.add_parser("games", help="list the recorded games (for play --resume), newest first")
+    recorded.add_argument("--folder", type=Path, default=None,
+                          help="the folder to list (default: the user's games folder, where play records)")
 
     est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
     est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
