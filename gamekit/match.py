@@ -62,6 +62,11 @@ class MatchObserver:
         """`action` was just applied to `state`: the chance `event` it answered (None: a seat's
         decision) and the log `lines` it added."""
 
+    def take_back(self, state, actions: int) -> None:
+        """The last `actions` actions (decisions, never a chance outcome) were taken back
+        (`Match.undo`); `state` is the position before them. A recorder forgets them: the
+        recording keeps what was played, not what was taken back."""
+
     def finish(self, state, lines: list[str], unfinished: bool = False) -> None:
         """The game ended (`lines`: its result lines), or was left before its end (`unfinished`)."""
 
@@ -82,7 +87,7 @@ class Match:
 
     def __init__(self, state, seats: Sequence, source, seed: int, banner: Sequence[str] = (),
                  result_lines: Callable | None = None, observers: Sequence[MatchObserver] = (),
-                 max_turns: int = 5000, after_action: Callable | None = None, seeds=None):
+                 max_turns: int = 5000, after_action: Callable | None = None, seeds=None, undo: bool = False):
         self.state = state
         self.seats = list(seats)
         self._seed = int(seed)
@@ -97,6 +102,9 @@ class Match:
         self.result: list[str] | None = None   # the result lines, once over
         self.lines = list(banner) + list(state.events)
         self._seen = len(state.events)
+        self.undoable = undo                   # keep what `undo` needs (the window)
+        self._undo: list[tuple] = []           # per decision since the last chance event: what it changed
+        self._redo: list = []                  # the decisions taken back, the latest last
 
     @property
     def seed(self) -> int:
@@ -125,9 +133,21 @@ class Match:
         lines when it ends the game). IllegalMoveError leaves everything unchanged."""
         s = self.state
         event = s.chance_event        # (a finished game's apply raises before it is used)
+        chance = isinstance(action, ChanceOutcome)
+        before = None
+        if self.undoable and not chance and not s.is_terminal():
+            before = (s.clone(), self.seeds.seats.bit_generator.state, len(self.lines), self._seen,
+                      s.current_player, action)
         s.apply(action)
-        if isinstance(action, ChanceOutcome):
+        if chance:
             self.chances += 1
+            self._undo, self._redo = [], []      # never taken back across a chance event
+        elif before is not None:
+            self._undo.append(before)
+            if self._redo and self._redo[-1] == action:
+                self._redo.pop()                 # redone
+            else:
+                self._redo = []                  # a new decision: what was taken back is gone
         new = list(s.events[self._seen:])
         self._seen = len(s.events)
         for observer in self.observers:
@@ -163,6 +183,38 @@ class Match:
                 if on_line is not None:
                     on_line(line)
         return self.state
+
+    # -- taking back ------------------------------------------------------------------------------
+    def can_undo(self, players) -> bool:
+        """Whether a decision of one of `players` since the last chance event can be taken back."""
+        return not self.is_over() and any(entry[4] in players for entry in self._undo)
+
+    def undo(self, players):
+        """Take back the latest decision of one of `players` (the window's human seats) since the
+        last chance event, and every decision after it (the seats' generator goes back with them,
+        so the same seats choose the same again): the position, the log and the recording are as
+        before it. Returns the decision taken back (None: none can be; never across a chance
+        event, never once the game is over). `redo` plays it again."""
+        if not self.can_undo(players):
+            return None
+        taken = 0
+        while True:
+            state, rng, lines, seen, player, action = self._undo.pop()
+            taken += 1
+            if player in players:
+                break
+        self.state = state
+        self.seeds.seats.bit_generator.state = rng
+        del self.lines[lines:]
+        self._seen = seen
+        self._redo.append(action)
+        for observer in self.observers:
+            observer.take_back(state, taken)
+        return action
+
+    def redo_action(self):
+        """The decision `redo` would play again (None: nothing taken back, or a new decision was made since)."""
+        return self._redo[-1] if self._redo else None
 
     def leave(self) -> None:
         """Tell the observers of a game left unfinished (the window's quit or new game): a

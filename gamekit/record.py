@@ -144,7 +144,7 @@ class GameRecorder(MatchObserver):
     """
 
     def __init__(self, path: Path, game, config: dict, seed: int, state, source, banner: list[str],
-                 seeds=None, resume=None):
+                 seeds=None, resume=None, undo: bool = False):
         self.game = game               # its GameDefinition
         self.source = source
         self.committed = seeds if isinstance(seeds, CommittedSeeds) else None
@@ -184,6 +184,11 @@ class GameRecorder(MatchObserver):
         self.path = path
         self._turn = state.turn
         self._steps: list[dict] = []
+        # `undo` (the window): a finished turn is held back until the next chance event or the game's
+        # end, so that decisions taken back (`take_back`) never reach the file; the file's chunks
+        # are the same either way, only written a little later
+        self.undo = undo
+        self._held: list[tuple[int, list, list]] = []
         self.last_step: dict | None = None
         self._motions: list = []
         self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
@@ -193,8 +198,15 @@ class GameRecorder(MatchObserver):
         """One action just applied to `state`: the chance `event` it answered (None: a seat's),
         and the log lines it added."""
         if state.turn != self._turn:
-            self._flush()
+            if self.undo:
+                if self._steps:
+                    self._held.append((self._turn, self._steps, self._motions))
+                self._steps, self._motions = [], []
+            else:
+                self._flush()
             self._turn = state.turn
+        if isinstance(action, ChanceOutcome):
+            self._write_held()                 # nothing before a chance event can be taken back
         step = {"action": encode_action(self.game, action), "events": list(events)}
         if isinstance(action, ChanceOutcome):
             step["chance"] = event
@@ -217,10 +229,28 @@ class GameRecorder(MatchObserver):
         if state.is_terminal():
             self._flush()
 
+    def _write_held(self) -> None:
+        for turn, steps, motions in self._held:
+            self.writer.add_turn({"turn": turn, "steps": steps}, motions)
+        self._held = []
+
     def _flush(self) -> None:
+        self._write_held()
         if self._steps:
             self.writer.add_turn({"turn": self._turn, "steps": self._steps}, self._motions)
         self._steps, self._motions = [], []
+
+    def take_back(self, state, actions: int) -> None:
+        """Forget the last `actions` decisions (none of them written yet: see `undo`)."""
+        for _ in range(actions):
+            if not self._steps:
+                if not self._held:
+                    raise RuntimeError("a decision already written cannot be taken back")
+                self._turn, self._steps, self._motions = self._held.pop()
+            self._steps.pop()
+        if not self._steps and self._held:
+            self._turn, self._steps, self._motions = self._held.pop()
+        self.last_step = self._steps[-1] if self._steps else None
 
     def finish(self, state, lines: list[str], unfinished: bool = False) -> None:
         """The end record: the result lines and the result (`unfinished`: a game left before its

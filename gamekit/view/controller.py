@@ -123,7 +123,7 @@ class GameWindow:
         recorder = self._start_recording(state, config, banner, resume)
         self.match = Match(state, self.seats, self.source, self.seed, banner=banner,
                            result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns,
-                           seeds=seeds)
+                           seeds=seeds, undo=True)
         self.anim = None
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None
         self.curtain = False
@@ -146,7 +146,7 @@ class GameWindow:
         path = Path(self.record)
         if self.games_started > 1:
             path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
-        return GameRecorder(path, self.game, config, self.seed, state, self.source, banner, resume=resume)
+        return GameRecorder(path, self.game, config, self.seed, state, self.source, banner, resume=resume, undo=True)
 
     def _end_match(self) -> None:
         """Close the game being played: an unfinished one's replay ends saying so."""
@@ -362,6 +362,8 @@ class GameWindow:
         self.hud.enable("chance", human_chance)
         passing = human_move and s.legal_actions() == [Pass()]
         self.hud.enable("pass", passing)
+        self.hud.enable("undo", self.match.can_undo(set(self.humans)) and not self.curtain)
+        self.hud.enable("redo", human_move and self.match.redo_action() is not None)
         self.menu = a.menu(s) if human_move else []
         self.choices = [(a.action_text(s, action), lambda act=action: self.act(act))
                         for action in (self.menu if not self.curtain else [])]
@@ -531,10 +533,60 @@ class GameWindow:
             b.accept(key, fn)
         for i in range(1, 11):              # 1-9, and 0 for the tenth (a J offers ten)
             b.accept(str(i % 10), self.choose, [i - 1])
+        b.accept("control-z", self.undo)
+        b.accept("control-y", self.redo)
+        b.accept("control-shift-z", self.redo)
+        self.hud.button("undo", "Undo [Ctrl+Z]", self.undo, 4, half=0)
+        self.hud.button("redo", "Redo [Ctrl+Y]", self.redo, 4, half=1)
         self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
         self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
         self.hud.button("new", "New game  [N]", self.new_game, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
+
+    # -- taking back ----------------------------------------------------------------------------
+    def undo(self) -> None:
+        """Ctrl+Z: take back the latest human decision since the last chance event, and the AI
+        seats' decisions after it (never a throw, a tilt or a spin: what chance gave stands)."""
+        if self.anim is not None:
+            self.hud.set_notice("wait until the pieces stop moving")
+            return
+        if self.curtain:
+            self.hud.set_notice(self.waiting())
+            return
+        action = self.match.undo(set(self.humans))
+        if action is None:
+            why = ("the game is over" if self.state.is_terminal() else
+                   "no decision of yours since the last chance event: what chance gave stands" if self.humans else
+                   "no human seat: nothing of yours to take back")
+            self.hud.set_notice(f"nothing to take back: {why}")
+            return
+        self._after_taking_back()
+        self.hud.set_notice(f"taken back: {self.adapter.action_text(self.state, action)} (Ctrl+Y plays it again)")
+
+    def redo(self) -> None:
+        """Ctrl+Y: play the decision taken back again (until a new decision is made)."""
+        action = self.match.redo_action()
+        if self.anim is not None or self.curtain:
+            self.hud.set_notice(self.waiting() or "wait until the pieces stop moving")
+            return
+        if action is None or self.state.is_terminal() or self.state.is_chance_node() or \
+                not self.human(self.state.current_player):
+            self.hud.set_notice("nothing to play again: no decision taken back since the last one made")
+            return
+        text = self.adapter.action_text(self.state, action)
+        self.act(action)
+        self.hud.set_notice(f"played again: {text}")
+
+    def _after_taking_back(self) -> None:
+        """The table, the log and the choices as the position taken back to has them."""
+        self.anim = None
+        self._clear_selection()
+        self.hud.clear_log()
+        for line in self.match.lines:
+            self.hud.log(line)
+        self.adapter.place_pieces(self.app, self.state)
+        self._wait = self.pace
+        self._refresh()
 
     def chance_key(self) -> None:
         s = self.state
@@ -582,6 +634,8 @@ HELP = [
     "  1-9, 0  the n-th numbered choice, or the n-th lit space of the selected piece (0: the tenth)",
     "  Space  the chance action (tilt, throw, roll, spin) when it is yours",
     "  Enter  pass when you have no legal move",
+    "  Ctrl+Z  take back your last decision (back to the last chance event, never past it)",
+    "  Ctrl+Y  play it again",
     "  left/right drag  orbit the camera",
     "  middle drag, wheel  pan, zoom",
     "  arrow keys  orbit",

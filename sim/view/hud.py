@@ -244,11 +244,16 @@ class Hud:
         self.log_text.setPos(PAD, -PAD - 0.8 * scale)
 
     # -- buttons ---------------------------------------------------------------------------------
-    def button(self, key: str, text: str, command, slot: int) -> DirectButton:
-        """A button in the bottom-right column (slot 0 lowest)."""
+    def button(self, key: str, text: str, command, slot: int, half: int | None = None) -> DirectButton:
+        """A button in the bottom-right column (slot 0 lowest); `half` 0 or 1: the left or right half
+        of the slot (two buttons side by side)."""
         w = RIGHT - PAD
+        x = self.right_x + w / 2
+        if half is not None:
+            w = (w - PAD) / 2
+            x = self.right_x + w / 2 + half * (w + PAD)
         b = DirectButton(parent=self.base.aspect2d, text=text, text_scale=0.04, command=command,
-                         pos=(self.right_x + w / 2, 0, -1 + PAD + 0.02 + BUTTON_ROW * slot),
+                         pos=(x, 0, -1 + PAD + 0.02 + BUTTON_ROW * slot),
                          frameSize=(-w / 2, w / 2, -0.025, 0.05), frameColor=BUTTON,
                          text_fg=TEXT, relief=DGG.FLAT, pressEffect=1)
         self.buttons[key] = b
