@@ -115,6 +115,11 @@ class GameDefinition:
         options, the seat kinds and the --outcomes text."""
         return {"players": len(seats), **options, "seats": list(seats), "outcomes": outcomes}
 
+    def check_seats(self, seats, options: dict) -> None:
+        """InputError (one line, naming --seats) when these seat kinds cannot play this game with
+        these options, beyond their kinds and number (which generic code checks): a seat that
+        needs a solved game the seats' count or the options do not give. Nothing by default."""
+
     def make_seat(self, kind: str, source, options: dict):
         """A seat of `kind` (one of `seat_kinds`, not "human") for a game whose chance comes from
         `source` (a planner plans with its tables, a solved seat solves for them) (abstract)."""
@@ -180,11 +185,12 @@ class GameDefinition:
     solved = False                          # whether `solve` gives the game's perfect play
     sources_help = ""                       # --outcomes sources of its own, for the help ("" none)
 
-    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
-        """`analyze --solve`: perfect play for the chance of `outcomes` (`kind` and `files` as
-        analyze resolves it) and for fair chance, each line of the report to `emit`, the policy
-        saved to `policy` (a path, or None); the result `--out` writes. Only for a game whose
-        `solved` is true (abstract)."""
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit, players: int = 2) -> dict:
+        """`analyze --solve`: perfect play of the game of `players` seats for the chance of
+        `outcomes` (`kind` and `files` as analyze resolves it) and for fair chance, each line of the
+        report to `emit`, the policy saved to `policy` (a path, or None); the result `--out`
+        writes; InputError when that game is not solved. Only for a game whose `solved` is true
+        (abstract)."""
         raise NotImplementedError
 
     def rules_bench(self):

@@ -335,13 +335,20 @@ def test_the_solved_seat_beats_random_and_ai_on_the_whole_hill():
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--variant", "special-two-player"], "Special 2 Player Game"),
-    (["--outcomes", "table:tipper-10k-seed1.json"], "missing: crater"),
+    (["analyze", "king-of-the-hill", "--solve", "--variant", "special-two-player"], "Special 2 Player Game"),
+    (["analyze", "king-of-the-hill", "--solve", "--outcomes", "table:tipper-10k-seed1.json"], "missing: crater"),
+    (["analyze", "king-of-the-hill", "--solve", "--seats", "ai,ai,ai"], "two players only, not 3"),
+    (["play", "king-of-the-hill", "--headless", "--seats", "solved,ai,ai"], "two players only, not 3"),
+    (["analyze", "king-of-the-hill", "--seats", "solved,ai,ai,ai", "--games", "5"], "two players only, not 4"),
+    (["play", "king-of-the-hill", "--seats", "solved,ai", "--variant", "special-two-player"],
+     "Special 2 Player Game"),
 ])
-def test_a_solve_it_cannot_do_is_one_line(argv, message, capsys):
+def test_a_solve_it_cannot_do_is_one_line_before_any_work(argv, message, capsys):
+    """What is not solved (the special variant, three or four players) is refused before the game
+    starts (a solved seat at a table of three once got as far as its first decision)."""
     from tabletop.cli import main
 
-    assert main(["analyze", "king-of-the-hill", "--solve", *argv]) == 2
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
 

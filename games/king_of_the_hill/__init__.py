@@ -17,14 +17,14 @@ class KingOfTheHill(GameDefinition):
 
     solved = True                          # the standard two-player game (solve.py)
 
-    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit, players: int = 2) -> dict:
         """Perfect play of the standard two-player game for the --outcomes Tipper and crater tables and
         for fair ones (value iteration over every position: games/king_of_the_hill/solve.py). The
-        Special 2 Player Game is an InputError that says why."""
+        Special 2 Player Game and three or four players are an InputError that says why."""
         from tabletop.games.king_of_the_hill.solve import FAIR, save_policy, solve_report, tables_of, why_not
 
-        if options["variant"] != "standard":
-            raise InputError(f"--solve: {why_not(options['variant'], 2)}")
+        if options["variant"] != "standard" or players != 2:
+            raise InputError(f"--solve: {why_not(options['variant'], players)}")
         tables = FAIR if kind == "fair" else tables_of(files)
         name = "fair" if kind == "fair" else outcomes
         named = {name: tables} if name == "fair" else {name: tables, "fair": FAIR}
@@ -73,9 +73,16 @@ class KingOfTheHill(GameDefinition):
         from tabletop.games.king_of_the_hill.table import PhysicsOutcomes
         return PhysicsOutcomes()
 
+    def check_seats(self, seats, options) -> None:
+        """A solved seat plays the standard two-player game only: anything else is refused before
+        the game starts, with the reason and the positions it would take."""
+        from tabletop.games.king_of_the_hill.solve import why_not
+
+        if "solved" in seats and (options.get("variant", "standard") != "standard" or len(seats) != 2):
+            raise InputError(f"--seats: the solved seat: {why_not(options.get('variant', 'standard'), len(seats))}")
+
     def make_seat(self, kind, source, options):
-        """A seat of `kind`; a solved seat in the Special 2 Player Game is an InputError before the
-        game starts (with more than two players, at its first decision: the seats are not counted here)."""
+        """A seat of `kind` (a solved one for the standard two-player game: `check_seats`)."""
         from tabletop.games.king_of_the_hill.ai import make_seat
         from tabletop.games.king_of_the_hill.solve import why_not
 

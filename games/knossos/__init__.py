@@ -22,7 +22,7 @@ class Knossos(GameDefinition):
     solved = True
     max_turns = 20000                      # a match's throws
 
-    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit) -> dict:
+    def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit, players: int = 2) -> dict:
         """Perfect play of the match for the --outcomes sticks and for two fair coins (value iteration
         over every position, throw and score), under the --exit-rule reading of the exit."""
         from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table

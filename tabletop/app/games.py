@@ -62,7 +62,9 @@ def checked(request: GameRun, kinds=None):
     """The request's game definition, its options and seats, checked: (definition, options, seats)."""
     definition = definition_of(request.game)
     options = game_options(definition, request.options)
-    return definition, options, check_seats(definition, request.seats, kinds or definition.seat_kinds)
+    seats = check_seats(definition, request.seats, kinds or definition.seat_kinds)
+    definition.check_seats(seats, options)
+    return definition, options, seats
 
 
 def play(request: PlayRequest, emit=None, human: str = HUMAN_HEADLESS) -> PlayedGame:
@@ -120,6 +122,8 @@ def _resume_seats(request: ResumeRequest, definition, replay) -> list[str] | Non
         return None
     recorded = list(replay.header.get("config", {}).get("seats", []))
     seats = check_seats(definition, request.seats, definition.seat_kinds)
+    definition.check_seats(seats, {o.name: replay.header.get("config", {}).get(o.name, o.default)
+                                   for o in definition.options})
     if len(seats) != len(recorded):
         raise InputError(f"--seats: the recorded game has {len(recorded)} seats ({','.join(recorded)}); give as "
                          f"many, not {len(seats)}")
@@ -254,7 +258,8 @@ def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeRe
         raise InputError("--solve: the fair chance is always solved beside --outcomes; drop --compare")
     longrun.check_outputs(out=request.out, policy=request.policy)
     kind, files = an.resolve_outcomes(definition.analysis(), resolve_tables(request.outcomes))
-    result = AnalyzeResult(definition.solve(request.outcomes, kind, files, options, request.policy, emit))
+    result = AnalyzeResult(definition.solve(request.outcomes, kind, files, options, request.policy, emit,
+                                            len(request.seats)))
     if request.out is not None:
         write_json_atomic(request.out, result.to_dict())
     return result
@@ -276,6 +281,7 @@ def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, e
     if request.solve or request.policy is not None:
         return solve(request, definition, options, emit)
     seats = tuple(check_seats(definition, request.seats, an.seat_kinds(definition)))
+    definition.check_seats(seats, options)
     if request.compare is not None and request.outcomes == request.compare:
         raise InputError(f"--compare {request.compare}: the outcomes are {request.outcomes} already; "
                          f"compare another source with it")
