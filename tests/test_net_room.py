@@ -504,7 +504,7 @@ def test_a_dropped_seat_is_waited_for_then_played_by_the_ai_until_its_client_com
     assert handle.kinds[0] == "remote" and "red is back: plays its seat again" in notes[-1]
     players[0] = back
     play_seated(handle, players, rng, lambda: False)
-    assert handle.over and not clock.waiting()
+    assert handle.over and not [t for t in clock.waiting() if t.delay == 45]     # no seat waited for any more
 
 
 def test_a_room_paused_for_a_dropped_seat_refuses_every_act_until_it_comes_back(tmp_path):
@@ -530,3 +530,85 @@ def test_a_room_paused_for_a_dropped_seat_refuses_every_act_until_it_comes_back(
     assert not handle.paused_for and "the room goes on" in notes[-1]
     play_seated(handle, players, rng, lambda: False)
     assert handle.over
+
+
+@pytest.mark.slow
+def test_a_rooms_worker_ends_when_a_remote_seats_action_ends_the_game(tmp_path):
+    """run_room: the game ended by a remote seat's action (the worker waiting on its pipe for the
+    next command) ends the worker, so no finished room holds a process."""
+    import multiprocessing
+
+    from tabletop.net.room import run_room
+
+    context = multiprocessing.get_context("spawn")
+    conn, child = context.Pipe()
+    spec = check_spec("worker-room", GAME, ("remote", "remote", "remote"), 2, "measured", {})
+    secret = bytes(range(32))
+    process = context.Process(target=run_room, args=(child, spec.to_dict(), str(tmp_path), secret), daemon=True)
+    process.start()
+    child.close()
+    tokens = [f"token-{seat}-xxxxxxxxxxxxxxxx" for seat in range(3)]
+    for seat in range(3):
+        conn.send(("claim", seat, token_hash(tokens[seat]), None))
+    rng = np.random.default_rng(0)
+    update = None
+    while True:
+        event = conn.recv()
+        if event[0] != "update":
+            continue
+        update = event[1]
+        if update["over"]:
+            break
+        if update["to_act"] is not None:
+            seat, legal = update["to_act"], update["legal"]
+            conn.send(("act", 1, seat, tokens[seat], legal[int(rng.integers(len(legal)))], update["step"]))
+    process.join(30)
+    assert process.exitcode == 0 and update["over"]
+    assert tabletop_replay_complete(tmp_path / "worker-room" / "game.ttr")
+
+
+def tabletop_replay_complete(path) -> bool:
+    from tabletop.sim.record import ReplayFile
+
+    return ReplayFile.open(path).end is not None
+
+
+def test_a_finished_room_is_let_go_and_an_idle_one_unloaded_then_taken_up_on_a_join(tmp_path):
+    """A finished room is kept a while (its result for those who come back), then let go; a room
+    nobody is connected to is unloaded after a while (its journal kept) and taken up again, at
+    the same step, when a seat comes back with its token."""
+    from tabletop.net import server
+
+    clock = Clock()
+    hub, notes = make_hub(tmp_path, schedule=clock)
+    host = Recorder(hub)
+    [created] = host.send(p.Create(GAME, ("remote", "remote", "remote"), 5, "measured", {}))
+    code = created["room"]
+    handle = hub.rooms[code]
+    players = seated(hub, code)
+    rng = np.random.default_rng(4)
+    play_seated(handle, players, rng, lambda: handle.step > 20)
+    step, tokens = handle.step, [r.token for r in players]
+    for r in players:
+        hub.leave(r.conn)
+    idle = [t for t in clock.waiting() if t.delay == server.IDLE_UNLOAD_S]
+    assert idle
+    for t in clock.waiting():
+        if t.delay != server.IDLE_UNLOAD_S:
+            t.cancel()                                   # (the seats' drop waits: not this test's)
+    clock.fire()
+    assert code not in hub.rooms and "nobody connected" in notes[-1]
+    back = Recorder(hub)
+    got = back.send(p.Join(code, token=tokens[0]))
+    assert got[0]["type"] == "joined" and code in hub.rooms and f"room {code}: restored" in "\n".join(notes)
+    handle = hub.rooms[code]
+    assert handle.step <= step and handle.tokens
+    players = [back] + [Recorder(hub) for _ in range(2)]
+    for seat in (1, 2):
+        players[seat].send(p.Join(code, token=tokens[seat]))
+    play_seated(handle, players, rng, lambda: False)
+    assert handle.over
+    keep = [t for t in clock.waiting() if t.delay == server.FINISHED_KEEP_S]
+    assert keep
+    clock.fire()
+    assert code not in hub.rooms and "finished" in notes[-1]

@@ -563,7 +563,8 @@ def run_room(conn, spec: dict, data: str | None, secret: bytes | None) -> None:
         room = open_room(RoomSpec.from_dict(spec), None if data is None else Path(data), secret, conn.send)
         conn.send(("update", room.update()))
         while not room.over():
-            while conn.poll(0 if room.busy() else None):
+            # (a remote seat's action may end the game: then no more waiting for commands, the worker ends)
+            while not room.over() and conn.poll(0 if room.busy() else None):
                 command = conn.recv()
                 if command[0] == "stop":
                     return

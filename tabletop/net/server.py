@@ -27,6 +27,9 @@ from tabletop.sim.errors import InputError
 
 OUTBOX_LIMIT = 2000        # messages waiting for a slow client before the server drops its connection
 MAX_ROOMS = 64             # rooms whose game is not over, at most
+FINISHED_KEEP_S = 600      # a finished room is kept this long (its result for those who come back), then let go
+IDLE_UNLOAD_S = 1800       # an unfinished room nobody is connected to for this long is unloaded (its worker
+                           # stopped, its journal kept) and taken up again when someone joins it
 
 
 class Connection:
@@ -212,9 +215,16 @@ class RoomHandle:
         self.notice(f"{self.colours[seat]} dropped: waiting {self.spec.drop_wait} s for it to come back, then {then}")
         self.timers[seat] = self.hub.schedule(self.spec.drop_wait, lambda: self._waited(seat))
 
+    def connected(self) -> bool:
+        """Whether anyone (a seat or a spectator) is connected to the room."""
+        return any(self.viewers.values())
+
     def _waited(self, seat: int) -> None:
         self.timers.pop(seat, None)
         if self.viewers.get(seat) or self.over or self.closed is not None:
+            return
+        if not self.connected():     # nobody left to play for: no AI plays the game out alone; wait on
+            self.timers[seat] = self.hub.schedule(self.spec.drop_wait, lambda: self._waited(seat))
             return
         if self.spec.on_drop == "ai":
             self.backend.send(("seat", seat, "ai"))
@@ -302,6 +312,7 @@ class RoomHandle:
             for timer in self.timers.values():
                 timer.cancel()
             self.timers.clear()
+            self.hub.schedule(FINISHED_KEEP_S, lambda: self.hub.forget(self, "finished"))
 
 
 class _NoTimer:
@@ -339,35 +350,40 @@ class Hub:
         restarted after a crash or a stop): each goes on from the last turn its journal holds whole,
         its seats waiting for their clients to come back with their tokens. A journal that cannot
         be taken up is said and left as it is. Returns the rooms restored."""
+        if self.data is None or not self.data.is_dir():
+            return 0
+        return sum(self._load(folder.name) is not None for folder in sorted(self.data.iterdir())
+                   if folder.name not in self.rooms)
+
+    def _load(self, code: str) -> RoomHandle | None:
+        """The unfinished room journaled in DATA/CODE taken up (None: no such room, or it is over)."""
         import json
 
         from tabletop.net.room import META_FILE, REPLAY_FILE, RoomSpec
         from tabletop.sim.record import ReplayFile
 
-        if self.data is None or not self.data.is_dir():
-            return 0
-        restored = 0
-        for folder in sorted(self.data.iterdir()):
-            if not (folder / META_FILE).is_file() or folder.name in self.rooms:
-                continue
-            try:
-                meta = json.loads((folder / META_FILE).read_text())
-                spec = RoomSpec.from_dict(meta)
-                if spec.code != folder.name:
-                    raise ValueError(f"its room.json is room {spec.code!r}'s")
-                journal = folder / REPLAY_FILE
-                if journal.exists() and ReplayFile.open(journal).end is not None:
-                    continue                # over: nothing to take up
-                self.rooms[spec.code] = RoomHandle(self, spec, self.data, self.inline, meta)
-            except (OSError, ValueError, KeyError, TypeError, InputError) as exc:
-                self.note(f"room {folder.name}: not restored: {exc}")
-                continue
-            restored += 1
-            self.note(f"room {spec.code}: restored ({spec.game}, seats {','.join(spec.seats)})")
-            handle = self.rooms[spec.code]
-            for seat in sorted(handle.tokens):    # each client is waited for, as after a drop
-                handle.dropped(seat)
-        return restored
+        if self.data is None or not isinstance(code, str) or not code or code.startswith(".") or "/" in code \
+                or "\\" in code:
+            return None
+        folder = self.data / code
+        if not (folder / META_FILE).is_file():
+            return None
+        try:
+            meta = json.loads((folder / META_FILE).read_text())
+            spec = RoomSpec.from_dict(meta)
+            if spec.code != folder.name:
+                raise ValueError(f"its room.json is room {spec.code!r}'s")
+            journal = folder / REPLAY_FILE
+            if journal.exists() and ReplayFile.open(journal).end is not None:
+                return None                 # over: nothing to take up
+            handle = self.rooms[spec.code] = RoomHandle(self, spec, self.data, self.inline, meta)
+        except (OSError, ValueError, KeyError, TypeError, InputError) as exc:
+            self.note(f"room {folder.name}: not restored: {exc}")
+            return None
+        self.note(f"room {spec.code}: restored ({spec.game}, seats {','.join(spec.seats)})")
+        for seat in sorted(handle.tokens):    # each client is waited for, as after a drop
+            handle.dropped(seat)
+        return handle
 
     # -- connections -------------------------------------------------------------------------------
     def connect(self, deliver: Callable[[str], None]) -> Connection:
@@ -383,6 +399,30 @@ class Hub:
             conn.room = None
             if seat is not None and not handle.viewers.get(seat):
                 handle.dropped(seat)
+            if not handle.connected() and not handle.over:
+                self.schedule(IDLE_UNLOAD_S, lambda: self._idle(handle))
+
+    def _idle(self, handle: RoomHandle) -> None:
+        """Unload a room nobody came back to (its journal stays: it is taken up again on a join)."""
+        if self.rooms.get(handle.code) is handle and not handle.connected() and not handle.over:
+            self.forget(handle, f"nobody connected for {IDLE_UNLOAD_S} s; taken up again when someone joins")
+
+    def forget(self, handle: RoomHandle, why: str) -> None:
+        """Let a room go: its worker stopped, its timers cancelled, its journal kept."""
+        if self.rooms.get(handle.code) is not handle:
+            return
+        del self.rooms[handle.code]
+        for timer in handle.timers.values():
+            timer.cancel()
+        handle.timers.clear()
+        for conns in handle.viewers.values():
+            for conn in list(conns):
+                conn.room = None
+        try:
+            handle.backend.close()
+        except Exception as exc:        # one room failing to stop keeps no other from going on
+            self.note(f"room {handle.code}: {type(exc).__name__} while stopping: {exc}")
+        self.note(f"room {handle.code}: let go ({why})")
 
     def receive(self, conn: Connection, frame) -> None:
         """Answer one frame of `conn`: a refused one gets an `error` message on `conn` alone and
@@ -419,7 +459,7 @@ class Hub:
         conn.post(p.Created(spec.code, spec.game, tuple(handle.seats())))
 
     def _join(self, conn: Connection, message: p.Join) -> None:
-        handle = self.rooms.get(message.room)
+        handle = self.rooms.get(message.room) or self._load(message.room)
         if handle is None:
             raise RoomError("unknown-room", "no room has that code")
         colours = handle.colours
