@@ -47,18 +47,24 @@ def play_headless(definition, seats, seed: int, outcomes: str, options: dict, re
         match = Match(state, players, recorder.source if recorder else source, seed, banner=[banner],
                       result_lines=definition.result_lines, observers=[recorder, *observers],
                       max_turns=definition.max_turns, seeds=seeds)
-        try:
-            for line in match.lines[1:]:
-                emit(line)
-            while not match.is_over():
-                for line in match.step():
-                    emit(line)
-        finally:
-            match.close()
+        _play_out(match, match.lines[1:], emit)
     finally:
         source.close()
     sys.stdout.flush()
     return match.state
+
+
+def _play_out(match, first: list[str], emit: Callable[[str], None]) -> None:
+    """Emit `first` (the lines so far not yet said), then step `match` to its end emitting each new
+    line; the match is closed however it ends."""
+    try:
+        for line in first:
+            emit(line)
+        while not match.is_over():
+            for line in match.step():
+                emit(line)
+    finally:
+        match.close()
 
 
 def resume_headless(definition, replay, from_turn: int | None, seats, record: Path | None = None,
@@ -87,14 +93,7 @@ def resume_headless(definition, replay, from_turn: int | None, seats, record: Pa
         match = Match(up.state, players, recorder.source if recorder else source, up.seed, banner=up.banner,
                       result_lines=definition.result_lines, observers=[recorder], max_turns=definition.max_turns,
                       seeds=up.seeds)
-        try:
-            for line in match.lines:
-                emit(line)
-            while not match.is_over():
-                for line in match.step():
-                    emit(line)
-        finally:
-            match.close()
+        _play_out(match, match.lines, emit)
     finally:
         source.close()
     sys.stdout.flush()
