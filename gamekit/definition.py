@@ -193,6 +193,20 @@ class GameDefinition:
         (abstract)."""
         raise NotImplementedError
 
+    # -- review (`tabletop review`: tabletop.gamekit.review) -------------------------------------
+    review_seat = "plan"                    # the seat kind that plays every chair of a review's
+                                            # rollouts where the game is not solved (a seat kind)
+
+    def solved_values(self, game, tables: dict, emit=None):
+        """Each seat's win probability under perfect play, exactly, for the positions of `game` (the
+        rules' Game a replay's config makes) with chance from `tables` ({event: {label: p}}): a
+        function of a state (any node: a decision node's value is its best move's, a chance node's
+        the expectation of its outcomes under the tables, a finished game's its result) to a list of
+        floats, one per seat. None where the game with these rules, seats and tables is not solved:
+        a review then estimates by rollouts. `emit` is told before a solve that takes minutes.
+        None by default."""
+        return None
+
     def rules_bench(self):
         """Its `tabletop bench --rules` set-up: a tabletop.gamekit.rules_bench.RulesBench (abstract)."""
         raise NotImplementedError

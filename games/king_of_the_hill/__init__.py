@@ -16,6 +16,47 @@ class KingOfTheHill(GameDefinition):
     seat_kinds = ("ai", "plan", "random", "solved", "human")
 
     solved = True                          # the standard two-player game (solve.py)
+    review_seat = "ai"                     # a review's rollouts of 3-4 players (the `plan` seat's
+                                           # expectimax makes a game 1-2 s, a review hours)
+
+    def solved_values(self, game, tables: dict, emit=None):
+        """The standard two-player game solved (games/king_of_the_hill/solve.py) for the tipper and
+        crater tables: the mover's win probability, and 1 less it for the other; before play the
+        turn-order tilts are solved here too (a fresh tilt-off is even by symmetry; after the
+        first tilt, the second's table decides who starts). None for three or four players, the
+        Special 2 Player Game, or tables without both devices. A solve not cached takes about 4
+        minutes on 2 cores (`emit` is told); the measured and fair tables' are cached by `analyze
+        --solve`."""
+        from tabletop.games.king_of_the_hill.rules import ChanceOutcome, Phase, Variant
+        from tabletop.games.king_of_the_hill.solve import check_tables, is_cached, solve, standard_board
+
+        if game.players != 2 or game.variant is not Variant.STANDARD or not {"tipper", "crater"} <= set(tables):
+            return None
+        chosen = check_tables({e: tables[e] for e in ("tipper", "crater")})
+        if emit is not None and standard_board(game.board) is None and not is_cached(chosen):
+            emit("solving King of the Hill for two players with these tables (about 4 minutes on 2 cores; cached "
+                 "after)")
+        solution = solve(chosen, board=game.board)
+        tipper = chosen["tipper"]
+
+        def first(state) -> float:
+            """Red's (seat 0's) win probability."""
+            if state.phase is Phase.ORDER and not state.is_terminal():
+                if not state.order_results:
+                    return 0.5
+                total = 0.0
+                for label, p in tipper.items():
+                    after = state.fork()
+                    after.apply(ChanceOutcome(label))
+                    total += p * first(after)
+                return total
+            return solution.value(state, 0)
+
+        def values(state) -> list[float]:
+            v = first(state)
+            return [v, 1.0 - v]
+
+        return values
 
     def solve(self, outcomes: str, kind: str, files, options: dict, policy, emit, players: int = 2) -> dict:
         """Perfect play of the standard two-player game for the --outcomes Tipper and crater tables and

@@ -132,3 +132,13 @@ def replay(args) -> int:
             print(f"tabletop: replay differs: {exc}", file=sys.stderr)
             return 1
     return 0
+
+
+def review(args) -> int:
+    """tabletop review FILE.ttr: the game's review printed; --out and --plot written."""
+    from tabletop.app.review import review as run
+
+    request = rq.ReviewRequest(file=args.file, out=args.out, plot=args.plot, rollouts=args.rollouts, seed=args.seed,
+                               workers=args.workers, estimate=args.estimate, rollout_seat=args.rollout_seat)
+    run(request, ConsoleReporter(args.quiet, lambda result: print("\n".join(result.lines), flush=True)))
+    return 0

@@ -1,0 +1,210 @@
+"""`tabletop review FILE.ttr`: a recorded game reviewed (tabletop.gamekit.review says what every
+figure means): every decision graded by what it lost of the mover's win probability, every chance
+event's luck and, for a physical gadget, its swing against the fair table, each player's accuracy,
+luck and cost, and the win-probability graph (--plot). Exact where the game is solved for its
+rules, seats and tables; estimated by rollouts elsewhere (or with --estimate), each estimate with
+its 95% interval.
+
+Bad input is one InputError line before any work: a file that is missing or no replay, a recording
+of device trials, a game this build does not know or cannot re-drive, a rollout seat the game does
+not have, an output that cannot be written."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tabletop.app import longrun
+from tabletop.app.requests import ReviewRequest
+from tabletop.app.results import Result
+from tabletop.sim.errors import InputError
+
+
+class ReviewResult(Result):
+    """A game's review: `to_dict()` is what --out writes (tabletop.gamekit.review's fields with the
+    game's header), `lines` what the command prints."""
+
+    @property
+    def lines(self) -> list[str]:
+        from tabletop.gamekit.review import report_lines
+
+        return report_lines(self._data)
+
+    @property
+    def steps(self) -> list[dict]:
+        return list(self._data["steps"])
+
+    @property
+    def players(self) -> list[dict]:
+        return list(self._data["players"])
+
+
+def _recorded_game(path: Path):
+    """(the replay file, its game's definition, its config, its Game, its actions); InputError (one
+    line) for anything that is not a recorded game this build can re-drive."""
+    from tabletop.app.replays import replayed_game
+    from tabletop.gamekit.record import decode_action
+    from tabletop.sim.record import ReplayFile
+
+    file = ReplayFile.open(path)
+    if file.header.get("kind") != "game":
+        raise InputError(f"{path}: a recording of a device's trials, not of a game: there is nothing to review "
+                         f"(review takes a game recorded by tabletop play)")
+    definition = replayed_game(file)
+    config = file.header.get("config")
+    try:
+        game = definition.make_game(config)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: its header has no usable game config ({exc}); it cannot be reviewed") from None
+    history = [decode_action(definition, a) for turn in file.turns for a in turn.actions]
+    return file, definition, dict(config), game, history
+
+
+def review_source(definition, config: dict):
+    """(the outcome source whose tables a review weighs chance by, what they are): the recorded tables
+    (the events without one: the measured tables), the source the config names where it records no
+    tables (a saved estimate, a game's own), else the published measured tables: a game whose chance
+    was physics is weighed by what the simulated gadgets measure."""
+    from tabletop.app.sources import play_outcomes, resolve_tables
+    from tabletop.gamekit.chance import TableOutcomes
+
+    measured = definition.make_source(play_outcomes(definition, "measured")) if definition.devices else None
+    tables, outcomes = config.get("tables"), str(config.get("outcomes", "physics"))
+    if tables:
+        return TableOutcomes(tables, fallback=measured), "the recorded tables"
+    if outcomes not in ("physics", "measured"):
+        published = definition.devices and resolve_tables(outcomes) == play_outcomes(definition, "measured")
+        named = outcomes if not outcomes.startswith("table:") else \
+            "table:" + ",".join(Path(f).name for f in outcomes[6:].split(","))
+        try:
+            return (definition.make_source(resolve_tables(outcomes)),
+                    "the measured tables (assets/measured)" if published else f"--outcomes {named}")
+        except InputError:
+            pass                       # its files are gone: the measured tables stand in
+    if measured is None:
+        raise InputError(f"{definition.name} has no measured tables to weigh its chance by: it cannot be reviewed")
+    what = "physics, weighed by" if outcomes == "physics" else f"--outcomes {outcomes}, now missing; weighed by"
+    return measured, f"the game's chance was {what} the measured tables (assets/measured)"
+
+
+def fair_source(definition):
+    """The game's fair chance (analyze --outcomes fair), or None where it has none."""
+    from tabletop.gamekit import analyze as an
+
+    try:
+        analysis = definition.analysis()
+        kind, files = an.resolve_outcomes(analysis, "fair")
+        return analysis.source(kind, files)
+    except (InputError, NotImplementedError):
+        return None
+
+
+def _options(definition, config: dict) -> dict:
+    return definition.check_options({o.name: config[o.name] for o in definition.options if o.name in config})
+
+
+def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> ReviewResult:
+    """Review the recorded game `request.file`; --out and --plot written (the JSON first)."""
+    from tabletop.gamekit import review as rv
+    from tabletop.gamekit.chance import table_dicts
+
+    reporter = reporter or longrun.Reporter()
+    longrun.check_outputs(out=request.out, plot=request.plot)
+    file, definition, config, game, history = _recorded_game(request.file)
+    source, weighed = review_source(definition, config)
+    fair = fair_source(definition)
+    players = len(game.new_initial_state().returns())
+    solved = None if request.estimate else definition.solved_values(game, table_dicts(source), reporter.note)
+    rollouts, kind = None, None
+    if solved is None:
+        kind = request.rollout_seat or definition.review_seat
+        if kind not in definition.seat_kinds or kind == "human":
+            raise InputError(f"--rollout-seat: {definition.name} has no {kind!r} seat to roll out with; use one of "
+                             f"{', '.join(k for k in definition.seat_kinds if k != 'human')}")
+        options = _options(definition, config)
+        rollouts = rv.Rollouts([definition.make_seat(kind, source, options) for _ in range(players)], source,
+                               request.seed, definition.max_turns)
+    reviewer = rv.Reviewer(definition, game, history, source, fair, solved, rollouts, request.rollouts)
+    with reporter.progress(len(history), f"reviewing {Path(request.file).name}") as bar:
+        data = rv.review(reviewer, request.workers if solved is None else 1, bar.advance)
+    final = reviewer.path[-1]
+    winner = definition.winner(final) if final.is_terminal() else None
+    colours = list(definition.colours[:players])
+    if solved is not None:
+        note = f"exact: every seat playing perfectly from each position on (the solved game), chance from {weighed}"
+    else:
+        note = (f"estimated: {request.rollouts} rollouts per position, every chair played by the {kind} seat, "
+                f"chance from {weighed}; each with its 95% interval")
+    data = {"game": definition.name, "title": definition.title, "file": str(request.file),
+            "seed": file.header.get("seed"), "seats": list(config.get("seats", [])), "colours": colours,
+            "config": {k: v for k, v in config.items() if k != "tables"},
+            "outcome": (f"{winner} won" if winner else "nobody won") if final.is_terminal() else "unfinished",
+            "winner": winner, "turns": final.turn, "method_note": note,
+            "tables": table_dicts(source), "fair_tables": table_dicts(fair) if fair is not None else {},
+            "rollout_seat": kind, "rollout_seed": request.seed if solved is None else None,
+            "definitions": {"grades": rv.GRADES_DOC, "accuracy": rv.ACCURACY_DOC, "luck": rv.LUCK_DOC},
+            **data}
+    result = ReviewResult(data)
+    return longrun.finish(result, request.out, request.plot, lambda: plot_review(data, request.plot), None,
+                          reporter)
+
+
+# -- the graph --------------------------------------------------------------------------------------
+BIG_LUCK = 0.10          # a chance event whose luck for its mover is at least this is marked
+
+
+def _colour(name: str, fallback: str) -> str:
+    from matplotlib.colors import is_color_like
+
+    darker = {"yellow": "#c9a800", "green": "#2a9d2a", "orange": "#e07b00"}
+    return darker.get(name, name if is_color_like(name) else fallback)
+
+
+def plot_review(data: dict, path) -> None:
+    """The win-probability graph: each seat's over the game's steps (with its 95% band where
+    estimated), chance events of large luck marked by triangles (up lucky, down unlucky) and
+    mistakes and blunders by crosses, on the mover's line; turns along the top."""
+    from tabletop.sim.analysis import pyplot, save_figure
+
+    plt = pyplot()
+    steps = data["steps"]
+    colours = data["colours"]
+    x = list(range(len(steps) + 1))
+    fig, ax = plt.subplots(figsize=(12.0, 4.6))
+    for s, name in enumerate(colours):
+        c = _colour(name, f"C{s}")
+        y = [data["start"][s]] + [r["after"][s] for r in steps]
+        ax.plot(x, y, color=c, linewidth=1.4, label=name)
+        if data["method"] == "rollouts" and data.get("start_ci95"):
+            lo = [data["start_ci95"][s][0]] + [r["after_ci95"][s][0] if r.get("after_ci95") else r["after"][s]
+                                              for r in steps]
+            hi = [data["start_ci95"][s][1]] + [r["after_ci95"][s][1] if r.get("after_ci95") else r["after"][s]
+                                              for r in steps]
+            ax.fill_between(x, lo, hi, color=c, alpha=0.15, linewidth=0)
+        for r in steps:
+            if r["seat"] != s:
+                continue
+            at, v = r["index"] + 1, r["after"][s]
+            if r["kind"] == "chance" and abs(r["luck"][s]) >= BIG_LUCK:
+                ax.plot(at, v, marker="^" if r["luck"][s] > 0 else "v", color=c, markersize=7,
+                        markeredgecolor="black", markeredgewidth=0.5)
+            elif r["kind"] == "decision" and r.get("grade") in ("mistake", "blunder"):
+                ax.plot(at, v, marker="X" if r["grade"] == "blunder" else "x", color="black",
+                        markersize=9 if r["grade"] == "blunder" else 7)
+    ax.plot([], [], "k^", markersize=6, label=f"luck >= {BIG_LUCK:.0%} (down: <= -{BIG_LUCK:.0%})")
+    ax.plot([], [], "kx", markersize=6, label="mistake")
+    ax.plot([], [], "kX", markersize=7, label="blunder")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(0, max(1, len(steps)))
+    ax.set_xlabel("step (every decision and chance event)")
+    ax.set_ylabel("win probability")
+    ax.grid(alpha=0.3)
+    top = ax.secondary_xaxis("top")
+    turns = [(r["index"], r["turn"]) for k, r in enumerate(steps) if k == 0 or r["turn"] != steps[k - 1]["turn"]]
+    every = max(1, len(turns) // 10)
+    top.set_xticks([i for i, _ in turns[::every]], [str(t) for _, t in turns[::every]])
+    top.set_xlabel("turn", fontsize=8)
+    how = "exact (solved)" if data["method"] == "exact" else f"{data['rollouts']['n']} rollouts a position, 95% bands"
+    ax.set_title(f"{data['title']}: {Path(data['file']).name}, {data['outcome']}; {how}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
