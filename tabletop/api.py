@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from tabletop.app.replays import Replay
     from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
-__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "estimate", "host", "join", "open_replay",
-           "play", "resume"]
+__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "calibrate", "estimate", "host", "join",
+           "open_replay", "play", "resume", "review"]
 
 _RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
@@ -171,6 +171,23 @@ def resume(file: str | Path | None = None, *, game: str | None = None, from_turn
     return run(request, emit) if echo else _quietly(lambda: run(request, emit))
 
 
+def review(file: str | Path, *, out: str | Path | None = None, plot: str | Path | None = None, rollouts: int = 32,
+           seed: int = 0, workers: int = 1, estimate: bool = False, rollout_seat: str | None = None,
+           progress: bool = False):
+    """`tabletop review FILE.ttr`: a recorded game reviewed: every decision's win probabilities,
+    loss and grade, every chance event's luck (and a gadget's swing against fair), each player's
+    accuracy, cost and luck (tabletop.gamekit.review says how each is defined). Exact where the
+    game is solved (Knossos, two-player King of the Hill), else by `rollouts` games a position with
+    their intervals. A tabletop.app.review.ReviewResult (`lines` as the command prints them,
+    `to_dict()` what --out writes)."""
+    from tabletop.app.requests import ReviewRequest
+    from tabletop.app.review import review as run
+
+    request = ReviewRequest(file=file, out=out, plot=plot, rollouts=rollouts, seed=seed, workers=workers,
+                            estimate=estimate, rollout_seat=rollout_seat)
+    return run(request, _progress_reporter() if progress else None)
+
+
 def _quietly(run):
     """`run()` with what it says on stderr held back; what is not the play's own notice ("recording
     the replay to ...") is passed on afterwards (a warning is not lost)."""
@@ -226,3 +243,27 @@ def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str
     request = JoinRequest(url=url, seat=seat, name=name, bot=bot, spectate=spectate, seed=seed)
     emit = (lambda line: print(line, flush=True)) if echo else None
     return net.join(request, emit=emit)
+
+
+# -- calibrate ------------------------------------------------------------------------------------
+def calibrate(device: str, observed: str | Path, *, measured: Iterable[str] = (), fit: Iterable[str] = (),
+              trials: int = 2000, seed: int = 0, workers: int = 1, holdout_points: int = 5, holdout_trials: int = 100,
+              walkers: int = 64, steps: int = 3000, bootstrap: int = 8, set: Mapping[str, Any] | None = None,
+              overrides: Iterable[str] = (), spec: str | Path | None = None, scheduler: str | None = None,
+              out: str | Path | None = None, resume: bool = False, plot: str | Path | None = None,
+              progress: bool = False):
+    """`tabletop calibrate DEVICE --observed FILE`: the device's uncertain material values fitted to
+    tallies from a real copy (`observed`: a label,count CSV or an estimate's JSON); `measured`
+    "NAME=VALUE+-SD" texts, `fit` parameter names, the rest the command's options. A
+    tabletop.app.calibrate.CalibrateResult: `parameters` (prior and posterior of each fitted one),
+    `bands` (per label the prior and the calibrated predictive p and band), `to_dict()` the
+    calibration file --out writes."""
+    from tabletop.app.calibrate import calibrate as run
+    from tabletop.app.requests import CalibrateRequest
+
+    texts = tuple(overrides) + tuple(f"{k}={_toml(v)}" for k, v in (set or {}).items())
+    request = CalibrateRequest(device=device, observed=observed, measured=tuple(measured), fit=tuple(fit),
+                               trials=trials, seed=seed, workers=workers, holdout_points=holdout_points,
+                               holdout_trials=holdout_trials, walkers=walkers, steps=steps, bootstrap=bootstrap,
+                               spec=spec, overrides=texts, scheduler=scheduler, out=out, resume=resume, plot=plot)
+    return run(request, _progress_reporter() if progress else None)

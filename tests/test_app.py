@@ -17,7 +17,8 @@ FRONT_END_ONLY = {"help", "quiet", "command", "no_record", "headless"}
 COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "sweep": rq.SweepRequest,
             "validate": rq.ValidateRequest, "bench": rq.BenchRequest, "analyze": rq.AnalyzeRequest,
             "play": (rq.WindowRequest, rq.ResumeRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
-            "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest}
+            "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest,
+            "calibrate": rq.CalibrateRequest, "review": rq.ReviewRequest}
 
 
 def subparsers():
@@ -45,6 +46,7 @@ def test_every_command_has_a_request():
     (tabletop.estimate, rq.EstimateRequest, {"set", "progress"}),
     (tabletop.play, rq.PlayRequest, {"echo", "options"}),
     (tabletop.host, rq.HostRequest, {"options"}),
+    (tabletop.review, rq.ReviewRequest, {"progress"}),
 
     (tabletop.join, rq.JoinRequest, {"echo"}),
 ])

@@ -49,6 +49,10 @@ BIN = Path(sys.executable).parent
 # Commands that take minutes (or build and test everything): run with `-m slow`. The key is the
 # command as printed, without its comment (and without a `pip install ... &&` before it).
 SLOW = {
+    "tabletop estimate kong-knockover --set materials.pairs.cardboard/pawn.friction=0.48 --trials 300 --seed 7 "
+    "--out obs48.json": "300 knock-over moves",
+    "tabletop calibrate kong-knockover --observed obs48.json --out c48.json --plot c48.png":
+        "2,500 knock-over moves simulated and a posterior sampled (about 2.5 minutes)",
     "tabletop estimate tipper --trials 1000 --workers 2 --out tipper.json": "1,000 Tipper trials",
     "python -m pytest": "the whole test suite",
     "tabletop play king-of-the-hill --seats ai,ai,ai,ai --seed 3 --after-turns 40 --screenshot koth.png "

@@ -471,3 +471,82 @@ class JoinRequest:
 def request_fields(request_type) -> list[str]:
     """The names of a request type's fields (the API's keyword arguments)."""
     return [f.name for f in fields(request_type)]
+
+
+@dataclass
+class CalibrateRequest(DeviceRun):
+    """`tabletop calibrate DEVICE --observed FILE`: the device's uncertain material values fitted to
+    tallies from a real copy. `trials` simulated training trials (material values drawn per trial
+    from their ranges), `holdout_trials` at each of `holdout_points` held-out values (the
+    surrogate's check); `measured` NAME=VALUE+-SD priors; `fit` the parameters to fit (default:
+    those that go detectably with a label); `walkers`, `steps` and `bootstrap` the sampler's."""
+
+    observed: Path | None = None
+    measured: tuple[str, ...] = ()
+    fit: tuple[str, ...] = ()
+    trials: int = 2000
+    holdout_points: int = 5
+    holdout_trials: int = 100
+    walkers: int = 64
+    steps: int = 3000
+    bootstrap: int = 8
+    out: Path | None = None
+    resume: bool = False
+    plot: Path | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.observed = _path(self.observed, "observed")
+        if self.observed is None:
+            raise InputError("--observed: give the tallies from your copy (a label,count CSV or an estimate's JSON)")
+        self.measured = tuple(_texts(self.measured, "measured")) if self.measured else ()
+        self.fit = tuple(v for v in _texts(self.fit, "fit") if v) if self.fit else ()
+        self.trials = _count(self.trials, "trials")
+        self.holdout_points = _whole(self.holdout_points, "holdout_points")
+        if self.holdout_points < 0:
+            raise InputError(f"--holdout-points: must be 0 or more, got {self.holdout_points}")
+        for name in ("holdout_trials", "walkers", "steps"):
+            setattr(self, name, _count(getattr(self, name), name))
+        self.bootstrap = _whole(self.bootstrap, "bootstrap")
+        if self.bootstrap < 0:
+            raise InputError(f"--bootstrap: must be 0 or more, got {self.bootstrap}")
+        if self.trials < 50:
+            raise InputError(f"--trials: a surrogate needs at least 50 training trials, got {self.trials}")
+        if self.steps < 200:
+            raise InputError(f"--steps: at least 200 sampler steps (a quarter are burn-in), got {self.steps}")
+        _switch(self.resume, "resume")
+        for name in ("out", "plot"):
+            setattr(self, name, _path(getattr(self, name), name))
+        if self.resume and self.out is None:
+            raise InputError("--resume needs --out: the checkpoint lives beside the result file")
+
+
+@dataclass
+class ReviewRequest:
+    """`tabletop review FILE.ttr`: the recorded game reviewed (tabletop.gamekit.review), exactly
+    where it is solved, else (or with `estimate`) by `rollouts` rollouts a position, every chair
+    played by `rollout_seat` (None: the game's review seat), from `seed`, in `workers` processes;
+    `out` the JSON, `plot` the win-probability graph."""
+
+    file: Path
+    out: Path | None = None
+    plot: Path | None = None
+    rollouts: int = 32
+    seed: int = 0
+    workers: int = 1
+    estimate: bool = False
+    rollout_seat: str | None = None
+
+    def __post_init__(self):
+        self.file = _path(self.file, "file")
+        if self.file is None:
+            raise InputError("review: name the recorded game, a .ttr file")
+        for name in ("out", "plot"):
+            setattr(self, name, _path(getattr(self, name), name))
+        self.rollouts = _count(self.rollouts, "rollouts")
+        if self.rollouts < 2:
+            raise InputError(f"--rollouts: at least 2 (an interval needs two), got {self.rollouts}")
+        self.seed = _seed(self.seed)
+        self.workers = _count(self.workers, "workers")
+        _switch(self.estimate, "estimate")
+        self.rollout_seat = _text(self.rollout_seat, "rollout_seat")

@@ -6,9 +6,11 @@
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
   tabletop sweep DEVICE --param NAME=LO:HI:STEPS [--out FILE.json] [--csv FILE.csv] [--plot FILE.png]
   tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json --seed S
+  tabletop calibrate DEVICE --observed TALLIES.csv [--measured NAME=VALUE+-SD] [--trials N] [--out CALIB.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
   tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules
   tabletop replay FILE.ttr [--summary] [--verify] [--frames DIR]
+  tabletop review FILE.ttr [--out review.json] [--plot review.png] [--rollouts N] [--seed S]
   tabletop serve [--host 127.0.0.1] [--port 8765] [--data DIR]
   tabletop host GAME --server ws://HOST:PORT --seats remote,remote,ai --seed S [--outcomes physics|measured]
   tabletop join ws://HOST:PORT/CODE [--seat COLOUR] [--name NAME] --headless [--as random | --spectate]
@@ -35,7 +37,8 @@ def _commands() -> dict:
 
     return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
             "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze,
-            "serve": net.serve, "host": net.host, "join": net.join, "games": games.recorded}
+            "serve": net.serve, "host": net.host, "join": net.join, "games": games.recorded,
+            "calibrate": devices.calibrate, "review": games.review}
 
 
 def main(argv: list[str] | None = None) -> int:

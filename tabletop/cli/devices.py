@@ -46,3 +46,13 @@ def bench(args) -> int:
 
     run(_fields(args, rq.BenchRequest), ConsoleReporter(False, show.show_bench, steps_out=True))
     return 0
+
+
+def calibrate(args) -> int:
+    from tabletop.app.calibrate import calibrate as run, describe
+
+    def show_calibration(result) -> None:
+        print("\n".join(describe(result)))
+
+    run(_fields(args, rq.CalibrateRequest), ConsoleReporter(args.quiet, show_calibration))
+    return 0

@@ -157,6 +157,26 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --verify: re-drive the turns before N by the rules alone and re-simulate from "
                           "turn N on (every chance event has its own seed); default 0, the whole game")
 
+    rev = sub.add_parser("review", help="review a recorded game: each decision graded by the win probability it "
+                                        "lost, each chance event's luck, each player's accuracy and luck")
+    rev.add_argument("file", type=Path, help="a recorded game, a .ttr file")
+    rev.add_argument("--out", type=Path, metavar="FILE.json", help="write the whole review as JSON")
+    rev.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the win-probability graph, lucky throws and mistakes marked")
+    rev.add_argument("--rollouts", type=_positive_int, default=32, metavar="N",
+                     help="where the game is not solved: rollouts a position (default 32), each value with its "
+                          "95%% interval")
+    rev.add_argument("--seed", type=_seed, default=0, help="the rollouts' seed (default 0)")
+    rev.add_argument("--workers", type=_positive_int, default=1, help="local worker processes for the rollouts "
+                                                                       "(default 1)")
+    rev.add_argument("--estimate", action="store_true",
+                     help="estimate by rollouts even where the game is solved (to see the estimates beside the "
+                          "exact values)")
+    rev.add_argument("--rollout-seat", default=None, metavar="KIND",
+                     help="the seat kind that plays every chair of the rollouts (default: the game's, "
+                          f"{', '.join(f'{d.name} {d.review_seat}' for d in GAMES.values())})")
+    rev.add_argument("--quiet", action="store_true", help="no progress bar")
+
     sweep = sub.add_parser("sweep", help="estimate a device at each value of one physical parameter")
     sweep.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
     sweep.add_argument("--param", required=True, metavar="NAME=LO:HI:STEPS",
@@ -190,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
                        help="with --rules: the seats of every game (default random)")
     _net_commands(sub, GAMES)
+    _calibrate_command(sub, DEVICES)
     return parser
 
 
@@ -322,3 +343,42 @@ def _sources_help(games) -> str:
     return f"; other sources: {'; '.join(extra)}" if extra else ""
 
 
+
+
+def _calibrate_command(sub, devices) -> None:
+    cal = sub.add_parser("calibrate", help="fit a device's uncertain material values to tallies from a real copy: "
+                                           "posterior, calibrated odds and bands")
+    cal.add_argument("device", help=f"one of: {', '.join(devices)}")
+    cal.add_argument("--observed", type=Path, required=True, metavar="FILE",
+                     help="the tallies from your copy: label,count lines (CSV), or an estimate result's JSON "
+                          "(its counts)")
+    cal.add_argument("--measured", action="append", default=[], metavar="NAME=VALUE+-SD",
+                     help="a value measured directly (e.g. an incline test: "
+                          "materials.pairs.a/b.friction=0.42+-0.03): its prior is that Normal; repeatable")
+    cal.add_argument("--fit", action="append", default=[], metavar="NAME",
+                     help="fit this parameter (default: the pair values whose draws go detectably with a "
+                          "label, at most 3); repeatable")
+    cal.add_argument("--trials", type=_positive_int, default=2000,
+                     help="simulated training trials, pair values drawn per trial from their ranges (default 2000)")
+    cal.add_argument("--holdout-points", type=_seed, default=5, metavar="P",
+                     help="held-out values of the fitted parameters the surrogate is checked at (default 5; 0: none)")
+    cal.add_argument("--holdout-trials", type=_positive_int, default=100, metavar="M",
+                     help="fresh trials at each held-out value (default 100)")
+    cal.add_argument("--walkers", type=_positive_int, default=64, help="emcee walkers per chain (default 64)")
+    cal.add_argument("--steps", type=_positive_int, default=3000,
+                     help="emcee steps per chain, a quarter of them burn-in (default 3000)")
+    cal.add_argument("--bootstrap", type=_seed, default=8, metavar="B",
+                     help="chains under B bootstrap refits of the surrogate, pooled (default 8; 0: one chain "
+                          "under the surrogate itself)")
+    cal.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    cal.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    cal.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
+    cal.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
+    cal.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                     help="override a physical parameter of the spec, as for estimate; repeatable")
+    cal.add_argument("--out", type=Path, help="write the calibration file (JSON, every figure) here")
+    cal.add_argument("--resume", action="store_true",
+                     help="continue an interrupted run from the checkpoint beside --out")
+    cal.add_argument("--plot", type=Path, metavar="FILE.png",
+                     help="draw the prior and posterior of each parameter and the bands of each label")
+    cal.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -1,0 +1,609 @@
+"""Calibration of a device's uncertain material values to tallies from a real copy (generic: it is
+handed draws, labels and tallies, never a device's name).
+
+The method (DESIGN.md, "Calibration"):
+
+1. Training data: trials whose material pair values are drawn per trial from their documented
+   ranges, exactly as `estimate --uncertainty` draws them (tabletop.sim.batch.PairDraws); each
+   trial keeps its drawn values and its label.
+2. A surrogate of p(label | theta), theta the parameters being fitted (the others stay drawn per
+   trial, so the surrogate is their average over the prior): a multinomial logistic regression
+   on cubic B-splines of each parameter (plus their pairwise products), fitted by penalised maximum
+   likelihood with a second-difference penalty on each spline's coefficients (P-splines, Eilers &
+   Marx 1996), the penalty's weight chosen by 5-fold cross-validated log loss. Why: the labels are
+   categorical, so the multinomial logit is the natural link; the probabilities are smooth in the
+   material values but far from linear (a pawn tips instead of sliding above a friction
+   threshold), which a spline follows and a low polynomial does not; the penalty makes the fit
+   smooth without choosing knots; and it needs only numpy and scipy. A Gaussian process or a
+   neural classifier would also do but add dependencies and cost for one to three parameters.
+3. The posterior: the exact multinomial likelihood of the observed tallies under the surrogate,
+   times the prior (uniform on each documented range, or a Normal truncated to it for a measured
+   value), sampled with emcee's affine-invariant ensemble sampler. Each parameter's posterior
+   (mean, sd, 95% credible interval) and, per label, the posterior predictive probability with
+   its 95% credible interval (the calibrated band) beside the same figures under the prior (the
+   prior band).
+
+Checks (tests/test_calibrate.py): the surrogate against a known p(label | theta), the posterior
+against one computed on a grid, simulation-based calibration (Talts et al. 2018: `sbc`), and,
+with physics, recovery of a known friction. `holdout_check` measures the surrogate against fresh
+simulations at held-out parameter values (the job runs them: `PinnedDraws`).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from tabletop.sim.batch import draw_rng, pair_parameter
+from tabletop.sim.errors import InputError
+from tabletop.sim.materials import PAIR_FIELDS, PairTable
+
+Proba = Callable[[np.ndarray], np.ndarray]   # (m, d) parameter values -> (m, K) label probabilities
+
+
+# -- priors -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Prior:
+    """One fitted parameter's prior: uniform on [low, high] (its documented range), or, when it was
+    measured, a Normal(mean, sd) truncated to that range (the simulations cover no more)."""
+
+    name: str
+    low: float
+    high: float
+    mean: float | None = None
+    sd: float | None = None
+
+    @property
+    def kind(self) -> str:
+        return "uniform" if self.sd is None else "normal"
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        """Log density up to a constant (-inf outside the range)."""
+        x = np.asarray(x, dtype=float)
+        inside = (x >= self.low) & (x <= self.high)
+        if self.sd is None:
+            return np.where(inside, 0.0, -np.inf)
+        return np.where(inside, -0.5 * ((x - self.mean) / self.sd) ** 2, -np.inf)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if self.sd is None:
+            return rng.uniform(self.low, self.high, n)
+        from scipy.stats import truncnorm
+
+        a, b = (self.low - self.mean) / self.sd, (self.high - self.mean) / self.sd
+        return truncnorm.rvs(a, b, loc=self.mean, scale=self.sd, size=n, random_state=rng)
+
+    def as_dict(self) -> dict:
+        out = {"kind": self.kind, "low": self.low, "high": self.high}
+        if self.sd is not None:
+            out.update(mean=self.mean, sd=self.sd)
+        return out
+
+
+_MEASURED = re.compile(r"^\s*([^=\s]+)\s*=\s*([-+0-9.eE]+)\s*(?:\+-|±|\+/-)\s*([-+0-9.eE]+)\s*$")
+
+
+def parse_measured(text: str) -> tuple[str, float, float]:
+    """`--measured 'NAME=VALUE+-SD'` (an incline test's friction, say): (NAME, VALUE, SD)."""
+    m = _MEASURED.match(text)
+    if not m:
+        raise InputError(f"--measured: expected NAME=VALUE+-SD (e.g. materials.pairs.a/b.friction=0.42+-0.03), "
+                         f"got {text!r}")
+    try:
+        value, sd = float(m.group(2)), float(m.group(3))
+    except ValueError:
+        raise InputError(f"--measured: expected NAME=VALUE+-SD with numbers, got {text!r}") from None
+    if not (math.isfinite(value) and math.isfinite(sd)) or sd <= 0:
+        raise InputError(f"--measured {m.group(1)}: the SD must be a positive number, got {m.group(3)}")
+    return m.group(1), value, sd
+
+
+# -- tallies ----------------------------------------------------------------------------------------
+def read_tallies(path: str | Path, labels: Sequence[str], device: str | None = None) -> dict[str, int]:
+    """Tallies from a real copy: a `label,count` CSV (a header line `label,count` optional), or a
+    JSON object of counts (an estimate result's `counts`, or the object itself; an estimate of
+    another device than `device` is refused). Every label of `labels` is in the answer (0 when not
+    tallied); anything wrong is one InputError."""
+    path = Path(path)
+    what = f"--observed {path}"
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise InputError(f"{what}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{what}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    if not text.strip():
+        raise InputError(f"{what}: the file is empty; give label,count lines or an estimate's JSON")
+    pairs: list[tuple[str, object]] = []
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise InputError(f"{what}: not valid JSON") from None
+        if isinstance(data, dict) and device is not None and data.get("device", device) != device:
+            raise InputError(f"{what}: an estimate of {data['device']}, not {device}")
+        counts = data.get("counts", data) if isinstance(data, dict) else None
+        if not isinstance(counts, dict) or not counts:
+            raise InputError(f"{what}: a JSON file must hold the tallies as an object, or an estimate's `counts`")
+        pairs = list(counts.items())
+    else:
+        for n, row in enumerate(csv.reader(io.StringIO(text)), 1):
+            cells = [c.strip() for c in row]
+            if not any(cells) or cells[0].startswith("#"):
+                continue
+            if len(cells) != 2:
+                raise InputError(f"{what}: line {n}: expected label,count, got {','.join(row)!r}")
+            if n == 1 and cells[0].lower() == "label" and cells[1].lower() == "count":
+                continue
+            pairs.append((cells[0], cells[1]))
+        if not pairs:
+            raise InputError(f"{what}: no tallies in it; give label,count lines")
+    out = {label: 0 for label in labels}
+    seen = set()
+    for label, value in pairs:
+        if label not in out:
+            raise InputError(f"{what}: unknown label {label!r}; this device's labels are {', '.join(labels)}")
+        if label in seen:
+            raise InputError(f"{what}: label {label!r} is tallied twice")
+        seen.add(label)
+        try:
+            count = int(value) if not isinstance(value, bool) and float(value) == int(float(value)) else None
+        except (TypeError, ValueError):
+            count = None
+        if count is None:
+            raise InputError(f"{what}: {label}: the count must be a whole number, got {value!r}")
+        if count < 0:
+            raise InputError(f"{what}: {label}: a negative count ({count})")
+        out[label] = count
+    if sum(out.values()) == 0:
+        raise InputError(f"{what}: every count is 0; tally some outcomes first")
+    return out
+
+
+# -- per-trial draws ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PinnedDraws:
+    """A picklable per-trial perturbation like PairDraws (every field of each named pair drawn
+    uniformly from its range from trial `index`'s draw stream), except that the `pinned` values
+    (`--set` name, value) are set as given: a held-out point of the fitted parameters, the others
+    still drawn from their prior."""
+
+    pairs: tuple[str, ...]
+    pinned: tuple[tuple[str, float], ...] = ()
+
+    def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
+        rng = draw_rng(seed, index)
+        pinned = dict(self.pinned)
+        pairs, drawn = dict(base.pairs), {}
+        for key in self.pairs:
+            pair = base.pairs[key]
+            values = {}
+            for field in PAIR_FIELDS:
+                pv = getattr(pair, field)
+                name = pair_parameter(key, field)
+                value = float(rng.uniform(pv.low, pv.high))   # drawn always, so the stream is PairDraws'
+                values[field] = replace(pv, value=float(pinned.get(name, value)))
+                drawn[name] = values[field].value
+            pairs[key] = replace(pair, **values)
+        world.set_pair_table(PairTable(pairs, base.source))
+        return drawn
+
+
+@dataclass(frozen=True)
+class PosteriorDraws:
+    """A picklable per-trial perturbation for runs of a calibrated copy (`estimate --calibration`,
+    to be wired): trial `index` takes one row of a calibration's posterior draws (`names`' values),
+    chosen by a stream of its own (SeedSequence(seed, spawn_key=(index, 2))), and the other pair
+    values drawn from their ranges as in training (PinnedDraws). The run's odds are then the
+    posterior predictive odds."""
+
+    pairs: tuple[str, ...]
+    names: tuple[str, ...]
+    rows: tuple[tuple[float, ...], ...]
+
+    def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
+        pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 2)))
+        row = self.rows[int(pick.integers(len(self.rows)))]
+        return PinnedDraws(self.pairs, tuple(zip(self.names, row))).apply(world, base, seed, index)
+
+
+# -- which parameters to fit ----------------------------------------------------------------------
+def influence(x: np.ndarray, y: np.ndarray, n_labels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each column of `x`'s largest |point-biserial r| with a label's indicator, and its two-sided
+    p-value (Fisher's z); columns or labels that do not vary give r 0, p 1."""
+    from scipy.stats import norm
+
+    n, cols = x.shape
+    r_max, p_min = np.zeros(cols), np.ones(cols)
+    for j in range(cols):
+        for k in range(n_labels):
+            ind = (y == k).astype(float)
+            if x[:, j].std() == 0 or ind.std() == 0 or n < 4:
+                continue
+            r = float(np.corrcoef(x[:, j], ind)[0, 1])
+            p = float(2 * norm.sf(abs(math.atanh(min(abs(r), 0.999999))) * math.sqrt(n - 3)))
+            if abs(r) > r_max[j]:
+                r_max[j] = abs(r)
+            p_min[j] = min(p_min[j], p)
+    return r_max, p_min
+
+
+def select_parameters(names: Sequence[str], x: np.ndarray, y: np.ndarray, n_labels: int, most: int = 3,
+                      min_r: float = 0.1, alpha: float = 0.01) -> list[str]:
+    """The parameters to fit: those whose draws go detectably with some label (|r| >= min_r and
+    p < alpha over every test made, Bonferroni), the strongest first, at most `most`; at least the
+    strongest one. The others are averaged over their prior by the surrogate."""
+    r, p = influence(x, y, n_labels)
+    tests = max(1, len(names) * n_labels)
+    order = sorted(range(len(names)), key=lambda j: -r[j])
+    chosen = [names[j] for j in order if r[j] >= min_r and p[j] < alpha / tests][:most]
+    return chosen or [names[order[0]]]
+
+
+# -- the surrogate --------------------------------------------------------------------------------
+def _knots(segments: int, degree: int = 3) -> np.ndarray:
+    inner = np.linspace(0.0, 1.0, segments + 1)
+    return np.concatenate([np.zeros(degree), inner, np.ones(degree)])
+
+
+def _spline_columns(u: np.ndarray, segments: int) -> np.ndarray:
+    from scipy.interpolate import BSpline
+
+    u = np.clip(u, 0.0, 1.0)
+    return BSpline.design_matrix(u, _knots(segments), 3).toarray()
+
+
+class SplineSurrogate:
+    """p(label | theta): a multinomial logit on cubic B-splines of each parameter (scaled to its
+    range) and the pairwise products of the parameters; labels never seen in training get p 0.
+
+    `fit` chooses the penalty by cross-validation; `predict(theta)` gives (m, K) probabilities in
+    the order of `labels`; `as_dict`/`from_dict` keep it in a calibration file."""
+
+    def __init__(self, labels: Sequence[str], low: Sequence[float], high: Sequence[float], present: Sequence[int],
+                 coef: np.ndarray, penalty: float, segments: int):
+        self.labels = tuple(labels)
+        self.low, self.high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        self.present = np.asarray(present, dtype=int)   # the labels given probability; [0] the reference
+        self.coef = np.asarray(coef, dtype=float)       # (columns, len(present) - 1)
+        self.penalty, self.segments = float(penalty), int(segments)
+
+    @property
+    def dims(self) -> int:
+        return len(self.low)
+
+    def basis(self, theta: np.ndarray) -> np.ndarray:
+        return _basis(_unit(theta, self.low, self.high), self.segments)
+
+    def predict(self, theta: np.ndarray) -> np.ndarray:
+        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        out = np.zeros((len(theta), len(self.labels)))
+        out[:, self.present] = _softmax(self.basis(theta) @ self.coef) if self.coef.size else 1.0
+        return out
+
+    __call__ = predict
+
+    @classmethod
+    def fit(cls, labels: Sequence[str], low: Sequence[float], high: Sequence[float], theta: np.ndarray,
+            y: np.ndarray, segments: int = 8, penalties: Sequence[float] = tuple(10.0 ** np.arange(-2, 5)),
+            folds: int = 5, seed: int = 0) -> "SplineSurrogate":
+        """Fit to training draws `theta` (n, d) with label indices `y`; the penalty is the one of
+        `penalties` with the least `folds`-fold cross-validated log loss."""
+        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        y = np.asarray(y, dtype=int)
+        counts = np.bincount(y, minlength=len(labels))
+        present = [int(k) for k in np.argsort(-counts, kind="stable") if counts[k] > 0]
+        if not present:
+            raise InputError("no labelled training trials to fit the surrogate to")
+        low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        B = _basis(_unit(theta, low, high), segments)
+        remap = {k: i for i, k in enumerate(present)}
+        z = np.array([remap[k] for k in y])
+        if len(present) == 1:
+            return cls(labels, low, high, present, np.zeros((B.shape[1], 0)), 0.0, segments)
+        P = _penalty_matrix(theta.shape[1], segments)
+        fold = np.random.default_rng(seed).permutation(len(z)) % folds
+        scores = []
+        for lam in (penalties if len(penalties) > 1 else ()):
+            loss = 0.0
+            for f in range(folds):
+                tr, te = fold != f, fold == f
+                w = _fit_logit(B[tr], z[tr], len(present), lam * P)
+                loss -= float(np.sum(_log_softmax(B[te] @ w)[np.arange(te.sum()), z[te]]))
+            scores.append(loss / len(z))
+        best = float(penalties[int(np.argmin(scores))] if scores else penalties[0])
+        surrogate = cls(labels, low, high, present, _fit_logit(B, z, len(present), best * P), best, segments)
+        surrogate.cv = {"penalties": [float(v) for v in penalties], "log_loss": scores}
+        return surrogate
+
+    def resampled(self, theta: np.ndarray, y: np.ndarray, seed: int) -> "SplineSurrogate":
+        """The same surrogate (its penalty kept) fitted to a bootstrap resample of the training
+        trials: one draw of the surrogate's own sampling uncertainty."""
+        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        pick = np.random.default_rng(seed).integers(0, len(theta), len(theta))
+        return SplineSurrogate.fit(self.labels, self.low, self.high, theta[pick], np.asarray(y)[pick],
+                                   self.segments, penalties=(self.penalty,), folds=1)
+
+    def as_dict(self) -> dict:
+        return {"kind": "multinomial logit on cubic B-splines (P-splines), penalty by 5-fold CV",
+                "labels": list(self.labels), "low": self.low.tolist(), "high": self.high.tolist(),
+                "present": self.present.tolist(), "segments": self.segments, "penalty": self.penalty,
+                "coef": self.coef.tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SplineSurrogate":
+        coef = np.asarray(d["coef"], dtype=float).reshape(-1, max(0, len(d["present"]) - 1))
+        return cls(d["labels"], d["low"], d["high"], d["present"], coef, d["penalty"], d["segments"])
+
+
+def _unit(theta: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    return (np.atleast_2d(theta) - low) / np.where(high > low, high - low, 1.0)
+
+
+def _basis(u: np.ndarray, segments: int) -> np.ndarray:
+    cols = [_spline_columns(u[:, j], segments) for j in range(u.shape[1])]
+    d = u.shape[1]
+    cols += [((u[:, i] - 0.5) * (u[:, j] - 0.5))[:, None] for i in range(d) for j in range(i + 1, d)]
+    return np.hstack(cols)
+
+
+def _penalty_matrix(dims: int, segments: int) -> np.ndarray:
+    """Second differences of each parameter's spline coefficients; a ridge on the products; a
+    tiny ridge on everything (the splines of several parameters share the intercept)."""
+    nb = segments + 3
+    D = np.diff(np.eye(nb), n=2, axis=0)
+    inter = dims * (dims - 1) // 2
+    P = np.zeros((dims * nb + inter, dims * nb + inter))
+    for j in range(dims):
+        P[j * nb:(j + 1) * nb, j * nb:(j + 1) * nb] = D.T @ D
+    P[dims * nb:, dims * nb:] = np.eye(inter) * 1e-2
+    return P + np.eye(len(P)) * 1e-6
+
+
+def _log_softmax(eta: np.ndarray) -> np.ndarray:
+    """Log probabilities of the labels from the logits of all but the reference (logit 0)."""
+    from scipy.special import logsumexp
+
+    full = np.hstack([np.zeros((len(eta), 1)), eta])
+    return full - logsumexp(full, axis=1, keepdims=True)
+
+
+def _softmax(eta: np.ndarray) -> np.ndarray:
+    return np.exp(_log_softmax(eta))
+
+
+def _fit_logit(B: np.ndarray, z: np.ndarray, k: int, P: np.ndarray) -> np.ndarray:
+    """Penalised maximum likelihood of the multinomial logit (reference label 0): minimise
+    -loglik + 0.5 tr(W' P W) by Newton's method with the exact Hessian and step halving (the
+    objective is convex; a few columns, so the Hessian is small)."""
+    n, m = B.shape
+    Y = np.zeros((n, k))
+    Y[np.arange(n), z] = 1.0
+    W = np.zeros((m, k - 1))
+
+    def objective(W):
+        logp = _log_softmax(B @ W)
+        return -float(np.sum(logp * Y)) + 0.5 * float(np.sum(W * (P @ W))), logp
+
+    obj, logp = objective(W)
+    for _ in range(100):
+        p = np.exp(logp)[:, 1:]
+        G = B.T @ (p - Y[:, 1:]) + P @ W
+        H = np.zeros(((k - 1) * m, (k - 1) * m))
+        for a in range(k - 1):
+            for b in range(a, k - 1):
+                w = p[:, a] * ((a == b) - p[:, b])
+                block = B.T @ (B * w[:, None]) + (P if a == b else 0.0)
+                H[a * m:(a + 1) * m, b * m:(b + 1) * m] = block
+                H[b * m:(b + 1) * m, a * m:(a + 1) * m] = block.T
+        step = -np.linalg.solve(H, G.T.ravel()).reshape(k - 1, m).T
+        decrease = -float(np.sum(G * step))
+        if decrease < 1e-10 * max(1.0, abs(obj)):
+            break
+        t = 1.0
+        while t > 1e-8:
+            new, new_logp = objective(W + t * step)
+            if new <= obj - 1e-4 * t * decrease:
+                break
+            t *= 0.5
+        W, obj, logp = W + t * step, new, new_logp
+    return W
+
+
+# -- the likelihood and the posterior ----------------------------------------------------------------
+def log_likelihood(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """The exact multinomial log likelihood of `counts` (K,) under each row of `probs` (m, K),
+    its coefficient included; -inf where a tallied label has p 0."""
+    from scipy.special import gammaln
+
+    counts = np.asarray(counts, dtype=float)
+    const = gammaln(counts.sum() + 1) - gammaln(counts + 1).sum()
+    with np.errstate(divide="ignore"):
+        logp = np.log(np.clip(probs, 0.0, 1.0))
+    terms = np.where(counts > 0, counts * logp, 0.0)
+    return const + terms.sum(axis=1)
+
+
+@dataclass
+class Posterior:
+    """MCMC draws of the fitted parameters (after burn-in, every walker), and how the chain went."""
+
+    samples: np.ndarray            # (S, d)
+    walkers: int
+    steps: int
+    burn: int
+    acceptance: float
+    autocorr: list[float]          # integrated autocorrelation time per parameter, in steps
+
+    def effective_size(self) -> float:
+        tau = max(max(self.autocorr), 1.0)
+        return self.walkers * (self.steps - self.burn) / tau
+
+
+def sample_posterior(proba: Proba, counts: Sequence[int], priors: Sequence[Prior], seed: int, walkers: int = 32,
+                     steps: int = 2000, burn: int = 500, progress: Callable[[int], None] | None = None) -> Posterior:
+    """Draws of theta from prior(theta) x Multinomial(counts | proba(theta)), by emcee's ensemble
+    sampler (stretch, differential-evolution and snooker moves; walkers started by importance
+    resampling of prior draws; `seed` fixes every draw)."""
+    import emcee
+
+    counts = np.asarray(counts, dtype=float)
+    d = len(priors)
+    walkers = max(walkers, 2 * d + 2)
+    rng = np.random.default_rng(seed)
+
+    def log_prob(theta: np.ndarray) -> np.ndarray:
+        lp = sum(p.logpdf(theta[:, j]) for j, p in enumerate(priors))
+        ok = np.isfinite(lp)
+        if ok.any():
+            lp[ok] = lp[ok] + log_likelihood(counts, proba(theta[ok]))
+        return lp
+
+    # walkers start where the posterior has its mass: drawn from many prior draws with weights
+    # the posterior gives them (sampling importance resampling), so that a walker is not left on a
+    # local mode far below the global one (the stretch move alone cannot leave one)
+    candidates = np.column_stack([p.sample(rng, max(20000, 4000 * d)) for p in priors])
+    lp = log_prob(candidates)
+    weights = np.exp(lp - lp.max())
+    start = candidates[rng.choice(len(candidates), walkers, replace=False, p=weights / weights.sum())]
+    sampler = emcee.EnsembleSampler(walkers, d, log_prob, vectorize=True)
+    sampler.random_state = np.random.RandomState(int(rng.integers(2 ** 32))).get_state()
+    every = max(1, steps // 50)
+    for i, _ in enumerate(sampler.sample(start, iterations=steps), 1):
+        if progress is not None and i % every == 0:
+            progress(every)
+    if progress is not None and steps % every:
+        progress(steps % every)
+    tau = sampler.get_autocorr_time(discard=burn, tol=0, quiet=True)
+    return Posterior(sampler.get_chain(discard=burn, flat=True), walkers, steps, burn,
+                     float(np.mean(sampler.acceptance_fraction)), [float(t) for t in np.atleast_1d(tau)])
+
+
+def pooled_posterior(probas: Sequence[Proba], counts: Sequence[int], priors: Sequence[Prior], seed: int,
+                     walkers: int = 32, steps: int = 2000, burn: int = 500,
+                     progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, list[Posterior]]:
+    """The posterior under each of several surrogates (bootstrap refits: the surrogate's own
+    uncertainty), pooled: (draws (S, d), p(label | draw) under the surrogate that drew it (S, K),
+    each chain's Posterior). One surrogate gives its plain posterior."""
+    seeds = np.random.SeedSequence(seed).spawn(len(probas))
+    draws, probs, chains = [], [], []
+    for proba, child in zip(probas, seeds):
+        post = sample_posterior(proba, counts, priors, int(child.generate_state(1)[0]), walkers, steps, burn,
+                                progress)
+        draws.append(post.samples)
+        probs.append(proba(post.samples))
+        chains.append(post)
+    return np.vstack(draws), np.vstack(probs), chains
+
+
+def label_bands(labels: Sequence[str], probs: np.ndarray) -> dict[str, dict]:
+    """Per label, from p(label | theta) at draws of theta (S, K): the predictive probability (their
+    mean) and the 95% interval of p(label | theta) (the band)."""
+    return {label: {"p": float(probs[:, k].mean()),
+                    "ci95": [float(np.percentile(probs[:, k], 2.5)), float(np.percentile(probs[:, k], 97.5))]}
+            for k, label in enumerate(labels)}
+
+
+def summary(values: np.ndarray) -> dict:
+    """Mean, sd, median and the central 95% interval of draws."""
+    lo, med, hi = np.percentile(values, [2.5, 50.0, 97.5])
+    return {"mean": float(np.mean(values)), "sd": float(np.std(values)), "median": float(med),
+            "ci95": [float(lo), float(hi)]}
+
+
+# -- checks -----------------------------------------------------------------------------------------
+def holdout_check(proba: Proba, labels: Sequence[str], points: np.ndarray, counts: np.ndarray) -> dict:
+    """The surrogate against fresh simulations at held-out parameter values: `counts` (P, K) the
+    labels simulated at each of `points` (P, d). Per point the simulated and the predicted p of
+    each label; overall the largest |difference|, the RMS difference, the RMS a perfect surrogate
+    would show from sampling alone, and Pearson's chi-square of all points (p-value: is the
+    difference more than sampling?)."""
+    from scipy.stats import chi2
+
+    counts = np.asarray(counts, dtype=float)
+    pred = proba(points)
+    n = counts.sum(axis=1, keepdims=True)
+    freq = counts / np.maximum(n, 1)
+    diff = freq - pred
+    noise = pred * (1 - pred) / np.maximum(n, 1)
+    expected = pred * n
+    keep = expected > 0
+    stat = float(np.sum((counts[keep] - expected[keep]) ** 2 / expected[keep]))
+    dof = int(sum(max(0, int(keep[i].sum()) - 1) for i in range(len(points))))
+    rows = [{"theta": points[i].tolist(), "trials": int(n[i, 0]),
+             "simulated": {lab: float(freq[i, k]) for k, lab in enumerate(labels)},
+             "predicted": {lab: float(pred[i, k]) for k, lab in enumerate(labels)}} for i in range(len(points))]
+    return {"points": rows, "max_abs_error": float(np.abs(diff).max()),
+            "rms_error": float(np.sqrt(np.mean(diff ** 2))), "rms_sampling": float(np.sqrt(np.mean(noise))),
+            "chi2": stat, "dof": dof, "p_value": float(chi2.sf(stat, dof)) if dof else 1.0}
+
+
+def sbc(proba: Proba, priors: Sequence[Prior], n_obs: int, reps: int, seed: int, draws: int = 99, bins: int = 10,
+        walkers: int = 16, steps: int = 600, burn: int = 200) -> dict:
+    """Simulation-based calibration (Talts et al. 2018) of the posterior under model `proba`: `reps`
+    times draw theta from the prior and `n_obs` tallies from proba(theta), sample the posterior,
+    and rank theta among `draws` posterior draws spaced through the chain. Uniform ranks (per
+    parameter: chi-square over `bins` bins, p-value) mean the posterior is calibrated."""
+    from scipy.stats import chisquare
+
+    rng = np.random.default_rng(seed)
+    ranks = np.zeros((reps, len(priors)), dtype=int)
+    for r in range(reps):
+        theta = np.array([[p.sample(rng, 1)[0] for p in priors]])
+        tallies = rng.multinomial(n_obs, proba(theta)[0])
+        post = sample_posterior(proba, tallies, priors, int(rng.integers(2 ** 32)), walkers, steps, burn)
+        pick = post.samples[rng.choice(len(post.samples), draws, replace=False)]
+        ranks[r] = (pick < theta).sum(axis=0)
+    out = []
+    for j, p in enumerate(priors):
+        hist = np.bincount(ranks[:, j] * bins // (draws + 1), minlength=bins)
+        out.append({"name": p.name, "histogram": hist.tolist(), "p_value": float(chisquare(hist).pvalue)})
+    return {"reps": reps, "tallies": n_obs, "draws": draws, "parameters": out}
+
+
+# -- the plot -------------------------------------------------------------------------------------
+def plot_calibration(result: dict, path: str | Path) -> None:
+    """Prior and posterior of each fitted parameter, and each label's prior band, calibrated band
+    and observed share."""
+    from tabletop.sim.analysis import pyplot, save_figure
+
+    plt = pyplot()
+    params = result["parameters"]
+    labels = list(result["labels"])
+    fig, axes = plt.subplots(1, len(params) + 1, figsize=(4.2 * (len(params) + 1), 3.6))
+    draws = np.asarray(result["posterior_draws"]["values"], dtype=float)
+    for j, prm in enumerate(params):
+        ax = axes[j]
+        prior = Prior(prm["name"], prm["low"], prm["high"], prm["prior"].get("mean"), prm["prior"].get("sd"))
+        grid = np.linspace(prm["low"], prm["high"], 200)
+        dens = np.exp(prior.logpdf(grid))
+        dens /= np.trapezoid(dens, grid)
+        ax.hist(draws[:, j], bins=40, range=(prm["low"], prm["high"]), density=True, alpha=0.6, label="posterior")
+        ax.plot(grid, dens, "k--", label=f"prior ({prior.kind})")
+        ax.set_xlabel(prm["name"].replace("materials.pairs.", ""), fontsize=8)
+        ax.legend(fontsize=7)
+    ax = axes[-1]
+    x = np.arange(len(labels))
+    for off, key, colour in ((-0.15, "prior", "grey"), (0.15, "posterior", "C0")):
+        p = [result["labels"][k][key]["p"] for k in labels]
+        lo = [result["labels"][k][key]["ci95"][0] for k in labels]
+        hi = [result["labels"][k][key]["ci95"][1] for k in labels]
+        ax.errorbar(x + off, p, yerr=[np.subtract(p, lo), np.subtract(hi, p)], fmt="o", color=colour,
+                    capsize=3, label=f"{key} band")
+    obs = result["observed"]
+    total = sum(obs.values())
+    ax.plot(x, [obs[k] / total for k in labels], "rx", label="observed share")
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("p")
+    ax.legend(fontsize=7)
+    fig.suptitle(f"{result['device']}: calibrated to {total} tallies", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, path)
