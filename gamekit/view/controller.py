@@ -83,6 +83,8 @@ class GameWindow:
         self.source = None
         self.games_started = 0
         self.resume = resume           # (a recorded game, the turn to play on from): the first game
+        self.hint = False              # H: the human's win probability and the best move (off by default)
+        self._values = None            # the solved game's values (a function of a state), once asked for
         self.humans = [p for p, kind in enumerate(seats) if kind == "human"]
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None   # whose eyes are on the screen
         self.curtain = False           # the screen is covered until the next human seat is ready
@@ -125,6 +127,7 @@ class GameWindow:
                            result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns,
                            seeds=seeds, undo=True)
         self.anim = None
+        self._values = None
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None
         self.curtain = False
         self._clear_selection()
@@ -365,12 +368,20 @@ class GameWindow:
         self.hud.enable("undo", self.match.can_undo(set(self.humans)) and not self.curtain)
         self.hud.enable("redo", human_move and self.match.redo_action() is not None)
         self.menu = a.menu(s) if human_move else []
-        self.choices = [(a.action_text(s, action), lambda act=action: self.act(act))
+        hint = self._hint(s) if self.hint and human_move and not self.curtain else None
+        mark = (lambda actions, text: text + hint.mark(actions)) if hint is not None else (lambda actions, text: text)
+        self.choices = [(mark([action], a.action_text(s, action)), lambda act=action: self.act(act))
                         for action in (self.menu if not self.curtain else [])]
         for piece, text, group in a.piece_choices(s) if human_move and not self.curtain else []:
             run = (lambda act=group[0].action: self.act(act)) if len(group) == 1 else \
                 (lambda p=piece, g=group: self.select(p, g))
-            self.choices.append((text, run))
+            self.choices.append((mark([d.action for d in group], text), run))
+        if hint is not None:
+            self.hud.set_status(a.status(s) + "\n" + hint.bar)
+            best = next((piece for piece, _, group in a.piece_choices(s)
+                         if any(d.action == hint.best for d in group)), None)
+            if best is not None and self.selected is None:
+                a.highlight(self.app, best)
         self.hud.set_menu(a.menu_title(s) if self.choices else "", self.choices)
         if s.is_terminal():
             self.hud.set_banner(a.result(s))
@@ -533,6 +544,7 @@ class GameWindow:
             b.accept(key, fn)
         for i in range(1, 11):              # 1-9, and 0 for the tenth (a J offers ten)
             b.accept(str(i % 10), self.choose, [i - 1])
+        b.accept("h", self.toggle_hint)
         b.accept("control-z", self.undo)
         b.accept("control-y", self.redo)
         b.accept("control-shift-z", self.redo)
@@ -542,6 +554,60 @@ class GameWindow:
         self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
         self.hud.button("new", "New game  [N]", self.new_game, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
+
+    # -- the hint -------------------------------------------------------------------------------
+    def toggle_hint(self) -> None:
+        """H: show (or hide) the human's win probability and the best move, where the game is
+        solved (exact values: no estimate, no search that could see a hidden card)."""
+        self.hint = not self.hint
+        if self.hint and self.adapter.hidden_hands:
+            self.hint = False
+            self.hud.set_notice("no hint in a game of hidden cards: a hint would have to see them")
+            return
+        self.hud.set_notice(f"hint {'on' if self.hint else 'off'}" + (": your win probability, each choice's, "
+                                                                       "and the best move lit" if self.hint else ""))
+        self._refresh()
+
+    def _hint(self, s):
+        """The hint for the human to decide at `s` (None, with a notice saying why, where there is none)."""
+        values = self._solved_values()
+        if values is None:
+            return None
+        mover = s.current_player
+        legal = s.legal_actions()
+        after = []
+        for action in legal:
+            nxt = s.clone()
+            nxt.apply(action)
+            after.append(values(nxt)[mover])
+        return Hint(self.adapter, mover, values(s), legal, after)
+
+    def _solved_values(self):
+        """The solved game's values for the measured tables (what the simulated gadgets give), or
+        None with the reason in the notice (a game not solved, or a solve not yet made that takes
+        minutes: `tabletop analyze GAME --solve` makes it once)."""
+        if self._values is None:
+            from tabletop.gamekit.chance import measured_tables
+
+            class Minutes(Exception):
+                pass
+
+            def refuse(text: str):
+                raise Minutes(text)
+
+            try:
+                found = self.game.solved_values(self.state.game, measured_tables(self.game.devices), refuse)
+            except Minutes:
+                found = None
+                why = (f"the hint needs {self.game.title} solved for the measured tables, which takes minutes: "
+                       f"run `tabletop analyze {self.game.name} --solve` once")
+            else:
+                why = f"no hint here: {self.game.title} with these seats and rules is not solved"
+            self._values = found if found is not None else why
+        if isinstance(self._values, str):
+            self.hud.set_notice(self._values)
+            return None
+        return self._values
 
     # -- taking back ----------------------------------------------------------------------------
     def undo(self) -> None:
@@ -636,6 +702,7 @@ HELP = [
     "  Enter  pass when you have no legal move",
     "  Ctrl+Z  take back your last decision (back to the last chance event, never past it)",
     "  Ctrl+Y  play it again",
+    "  H  the hint on / off: your win probability, each choice's, the best move lit (solved games)",
     "  left/right drag  orbit the camera",
     "  middle drag, wheel  pan, zoom",
     "  arrow keys  orbit",
@@ -649,6 +716,31 @@ HELP = [
     "  F1  this help",
     "  Esc or Q  quit",
 ]
+
+
+class Hint:
+    """The human's win probability at a decision and each move's (exact: the solved game's), and the best move."""
+
+    def __init__(self, adapter, mover: int, now: list[float], legal: list, after: list[float]):
+        self.mover, self.now = mover, now
+        self.values = dict(zip(map(_key, legal), after))
+        self.best = legal[max(range(len(legal)), key=lambda i: after[i])]
+        self.best_value = max(after)
+        n = 20
+        filled = round(now[mover] * n)
+        self.bar = (f"hint: {adapter.seat_name(mover)} wins {100 * now[mover]:.1f}% with the best move  "
+                    f"[{'#' * filled}{'.' * (n - filled)}]")
+
+    def mark(self, actions: list) -> str:
+        """What a choice of `actions` (a piece's moves) is worth: its best one's win probability,
+        and whether it is the best move."""
+        value = max(self.values.get(_key(a), 0.0) for a in actions)
+        star = "  <- best" if any(_key(a) == _key(self.best) for a in actions) else ""
+        return f"  ({100 * value:.1f}%){star}"
+
+
+def _key(action) -> str:
+    return repr(action)
 
 
 def key_range(n: int) -> str:
