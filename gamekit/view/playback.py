@@ -139,8 +139,13 @@ class Timeline:
 class ReplayWindow:
     """Plays a Timeline in a TableApp: play/pause, turn steps, scrubbing, speed, free camera."""
 
-    def __init__(self, app, game, adapter, replay: ReplayFile):
+    def __init__(self, app, game, adapter, replay: ReplayFile, review: dict | None = None):
+        """`review`: the game's review (tabletop.gamekit.review's, as `tabletop review --out` writes
+        it), shown in a panel that follows the playback (R shows and hides it)."""
         self.app, self.adapter, self.replay = app, adapter, replay
+        self.review = review
+        self.show_review = review is not None
+        self._reviewed = {r["index"]: r for r in (review or {}).get("steps", [])}
         adapter.build(app)
         app.freeze_labels()
         self.timeline = Timeline(replay, adapter, game)
@@ -210,12 +215,59 @@ class ReplayWindow:
             self.hud.scroll_back = 0
             self.hud._show_log()
             self._shown_events = len(state.events)
-        self.hud.set_status("\n".join(self.status_rows(i) + [self.adapter.status(state)]))
+        self.hud.set_status("\n".join(self.status_rows(i) + [self.adapter.status(state)] + self.review_rows(i)))
         kinds = self.replay.header.get("config", {}).get("seats", ["?"] * 8)
         self.hud.set_players(self.adapter.players(state, kinds, range(state.game.players)))   # a record: every hand
         self.hud.set_banner(self.adapter.result(state) if state.is_terminal() else "")
         if self._slider is not None and not self._dragging_slider:
             self._slider["value"] = self.t / max(tl.duration, 1e-9)
+
+    def review_rows(self, i: int) -> list[str]:
+        """The review panel at step i (none when hidden or there is no review): each seat's win
+        probability before the step, then what the step is worth: a decision's grade and loss (and
+        the best move where it was not played), a chance event's luck and its gadget's swing."""
+        if not self.show_review or self.review is None:
+            return []
+        colours = self.review.get("colours", [])
+        record = self._reviewed.get(i)
+        exact = self.review.get("method") == "exact"
+        rollouts = self.review.get("rollouts")
+        how = "exact" if exact else f"{rollouts.get('n') if isinstance(rollouts, dict) else rollouts} rollouts a position"
+        values = record["before"] if record is not None else self.review.get("end") if i >= len(self.timeline.steps) \
+            else None
+        rows = [f"REVIEW ({how})"]
+        if values is not None:
+            rows.append("win: " + "  ".join(f"{c} {100 * v:.1f}%" for c, v in zip(colours, values)))
+        if record is None:
+            if i >= len(self.timeline.steps):
+                rows += [f"{p_row(colours, player)}" for player in self.review.get("players", [])]
+            return rows
+        seat = colours[record["seat"]] if record.get("seat") is not None and record["seat"] < len(colours) else "?"
+        if record["kind"] == "decision":
+            if record.get("forced"):
+                rows.append(f"{seat}'s move: forced")
+            elif record.get("grade") is None:
+                rows.append(f"{seat}'s move: not graded (too few rollouts to tell)")
+            else:
+                rows.append(f"{seat}'s move: {record['grade']}, loss {100 * record['loss']:.1f}%")
+                if record["grade"] != "best" and record.get("best_lines"):
+                    rows.append(f"  best: {record['best_lines'][0]}")
+        else:
+            m = record["seat"]
+            luck = record.get("luck", [0.0] * len(colours))[m]
+            row = f"{record.get('event', 'chance')} for {seat}: luck {100 * luck:+.1f}%"
+            if record.get("swing") is not None:
+                row += f", the gadget's bias {100 * record['swing'][m]:+.1f}%"
+            rows.append(row)
+        return rows
+
+    def toggle_review(self) -> None:
+        """R: the review panel shown or hidden (a replay opened with a review)."""
+        if self.review is None:
+            self.hud.set_notice("no review: open the replay with --review (or review.json from tabletop review --out)")
+            return
+        self.show_review = not self.show_review
+        self.show(self.t)
 
     def turn_at(self, i: int) -> int:
         """The 1-based turn that step i belongs to (0 in a replay without steps)."""
@@ -286,7 +338,7 @@ class ReplayWindow:
         keys = {"space": self.toggle, "arrow_right": lambda: self.step_turn(1), "arrow_left": lambda: self.step_turn(-1),
                 ".": lambda: self.set_speed(self.speed * 2), ",": lambda: self.set_speed(self.speed / 2),
                 "end": lambda: self.seek(self.timeline.duration), "0": lambda: self.seek(0.0),
-                "escape": self.quit, "q": self.quit, "f1": self._help}
+                "escape": self.quit, "q": self.quit, "f1": self._help, "r": self.toggle_review}
         for key, fn in keys.items():
             b.accept(key, fn)
         self._dragging_slider = False
@@ -358,6 +410,7 @@ HELP = [
     "  left/right drag       orbit the camera;  middle drag: pan;  wheel: zoom",
     "  J L I K               orbit;  W A S D: pan;  + / -: zoom;  C or Home: reset the view",
     "  [ and ] / PgUp PgDn   scroll the log",
+    "  R                     the review panel on / off (a replay opened with --review)",
     "  F1 this help   Esc or Q quit",
 ]
 
@@ -379,9 +432,16 @@ def replay_config(replay: ReplayFile, games: dict) -> tuple:
     return game, seats, options
 
 
-def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False):
+def p_row(colours: list, player: dict) -> str:
+    """A player's review summary in one row: accuracy, cost of its mistakes, luck."""
+    name = colours[player["seat"]] if player["seat"] < len(colours) else "?"
+    return (f"{name}: accuracy {player['accuracy']:.1f}, cost {100 * player['cost']:.1f}%, "
+            f"luck {100 * player['luck']:+.1f}%")
+
+
+def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False, review: dict | None = None):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
-    itself already open)."""
+    itself already open); `review` the game's review, shown in a panel."""
     from tabletop.gamekit.view.window import make_adapter
     from tabletop.sim.scene import RecordedScene
     from tabletop.sim.view.app import TableApp
@@ -392,7 +452,7 @@ def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = Fal
         replay = ReplayFile.open(path)
         game, seats, options = replay_config(replay, games)
         adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
-        window = ReplayWindow(app, game, adapter, replay)
+        window = ReplayWindow(app, game, adapter, replay, review)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()
     except BaseException:

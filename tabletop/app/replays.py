@@ -62,8 +62,9 @@ def frames(request: ReplayRequest) -> tuple[int, bool]:
     return write_frames(request.file, GAMES, request.frames, request.fps, size, turns, request.max_frames)
 
 
-def playback(request: ReplayRequest):
-    """The playback window, open: (the app, seconds from opening the file to its first frame)."""
+def playback(request: ReplayRequest, review: dict | None = None):
+    """The playback window, open: (the app, seconds from opening the file to its first frame);
+    `review` the game's review for its panel (tabletop.app.review.playback_review)."""
     from tabletop.games.registry import GAMES
     from tabletop.gamekit.view.playback import open_replay
     from tabletop.gamekit.view.window import parse_size
@@ -71,7 +72,7 @@ def playback(request: ReplayRequest):
     size = parse_size(request.size)
     if request.turns is not None:
         raise InputError("--turns: only with --frames")
-    app, _, opened = open_replay(request.file, GAMES, size=size)
+    app, _, opened = open_replay(request.file, GAMES, size=size, review=review)
     return app, opened
 
 

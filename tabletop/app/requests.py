@@ -385,9 +385,13 @@ class ReplayRequest:
     turns: str | None = None
     max_frames: int = 3000
     size: str = SIZE
+    review: str | None = None         # the playback's review panel: a review JSON, or "" to review the game now
 
     def __post_init__(self):
         self.file = _path(self.file, "file")
+        self.review = None if self.review is None else str(self.review)
+        if self.review is not None and (self.summary or self.verify or self.frames is not None):
+            raise InputError("--review: only in the playback window (not with --summary, --verify or --frames)")
         for name in ("summary", "verify"):
             _switch(getattr(self, name), name)
         self.frames = _path(self.frames, "frames")

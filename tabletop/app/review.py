@@ -208,3 +208,24 @@ def plot_review(data: dict, path) -> None:
     fig.tight_layout()
     save_figure(fig, path)
     plt.close(fig)
+
+
+def playback_review(request) -> dict:
+    """The review the playback's panel shows: the JSON `tabletop review --out` wrote (of this very
+    game), or ("" given) the game reviewed now, with the review's defaults."""
+    import json
+
+    if request.review == "":
+        from tabletop.app.requests import ReviewRequest
+
+        return review(ReviewRequest(file=request.file)).to_dict()
+    path = Path(request.review)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--review: cannot read {path} ({getattr(exc, 'strerror', None) or exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise InputError(f"--review: {path} is not a review (tabletop review FILE --out {path.name} writes one)")
+    if Path(str(data.get("file", ""))).name != Path(request.file).name:
+        raise InputError(f"--review: {path} reviews {Path(str(data.get('file'))).name}, not {Path(request.file).name}")
+    return data

@@ -106,14 +106,16 @@ def replay(args) -> int:
 
     request = rq.ReplayRequest(file=args.file, summary=args.summary, verify=args.verify, from_turn=args.from_turn,
                                frames=args.frames, fps=args.fps, turns=args.turns, max_frames=args.max_frames,
-                               size=args.size)
+                               size=args.size, review=args.review)
     if not (request.summary or request.verify):
         if request.frames is not None:
             n, capped = replays.frames(request)
             print(f"wrote {n} frames to {request.frames}"
                   + (f" (stopped at --max-frames {request.max_frames})" if capped else ""))
             return 0
-        app, opened = replays.playback(request)
+        from tabletop.app.review import playback_review
+
+        app, opened = replays.playback(request, None if request.review is None else playback_review(request))
         print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
         app.base.run()
         return 0

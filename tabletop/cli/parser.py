@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
     rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
+    rep.add_argument("--review", nargs="?", const="", metavar="REVIEW.json",
+                     help="the playback window with a review panel (R shows and hides it): the review `tabletop "
+                          "review FILE --out REVIEW.json` wrote, or with no file the game reviewed now")
     rep.add_argument("--frames", type=Path, metavar="DIR", help="write the playback as PNG frames into DIR (offscreen)")
     rep.add_argument("--fps", type=float, default=30.0, help="with --frames: frames per second of playback (default 30)")
     rep.add_argument("--turns", metavar="A:B", help="with --frames: only turns A to B of the file (1-based, "
