@@ -281,7 +281,7 @@ def test_the_pooled_bands_of_one_surrogate_are_its_posterior_predictive():
     assert abs(sum(b["p"] for b in band.values()) - 1) < 1e-9 and len(chains) == 1
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_simulation_based_calibration_gives_uniform_ranks():
     """200 synthetic calibrations (100 tallies each): ranks of the true friction among 99
     posterior draws are uniform (chi-square over 10 bins, p >= 0.01)."""
@@ -292,7 +292,7 @@ def test_simulation_based_calibration_gives_uniform_ranks():
     assert p >= 0.01
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_simulation_based_calibration_through_a_fitted_surrogate():
     """The same with the posterior taken under a surrogate fitted to 20,000 synthetic trials while
     the tallies come from the true model: the surrogate's error does not spoil the calibration."""
