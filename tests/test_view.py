@@ -79,6 +79,17 @@ def until_human_moves(ctrl, limit=400):
     raise AssertionError("the human seat never had a move")
 
 
+def until_a_choice(ctrl, moves: int = 2, limit: int = 40) -> None:
+    """Play on (the human's forced moves played) until a human seat has at least `moves` legal moves."""
+    for _ in range(limit):
+        until_human_moves(ctrl)
+        if len(ctrl.state.legal_actions()) >= moves:
+            return
+        ctrl.act(ctrl.state.legal_actions()[0])
+        ctrl.finish_animation()
+    raise AssertionError(f"the human seat never had {moves} moves to choose from")
+
+
 def step(ctrl, stand_in=None) -> None:
     """One step of the game in the window: the pending chance event simulated, or the seat to move
     choosing (a human seat by `stand_in`, an AI seat, by default the game's AI), played to its end."""

@@ -7,19 +7,14 @@ from direct.showbase.MessengerGlobal import messenger
 
 from tabletop.gamekit.chance import measured_tables
 from tabletop.games.registry import GAMES
-from tests.test_view import open_window, until_human_moves  # noqa: F401  (a fixture and a helper)
+from tests.test_view import open_window, until_a_choice  # noqa: F401  (a fixture and a helper)
 
 
 def test_the_hint_gives_the_solved_values_and_lights_the_best_move(open_window):  # noqa: F811
     from tabletop.games.knossos.solve import solve
 
     app, ctrl = open_window("knossos", ["human", "ai"], seed=5)
-    for _ in range(40):
-        until_human_moves(ctrl)
-        if len(ctrl.state.legal_actions()) >= 2:
-            break
-        ctrl.act(ctrl.state.legal_actions()[0])
-        ctrl.finish_animation()
+    until_a_choice(ctrl)                                 # a human decision with a choice of moves
     s = ctrl.state
     assert not ctrl.hint and "hint" not in ctrl.hud.status.getText()          # off by default
     messenger.send("h")

@@ -9,7 +9,7 @@ import pytest
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.record import encode_action
 from tabletop.games.registry import GAMES
-from tests.test_view import open_window, until_human_moves  # noqa: F401  (a fixture and a helper)
+from tests.test_view import open_window, until_a_choice  # noqa: F401  (a fixture and a helper)
 
 
 def _kk_match(seed: int):
@@ -69,12 +69,7 @@ def test_the_window_takes_back_and_plays_again_and_records_only_what_was_played(
 
     path = tmp_path / "undo.ttr"
     app, ctrl = open_window("knossos", ["human", "ai"], seed=5, record=path, options={"games_to_win": 1})
-    for _ in range(40):                                  # a human decision with a choice of moves
-        until_human_moves(ctrl)
-        if len(ctrl.state.legal_actions()) >= 2:
-            break
-        ctrl.act(ctrl.state.legal_actions()[0])
-        ctrl.finish_animation()
+    until_a_choice(ctrl)                                 # a human decision with a choice of moves
     s = ctrl.state
     first, other = s.legal_actions()[0], s.legal_actions()[-1]
     assert first != other

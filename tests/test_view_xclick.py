@@ -94,3 +94,75 @@ def test_king_kong_dozens_of_lit_spaces_real_clicks(display, tmp_path):
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["selected"] == out["me"] and out["lit"] > 10
     assert out["at"] == out["to"], out["notice"]
+
+
+UNDO_SCRIPT = textwrap.dedent('''
+    import json, subprocess, sys, time
+    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.view.window import open_game
+
+    app, ctrl = open_game(GAMES["knossos"], ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0,
+                          options={"games_to_win": 1})
+    for _ in range(400):                      # on to a human decision with two moves or more
+        s = ctrl.state
+        if not s.is_chance_node() and ctrl.human(s.current_player) and len(s.legal_actions()) > 1:
+            break
+        if s.is_chance_node():
+            ctrl.chance()
+        elif ctrl.human(s.current_player):
+            ctrl.act(s.legal_actions()[0])
+        else:
+            ctrl.act(ctrl.seats[s.current_player].choose(s, ctrl.seat_rng))
+        ctrl.finish_animation()
+    before = len(ctrl.state.history)
+    ctrl.act(ctrl.state.legal_actions()[-1])
+    ctrl.finish_animation()
+    moved = len(ctrl.state.history)
+    for _ in range(3):
+        app.render_frame()
+    win, a2d = app.base.win, app.base.aspect2d
+    ar = app.base.getAspectRatio()
+    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                         check=True).stdout.split()[0]
+
+    def settle():
+        for _ in range(20):                  # until the window has taken the input
+            app.render_frame()
+            time.sleep(0.02)
+
+    def click_button(key):
+        pos = ctrl.hud.buttons[key].getPos(a2d)
+        x = int((pos[0] / ar + 1) / 2 * win.get_x_size())
+        y = int((1 - (pos[2] + 0.0125)) / 2 * win.get_y_size())
+        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
+        for _ in range(3):
+            app.render_frame()
+        subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
+        settle()
+
+    click_button("undo")
+    undone = len(ctrl.state.history)
+    subprocess.run(["xdotool", "key", "--window", wid, "ctrl+y"], check=True)
+    settle()
+    ctrl.finish_animation()
+    redone = len(ctrl.state.history)
+    subprocess.run(["xdotool", "key", "--window", wid, "ctrl+z"], check=True)
+    settle()
+    print(json.dumps({"before": before, "moved": moved, "undone": undone, "redone": redone,
+                      "again": len(ctrl.state.history), "notice": ctrl.hud.notice.getText()}))
+    ctrl.adapter.close()
+    app.destroy()
+''')
+
+
+@pytest.mark.slow
+def test_undo_and_redo_by_a_real_click_and_real_keys(display, tmp_path):
+    """Knossos: a human move taken back by a real click on the Undo button, played again by a real
+    Ctrl+Y and taken back again by a real Ctrl+Z."""
+    env = dict(os.environ, DISPLAY=display)
+    run = subprocess.run([sys.executable, "-c", UNDO_SCRIPT], capture_output=True, text=True, env=env, timeout=240,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["moved"] == out["before"] + 1, out
+    assert out["undone"] == out["before"] and out["redone"] == out["moved"] and out["again"] == out["before"], out
