@@ -7,7 +7,7 @@ from direct.showbase.MessengerGlobal import messenger
 
 from tabletop.gamekit.chance import measured_tables
 from tabletop.games.registry import GAMES
-from tests.test_view import open_window, until_a_choice  # noqa: F401  (a fixture and a helper)
+from tests.test_view import open_window, until_a_choice, until_human_moves  # noqa: F401  (a fixture, helpers)
 
 
 def test_the_hint_gives_the_solved_values_and_lights_the_best_move(open_window):  # noqa: F811
