@@ -206,7 +206,7 @@ def _brute_force(game: Game, tables: dict) -> dict:
     return {k: w[i] for k, i in index.items()}
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_small_hill_agrees_with_an_independent_brute_force():
     """On the small hill (8,234 positions the rules reach, both colours) the numpy solver's values
     are the brute force's to 1e-11, for each colour to move, with skewed tables."""

@@ -119,7 +119,9 @@ def window_game(game: str, seed: int, record, **options):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,seed", [(g, s) for g in GAMES for s in (1, 2)])
+# two seeds each (seed 2 verifies from the middle turn, seed 1 from the start), King of the Hill's
+# whole physics games (20 s each) one: seed 2, its verify from the middle
+@pytest.mark.parametrize("game,seed", [(g, s) for g in GAMES for s in (1, 2) if (g, s) != ("king-of-the-hill", 1)])
 def test_headless_window_summary_and_verify_agree(tmp_path, game, seed):
     seats, args, options = GAMES[game]
     headless, windowed = tmp_path / "headless.ttr", tmp_path / "window.ttr"
