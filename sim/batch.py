@@ -83,21 +83,27 @@ def pair_parameter(pair: str, field: str) -> str:
 @dataclass(frozen=True)
 class PairDraws:
     """A picklable per-trial perturbation: every field of each named material pair drawn
-    uniformly from its range (independently per trial) and set on the device's world."""
+    uniformly from its range (independently per trial) and set on the device's world; the
+    `pinned` values (`--set` name, value) set as given instead (a calibration's held-out point),
+    every value still drawn so that the others' stream is the same."""
 
     pairs: tuple[str, ...]
+    pinned: tuple[tuple[str, float], ...] = ()
 
     def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
         """Give `world` trial `index`'s draw from `base`; returns the drawn values by `--set` name."""
         rng = draw_rng(seed, index)
+        pinned = dict(self.pinned)
         pairs, drawn = dict(base.pairs), {}
         for key in self.pairs:
             pair = base.pairs[key]
             values = {}
             for field in PAIR_FIELDS:
                 pv = getattr(pair, field)
-                values[field] = replace(pv, value=float(rng.uniform(pv.low, pv.high)))
-                drawn[pair_parameter(key, field)] = values[field].value
+                name = pair_parameter(key, field)
+                value = float(rng.uniform(pv.low, pv.high))
+                values[field] = replace(pv, value=float(pinned.get(name, value)))
+                drawn[name] = values[field].value
             pairs[key] = replace(pair, **values)
         world.set_pair_table(PairTable(pairs, base.source))
         return drawn

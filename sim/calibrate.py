@@ -26,7 +26,7 @@ The method (DESIGN.md, "Calibration"):
 Checks (tests/test_calibrate.py): the surrogate against a known p(label | theta), the posterior
 against one computed on a grid, simulation-based calibration (Talts et al. 2018: `sbc`), and,
 with physics, recovery of a known friction. `holdout_check` measures the surrogate against fresh
-simulations at held-out parameter values (the job runs them: `PinnedDraws`).
+simulations at held-out parameter values (the job runs them: `PairDraws` with pinned values).
 """
 from __future__ import annotations
 
@@ -35,15 +35,15 @@ import io
 import json
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from tabletop.sim.batch import draw_rng, pair_parameter
+from tabletop.sim.batch import PairDraws
 from tabletop.sim.errors import InputError
-from tabletop.sim.materials import PAIR_FIELDS, PairTable
+from tabletop.sim.materials import PairTable
 
 Proba = Callable[[np.ndarray], np.ndarray]   # (m, d) parameter values -> (m, K) label probabilities
 
@@ -169,39 +169,11 @@ def read_tallies(path: str | Path, labels: Sequence[str], device: str | None = N
 
 # -- per-trial draws ----------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PinnedDraws:
-    """A picklable per-trial perturbation like PairDraws (every field of each named pair drawn
-    uniformly from its range from trial `index`'s draw stream), except that the `pinned` values
-    (`--set` name, value) are set as given: a held-out point of the fitted parameters, the others
-    still drawn from their prior."""
-
-    pairs: tuple[str, ...]
-    pinned: tuple[tuple[str, float], ...] = ()
-
-    def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
-        rng = draw_rng(seed, index)
-        pinned = dict(self.pinned)
-        pairs, drawn = dict(base.pairs), {}
-        for key in self.pairs:
-            pair = base.pairs[key]
-            values = {}
-            for field in PAIR_FIELDS:
-                pv = getattr(pair, field)
-                name = pair_parameter(key, field)
-                value = float(rng.uniform(pv.low, pv.high))   # drawn always, so the stream is PairDraws'
-                values[field] = replace(pv, value=float(pinned.get(name, value)))
-                drawn[name] = values[field].value
-            pairs[key] = replace(pair, **values)
-        world.set_pair_table(PairTable(pairs, base.source))
-        return drawn
-
-
-@dataclass(frozen=True)
 class PosteriorDraws:
     """A picklable per-trial perturbation for runs of a calibrated copy (`estimate --calibration`,
     to be wired): trial `index` takes one row of a calibration's posterior draws (`names`' values),
     chosen by a stream of its own (SeedSequence(seed, spawn_key=(index, 2))), and the other pair
-    values drawn from their ranges as in training (PinnedDraws). The run's odds are then the
+    values drawn from their ranges as in training (PairDraws with those pinned). The run's odds are then the
     posterior predictive odds."""
 
     pairs: tuple[str, ...]
@@ -211,7 +183,7 @@ class PosteriorDraws:
     def apply(self, world, base: PairTable, seed: int, index: int) -> dict[str, float]:
         pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 2)))
         row = self.rows[int(pick.integers(len(self.rows)))]
-        return PinnedDraws(self.pairs, tuple(zip(self.names, row))).apply(world, base, seed, index)
+        return PairDraws(self.pairs, tuple(zip(self.names, row))).apply(world, base, seed, index)
 
 
 # -- which parameters to fit ----------------------------------------------------------------------

@@ -181,7 +181,7 @@ def test_pinned_draws_keep_the_prior_stream_and_pin_the_named_values(materials):
 
     world = FakeWorld()
     drawn = PairDraws((key,)).apply(world, base, 5, 3)
-    pinned = cal.PinnedDraws((key,), ((name, 0.123),)).apply(world, base, 5, 3)
+    pinned = PairDraws((key,), ((name, 0.123),)).apply(world, base, 5, 3)
     assert pinned[name] == 0.123 and world.table.pairs[key].friction.value == 0.123
     assert {k: v for k, v in pinned.items() if k != name} == {k: v for k, v in drawn.items() if k != name}
 

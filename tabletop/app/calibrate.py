@@ -261,7 +261,7 @@ def _holdout(request, ref, pairs, fitted, low, high, surrogate, labels, kept, ch
     from scipy.stats import qmc
 
     from tabletop.sim import calibrate as cal
-    from tabletop.sim.batch import run_batch
+    from tabletop.sim.batch import PairDraws, run_batch
     from tabletop.sim.devices.base import Status
 
     unit = qmc.LatinHypercube(d=len(fitted), seed=np.random.default_rng([request.seed, 0x401D])).random(
@@ -283,7 +283,7 @@ def _holdout(request, ref, pairs, fitted, low, high, surrogate, labels, kept, ch
             records = done + run_batch(ref, request.holdout_trials, _holdout_seed(request.seed, j), request.workers,
                                        device=device if request.workers == 1 else None, progress=bar.advance,
                                        skip={r["index"] for r in done}, on_chunk=mark, executor=executor,
-                                       perturb=cal.PinnedDraws(tuple(pairs), pinned))
+                                       perturb=PairDraws(tuple(pairs), pinned))
             for r in records:
                 if r["status"] == Status.OK:
                     counts[j, labels.index(r["label"])] += 1
