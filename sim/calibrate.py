@@ -490,6 +490,104 @@ def summary(values: np.ndarray) -> dict:
             "ci95": [float(lo), float(hi)]}
 
 
+# -- what to measure next --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HomeTest:
+    """A direct measurement of one material value a person can make at home, and how precise a
+    careful one is: `sd` absolute, or (`relative`) as a fraction of the value (a log-normal error)."""
+
+    kind: str
+    field: str
+    sd: float
+    relative: bool
+    how: str
+
+
+HOME_TESTS = {
+    "friction": HomeTest("incline", "friction", 0.03, False,
+                         "lay a piece of one material on a flat sheet of the other and tilt the sheet slowly until "
+                         "the piece starts to slide; friction = tan(angle) (a phone's level app reads the angle); "
+                         "repeat 10 times and take the mean (about +-0.03)"),
+    "restitution": HomeTest("drop", "restitution", 0.03, False,
+                            "drop the piece from a height h1 (30 cm) onto the other material in front of a ruler, "
+                            "film it in slow motion and read the bounce's top h2; restitution = sqrt(h2 / h1); "
+                            "repeat 10 times (about +-0.03)"),
+    "rolling": HomeTest("roll", "rolling", 0.25, True,
+                        "let the piece (a marble: itself; a pawn or stick: on its side) roll down a short ramp of "
+                        "height h onto a long flat sheet of the other material and measure how far it rolls, d; "
+                        "rolling = h x r / d for a ball of radius r (all in metres); repeat 10 times (about "
+                        "+-25%)"),
+    "spinning": HomeTest("spin", "spinning", 0.4, True,
+                         "spin the piece on the other material and time how long it spins; the spinning "
+                         "resistance goes as 1 / that time (compare with a piece of known value); rough (about "
+                         "+-40%)"),
+}
+
+
+def _band_widths(probs: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per label, the width of the central 95% interval of p(label | theta) over weighted draws
+    (`order`: each column's argsort, computed once)."""
+    widths = np.empty(probs.shape[1])
+    for k in range(probs.shape[1]):
+        w = np.cumsum(weights[order[:, k]])
+        w /= w[-1]
+        lo, hi = np.searchsorted(w, [0.025, 0.975])
+        col = probs[order[:, k], k]
+        widths[k] = col[min(hi, len(col) - 1)] - col[min(lo, len(col) - 1)]
+    return widths
+
+
+def _ess(weights: np.ndarray) -> float:
+    return float(weights.sum() ** 2 / np.sum(weights ** 2))
+
+
+def expected_bands(theta: np.ndarray, probs: np.ndarray, log_weights: Callable[[int, np.random.Generator],
+                   np.ndarray], sims: int, seed: int) -> dict:
+    """Preposterior analysis by importance reweighting: `theta` (S, d) draws of the current state
+    of knowledge (the posterior, or the prior before any tally) and `probs` (S, K) p(label | draw);
+    `log_weights(i, rng)` simulates the candidate measurement's result as if draw i were the truth
+    and returns every draw's log likelihood of it. Averaged over `sims` such results: each label's
+    expected band width after the measurement, and the median effective number of draws the
+    reweighting kept (small: the expected bands are rough)."""
+    rng = np.random.default_rng(seed)
+    order = np.argsort(probs, axis=0)
+    widths, ess = np.zeros(probs.shape[1]), []
+    for _ in range(sims):
+        lw = log_weights(int(rng.integers(len(theta))), rng)
+        w = np.exp(lw - lw.max())
+        widths += _band_widths(probs, order, w)
+        ess.append(_ess(w))
+    return {"widths": (widths / sims).tolist(), "ess": float(np.median(ess))}
+
+
+def tally_weights(probs: np.ndarray, columns: slice, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """`n` more tallies of the labels in `columns` (one device's slice of the joint labels)."""
+    p = np.clip(probs[:, columns], 1e-12, None)
+    p = p / p.sum(axis=1, keepdims=True)
+    logp = np.log(p)
+
+    def log_weights(i: int, rng: np.random.Generator) -> np.ndarray:
+        return logp @ rng.multinomial(n, p[i]).astype(float)
+
+    return log_weights
+
+
+def home_test_weights(theta: np.ndarray, j: int, test: HomeTest) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """A home test of parameter `j` (column of `theta`) with the test's precision."""
+    x = np.log(theta[:, j]) if test.relative else theta[:, j]
+
+    def log_weights(i: int, rng: np.random.Generator) -> np.ndarray:
+        m = x[i] + rng.normal(0.0, test.sd)
+        return -0.5 * ((x - m) / test.sd) ** 2
+
+    return log_weights
+
+
+def current_widths(probs: np.ndarray) -> np.ndarray:
+    """Each label's band width now (equal weights)."""
+    return _band_widths(probs, np.argsort(probs, axis=0), np.ones(len(probs)))
+
+
 # -- checks -----------------------------------------------------------------------------------------
 def holdout_check(proba: Proba, labels: Sequence[str], points: np.ndarray, counts: np.ndarray) -> dict:
     """The surrogate against fresh simulations at held-out parameter values: `counts` (P, K) the
@@ -542,14 +640,15 @@ def sbc(proba: Proba, priors: Sequence[Prior], n_obs: int, reps: int, seed: int,
 
 # -- the plot -------------------------------------------------------------------------------------
 def plot_calibration(result: dict, path: str | Path) -> None:
-    """Prior and posterior of each fitted parameter, and each label's prior band, calibrated band
-    and observed share."""
+    """Prior and posterior of each fitted parameter, and per device each label's prior band,
+    calibrated band and observed share."""
     from tabletop.sim.analysis import pyplot, save_figure
 
     plt = pyplot()
     params = result["parameters"]
-    labels = list(result["labels"])
-    fig, axes = plt.subplots(1, len(params) + 1, figsize=(4.2 * (len(params) + 1), 3.6))
+    blocks = [result] + list(result.get("joint") or [])
+    tallied = any(b["observed"] for b in blocks)
+    fig, axes = plt.subplots(1, len(params) + len(blocks), figsize=(4.2 * (len(params) + len(blocks)), 3.6))
     draws = np.asarray(result["posterior_draws"]["values"], dtype=float)
     for j, prm in enumerate(params):
         ax = axes[j]
@@ -557,25 +656,35 @@ def plot_calibration(result: dict, path: str | Path) -> None:
         grid = np.linspace(prm["low"], prm["high"], 200)
         dens = np.exp(prior.logpdf(grid))
         dens /= np.trapezoid(dens, grid)
-        ax.hist(draws[:, j], bins=40, range=(prm["low"], prm["high"]), density=True, alpha=0.6, label="posterior")
+        if tallied:
+            ax.hist(draws[:, j], bins=40, range=(prm["low"], prm["high"]), density=True, alpha=0.6,
+                    label="posterior")
         ax.plot(grid, dens, "k--", label=f"prior ({prior.kind})")
         ax.set_xlabel(prm["name"].replace("materials.pairs.", ""), fontsize=8)
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 3))
         ax.legend(fontsize=7)
-    ax = axes[-1]
-    x = np.arange(len(labels))
-    for off, key, colour in ((-0.15, "prior", "grey"), (0.15, "posterior", "C0")):
-        p = [result["labels"][k][key]["p"] for k in labels]
-        lo = [result["labels"][k][key]["ci95"][0] for k in labels]
-        hi = [result["labels"][k][key]["ci95"][1] for k in labels]
-        ax.errorbar(x + off, p, yerr=[np.subtract(p, lo), np.subtract(hi, p)], fmt="o", color=colour,
-                    capsize=3, label=f"{key} band")
-    obs = result["observed"]
-    total = sum(obs.values())
-    ax.plot(x, [obs[k] / total for k in labels], "rx", label="observed share")
-    ax.set_xticks(x, labels, fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("p")
-    ax.legend(fontsize=7)
-    fig.suptitle(f"{result['device']}: calibrated to {total} tallies", fontsize=10)
+    for ax, block in zip(axes[len(params):], blocks):
+        labels = list(block["labels"])
+        x = np.arange(len(labels))
+        for off, key, colour in ((-0.15, "prior", "grey"), (0.15, "posterior", "C0")):
+            if key == "posterior" and not tallied:
+                continue
+            p = [block["labels"][k][key]["p"] for k in labels]
+            lo = [block["labels"][k][key]["ci95"][0] for k in labels]
+            hi = [block["labels"][k][key]["ci95"][1] for k in labels]
+            ax.errorbar(x + off, p, yerr=[np.subtract(p, lo), np.subtract(hi, p)], fmt="o", color=colour,
+                        capsize=3, label=f"{key} band")
+        obs = block["observed"]
+        if obs:
+            total = sum(obs.values())
+            ax.plot(x, [obs[k] / total for k in labels], "rx", label="observed share")
+        ax.set_xticks(x, labels, fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("p")
+        ax.set_title(block["device"], fontsize=9)
+        ax.legend(fontsize=7)
+    tallies = " and ".join(f"{sum(b['observed'].values())} {b['device']}" for b in blocks if b["observed"])
+    fig.suptitle(f"{' + '.join(result.get('devices', [result['device']]))}: "
+                 f"{'calibrated to ' + tallies + ' tallies' if tallies else 'the prior, no tallies yet'}", fontsize=10)
     fig.tight_layout()
     save_figure(fig, path)

@@ -246,14 +246,17 @@ def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str
 
 
 # -- calibrate ------------------------------------------------------------------------------------
-def calibrate(device: str, observed: str | Path, *, measured: Iterable[str] = (), fit: Iterable[str] = (),
+def calibrate(device: str, observed: str | Path | None = None, *, joint: Iterable[str] = (), plan: bool = False,
+              budget: int = 300, measured: Iterable[str] = (), fit: Iterable[str] = (),
               trials: int = 2000, seed: int = 0, workers: int = 1, holdout_points: int = 5, holdout_trials: int = 100,
               walkers: int = 64, steps: int = 3000, bootstrap: int = 8, set: Mapping[str, Any] | None = None,
               overrides: Iterable[str] = (), spec: str | Path | None = None, scheduler: str | None = None,
               out: str | Path | None = None, resume: bool = False, plot: str | Path | None = None,
               progress: bool = False):
     """`tabletop calibrate DEVICE --observed FILE`: the device's uncertain material values fitted to
-    tallies from a real copy (`observed`: a label,count CSV or an estimate's JSON); `measured`
+    tallies from a real copy (`observed`: a label,count CSV or an estimate's JSON); `joint`
+    "DEVICE=FILE" texts (other devices sharing its material pairs, calibrated together); `plan`
+    (what to measure next, `budget` more tallies weighed against home tests); `measured`
     "NAME=VALUE+-SD" texts, `fit` parameter names, the rest the command's options. A
     tabletop.app.calibrate.CalibrateResult: `parameters` (prior and posterior of each fitted one),
     `bands` (per label the prior and the calibrated predictive p and band), `to_dict()` the
@@ -262,7 +265,8 @@ def calibrate(device: str, observed: str | Path, *, measured: Iterable[str] = ()
     from tabletop.app.requests import CalibrateRequest
 
     texts = tuple(overrides) + tuple(f"{k}={_toml(v)}" for k, v in (set or {}).items())
-    request = CalibrateRequest(device=device, observed=observed, measured=tuple(measured), fit=tuple(fit),
+    request = CalibrateRequest(device=device, observed=observed, joint=tuple(joint), plan=plan, budget=budget,
+                               measured=tuple(measured), fit=tuple(fit),
                                trials=trials, seed=seed, workers=workers, holdout_points=holdout_points,
                                holdout_trials=holdout_trials, walkers=walkers, steps=steps, bootstrap=bootstrap,
                                spec=spec, overrides=texts, scheduler=scheduler, out=out, resume=resume, plot=plot)

@@ -18,6 +18,8 @@ The calibration file (what --out writes; `load_calibration` reads it back) is JS
     observed {label: count}               the tallies
     parameters [ {name, default, low, high, prior {kind uniform|normal, low, high[, mean, sd]},
                   posterior {mean, sd, median, ci95}} ]           one per fitted parameter
+    predictive {device: {label: {p, ci95}}} the calibrated copy's odds and bands per device it
+                                          calibrates (what play and analyze --calibration take)
     labels {label: {prior {p, ci95}, posterior {p, ci95}, observed}}
                                           p: the predictive probability; ci95: the band, the 95%
                                           interval of p(label | theta) over the prior / posterior
@@ -35,6 +37,7 @@ spec has them; the run then estimates the posterior predictive odds of the calib
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +54,8 @@ if TYPE_CHECKING:
 FORMAT = "tabletop-calibration"
 VERSION = 1
 KEPT_DRAWS = 2000
+PLAN_DRAWS = 20000   # draws a plan reweights
+PLAN_SIMS = 200      # simulated results a plan averages each measurement's bands over
 
 
 class CalibrateResult(Result):
@@ -71,9 +76,9 @@ class CalibrateResult(Result):
         return self._data["labels"]
 
 
-def _holdout_seed(seed: int, point: int) -> int:
-    """The seed of held-out point `point`'s trials: apart from the training trials' seed."""
-    return int(np.random.SeedSequence([seed, 0xCA1B, point]).generate_state(1)[0])
+def _holdout_seed(seed: int, point: int, part: int = 0) -> int:
+    """The seed of held-out point `point`'s trials (of part `part`): apart from the training trials' seed."""
+    return int(np.random.SeedSequence([seed, 0xCA1B, point, *([part] if part else [])]).generate_state(1)[0])
 
 
 def _measured(request: CalibrateRequest, candidates: dict) -> dict[str, tuple[float, float]]:
@@ -99,14 +104,97 @@ def _measured(request: CalibrateRequest, candidates: dict) -> dict[str, tuple[fl
     return measured
 
 
+@dataclass
+class _Part:
+    """One device of a calibration (the first is the one named; `--joint` adds the others): its
+    model, its tallies (None: none yet, for a plan) and, once run, its training and surrogate."""
+
+    index: int
+    name: str
+    spec: Path
+    overrides: tuple
+    device: object
+    labels: tuple[str, ...]
+    observed: dict[str, int] | None
+    pairs: list[str]
+    candidates: dict[str, dict]
+    seed: int
+    training: list = field(default_factory=list)
+    fitted: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.candidates)
+
+
+def _part_seed(seed: int, index: int) -> int:
+    """The training trials' seed of part `index` (the named device's is the run's seed)."""
+    return seed if index == 0 else int(np.random.SeedSequence([seed, 0x1017, index]).generate_state(1)[0])
+
+
+def _joint_texts(request: CalibrateRequest) -> list[tuple[str, Path | None]]:
+    """--joint DEVICE[=FILE]: the other devices and their tallies (None: none yet; only with --plan)."""
+    out = []
+    for text in request.joint:
+        name, _, path = text.partition("=")
+        name = name.strip()
+        if not path.strip() and not request.plan:
+            raise InputError(f"--joint {text}: give the device's tallies as DEVICE=FILE (a device without tallies "
+                             f"only with --plan)")
+        if name == request.device or name in [n for n, _ in out]:
+            raise InputError(f"--joint {text}: {name} is already in the calibration")
+        out.append((name, Path(path.strip()) if path.strip() else None))
+    return out
+
+
+def _parts(request: CalibrateRequest, stack) -> list[_Part]:
+    """Every device of the calibration built, its tallies read and checked (before any work)."""
+    from tabletop.app.estimate import device_of
+    from tabletop.app.requests import DeviceRun
+    from tabletop.games.devices import entry
+    from tabletop.sim import calibrate as cal
+    from tabletop.sim import sensitivity as sens
+
+    wanted = [(request.device, request.observed, request.spec)]
+    wanted += [(name, path, None) for name, path in _joint_texts(request)]
+    parts = []
+    for i, (name, path, spec) in enumerate(wanted):
+        entry(name)
+        run = DeviceRun(device=name, seed=request.seed, spec=spec, overrides=request.overrides)
+        spec, overrides, device = device_of(run)
+        stack.callback(device.close)
+        labels = tuple(device.labels)
+        observed = cal.read_tallies(path, labels, name) if path is not None else None
+        pairs = sens.contact_pairs(device, request.seed)
+        params = [p for p in sens.parameters(device, pairs, spec, overrides) if p.kind == "pair"]
+        candidates = {p.name: {"default": p.value, "low": p.low, "high": p.high, "source": p.source} for p in params}
+        parts.append(_Part(i, name, spec, overrides, device, labels, observed, pairs, candidates,
+                           _part_seed(request.seed, i)))
+    for p in parts[1:]:
+        if not set(p.candidates) & set(parts[0].candidates):
+            raise InputError(f"--joint {p.name}: it shares no material pair with {request.device} "
+                             f"({', '.join(parts[0].pairs)} against {', '.join(p.pairs)}); calibrate it alone")
+    return parts
+
+
+class _JointModel:
+    """p(label | theta) of every part's labels side by side: each part's surrogate on its columns."""
+
+    def __init__(self, models, columns):
+        self.models, self.columns = models, columns
+
+    def __call__(self, theta: np.ndarray) -> np.ndarray:
+        return np.hstack([m.predict(theta[:, cols]) for m, cols in zip(self.models, self.columns)])
+
+
 def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = None) -> CalibrateResult:
     """Run the request and return its result (`to_dict()`: the calibration file). Bad input is an
     InputError before any work (a tallied label no simulated trial reached: after the training
     trials, which the checkpoint keeps); Ctrl-C a longrun.Interrupted once the checkpoint is kept."""
     import contextlib
 
-    from tabletop.app.estimate import device_of, provenance
-    from tabletop.games.devices import device_ref, entry
+    from tabletop.app.estimate import provenance
+    from tabletop.games.devices import device_ref
     from tabletop.sim import calibrate as cal
     from tabletop.sim import sensitivity as sens
     from tabletop.sim.batch import PairDraws, run_batch
@@ -114,124 +202,183 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
     from tabletop.sim.world import engine_versions
 
     reporter = reporter or longrun.Reporter()
-    entry(request.device)
     longrun.check_outputs(out=request.out, plot=request.plot)
-    spec, overrides, device = device_of(request)
     stack = contextlib.ExitStack()
-    stack.callback(device.close)
     try:
-        labels = tuple(device.labels)
-        observed = cal.read_tallies(request.observed, labels, request.device)
-        pairs = sens.contact_pairs(device, request.seed)
-        params = [p for p in sens.parameters(device, pairs, spec, overrides) if p.kind == "pair"]
-        candidates = {p.name: {"default": p.value, "low": p.low, "high": p.high, "source": p.source} for p in params}
-        names = list(candidates)
+        parts = _parts(request, stack)
+        candidates = {}
+        for part in parts:
+            candidates.update({n: c for n, c in part.candidates.items() if n not in candidates})
         measured = _measured(request, candidates)
         executor = stack.enter_context(longrun.executor(request.scheduler))
         header = {"device": request.device, "seed": request.seed, "job": "calibrate", "trials": request.trials,
-                  "params": _digest(device.params())}
+                  "params": _digest(parts[0].device.params())}
+        if len(parts) > 1:
+            header["joint"] = {p.name: _digest(p.device.params()) for p in parts[1:]}
         checkpoint = longrun.open_checkpoint(request.out, header, request.resume,
-                                             created={"pairs": pairs})
+                                             created={"pairs": parts[0].pairs})
     except BaseException:
         stack.close()
         raise
-    ref = device_ref(request.device, spec, overrides)
     kept = list(checkpoint.records) if checkpoint else []
     started = time.perf_counter()
+    tallied = [p for p in parts if p.observed is not None]
     try:
         with stack:
-            # 1. training trials, every pair value drawn per trial
-            done = [r for r in kept if "holdout" not in r]
-            if done:
-                reporter.note(f"resuming: {len(done)} training trials already in {checkpoint.path}")
-            with reporter.progress(request.trials, f"{request.device} training") as bar:
-                bar.advance(len(done))
-                training = done + run_batch(ref, request.trials, request.seed, request.workers,
-                                            device=device if request.workers == 1 else None, progress=bar.advance,
-                                            skip={r["index"] for r in done},
-                                            on_chunk=checkpoint.append if checkpoint else None, executor=executor,
-                                            perturb=PairDraws(tuple(pairs)))
-            training.sort(key=lambda r: r["index"])
+            # 1. training trials of each device, every pair value drawn per trial
+            for part in parts:
+                ref = device_ref(part.name, part.spec, part.overrides)
+                done = [r for r in kept if "holdout" not in r and r.get("part", 0) == part.index]
+                if done:
+                    reporter.note(f"resuming: {len(done)} {part.name} training trials already in {checkpoint.path}")
+
+                def mark(chunk, index=part.index):
+                    for r in chunk:
+                        if index:
+                            r["part"] = index
+                    if checkpoint is not None:
+                        checkpoint.append(chunk)
+
+                with reporter.progress(request.trials, f"{part.name} training") as bar:
+                    bar.advance(len(done))
+                    part.training = done + run_batch(ref, request.trials, part.seed, request.workers,
+                                                     device=part.device if request.workers == 1 else None,
+                                                     progress=bar.advance, skip={r["index"] for r in done},
+                                                     on_chunk=mark, executor=executor,
+                                                     perturb=PairDraws(tuple(part.pairs)))
+                part.training.sort(key=lambda r: r["index"])
             timing = {"training_s": time.perf_counter() - started}
-            labelled = [r for r in training if r["status"] == Status.OK]
-            if not labelled:
-                raise InputError(f"none of the {len(training)} training trials gave a label; see `tabletop estimate "
-                                 f"{request.device}`")
-            y = np.array([labels.index(r["label"]) for r in labelled])
-            reached = np.bincount(y, minlength=len(labels))
-            never = [k for i, k in enumerate(labels) if observed[k] > 0 and reached[i] == 0]
-            if never:
-                raise InputError(f"--observed {request.observed}: {', '.join(never)} tallied, but none of the "
-                                 f"{len(labelled)} simulated trials across the documented ranges gave "
-                                 f"{'it' if len(never) == 1 else 'them'}: the model never reaches "
-                                 f"{'that label' if len(never) == 1 else 'those labels'}")
-            x_all = np.array([[r["drawn"][n] for n in names] for r in labelled])
-            # 2. which parameters to fit, and the surrogate
-            fitted = list(request.fit) or cal.select_parameters(names, x_all, y, len(labels))
+            for part in parts:
+                labelled = [r for r in part.training if r["status"] == Status.OK]
+                if not labelled:
+                    raise InputError(f"none of the {len(part.training)} {part.name} training trials gave a label; "
+                                     f"see `tabletop estimate {part.name}`")
+                part.y = np.array([part.labels.index(r["label"]) for r in labelled])
+                part.reached = np.bincount(part.y, minlength=len(part.labels))
+                never = [k for i, k in enumerate(part.labels)
+                         if part.observed and part.observed[k] > 0 and part.reached[i] == 0]
+                if never:
+                    what = request.observed if part.index == 0 else dict(_joint_texts(request))[part.name]
+                    raise InputError(f"--observed {what}: {', '.join(never)} tallied, but none of the "
+                                     f"{len(labelled)} simulated trials across the documented ranges gave "
+                                     f"{'it' if len(never) == 1 else 'them'}: the model never reaches "
+                                     f"{'that label' if len(never) == 1 else 'those labels'}")
+                part.x = np.array([[r["drawn"][n] for n in part.names] for r in labelled])
+                part.r, _ = cal.influence(part.x, part.y, len(part.labels))
+            # 2. which parameters to fit, and each device's surrogate
+            fitted = list(request.fit)
+            if not fitted:
+                for part in parts:
+                    fitted += [n for n in cal.select_parameters(part.names, part.x, part.y, len(part.labels))
+                               if n not in fitted]
             fitted += [n for n in measured if n not in fitted]
-            idx = [names.index(n) for n in fitted]
-            r_all, _ = cal.influence(x_all, y, len(labels))
-            low = [candidates[n]["low"] for n in fitted]
-            high = [candidates[n]["high"] for n in fitted]
-            theta = x_all[:, idx]
-            reporter.note(f"fitting {', '.join(fitted)} to {sum(observed.values())} tallies "
-                          f"({len(labelled)} labelled training trials)")
-            surrogate = cal.SplineSurrogate.fit(labels, low, high, theta, y, seed=request.seed)
-            # 3. the surrogate against fresh trials at held-out values
-            holdout = None
-            if request.holdout_points:
-                holdout = _holdout(request, ref, pairs, fitted, low, high, surrogate, labels, kept, checkpoint,
-                                   device, executor, reporter)
+            for part in parts:
+                part.fitted = [n for n in fitted if n in part.candidates]
+                if not part.fitted:
+                    raise InputError(f"{part.name}: none of its material values goes detectably with its labels; "
+                                     f"name one with --fit")
+                part.low = [candidates[n]["low"] for n in part.fitted]
+                part.high = [candidates[n]["high"] for n in part.fitted]
+                part.theta = part.x[:, [part.names.index(n) for n in part.fitted]]
+                reporter.note(f"{part.name}: fitting {', '.join(part.fitted)} "
+                              f"({len(part.y)} labelled training trials)")
+                part.surrogate = cal.SplineSurrogate.fit(part.labels, part.low, part.high, part.theta, part.y,
+                                                         seed=part.seed)
+            # 3. each surrogate against fresh trials at held-out values
+            for part in parts:
+                part.holdout = (_holdout(request, part, kept, checkpoint, executor, reporter)
+                                if request.holdout_points else None)
             timing["surrogate_and_holdout_s"] = time.perf_counter() - started - timing["training_s"]
-            # 4. the posterior, pooled over bootstrap refits of the surrogate
+            # 4. the posterior, pooled over bootstrap refits of the surrogates
             priors = [cal.Prior(n, candidates[n]["low"], candidates[n]["high"], *measured.get(n, (None, None)))
                       for n in fitted]
-            models = ([surrogate] if request.bootstrap == 0 else
-                      [surrogate.resampled(theta, y, int(s.generate_state(1)[0]))
-                       for s in np.random.SeedSequence([request.seed, 0xB007]).spawn(request.bootstrap)])
-            counts = np.array([observed[k] for k in labels])
+            columns = [[fitted.index(n) for n in part.fitted] for part in parts]
+            if request.bootstrap == 0:
+                models = [_JointModel([p.surrogate for p in parts], columns)]
+            else:
+                refits = [[p.surrogate.resampled(p.theta, p.y, int(s.generate_state(1)[0]))
+                           for s in np.random.SeedSequence([request.seed, 0xB007, *([p.index] if p.index else [])])
+                           .spawn(request.bootstrap)] for p in parts]
+                models = [_JointModel(list(row), columns) for row in zip(*refits)]
+            counts = np.concatenate([[p.observed[k] if p.observed else 0 for k in p.labels] for p in parts])
             burn = request.steps // 4
-            with reporter.progress(len(models) * request.steps, f"{request.device} posterior") as bar:
-                draws, probs, chains = cal.pooled_posterior(models, counts, priors, request.seed, request.walkers,
-                                                            request.steps, burn, bar.advance)
+            if tallied:
+                with reporter.progress(len(models) * request.steps, f"{request.device} posterior") as bar:
+                    draws, probs, chains = cal.pooled_posterior(models, counts, priors, request.seed,
+                                                                request.walkers, request.steps, burn, bar.advance)
+            else:   # a plan before any tally: the state of knowledge is the prior
+                rng = np.random.default_rng(np.random.SeedSequence([request.seed, 0x9A11]))
+                draws = np.column_stack([p.sample(rng, PLAN_DRAWS) for p in priors])
+                probs = np.vstack([m(draws[i::len(models)]) for i, m in enumerate(models)])
+                draws = np.vstack([draws[i::len(models)] for i in range(len(models))])
+                chains = []
+            plan = _plan(request, parts, fitted, draws, probs, reporter) if request.plan else None
     except KeyboardInterrupt:
         raise longrun.interrupted(checkpoint, "trials", request.resume) from None
     rng = np.random.default_rng(np.random.SeedSequence([request.seed, 0x9A10]))
     prior_draws = np.column_stack([p.sample(rng, 4000) for p in priors])
-    prior_probs = np.vstack([m.predict(prior_draws[i::len(models)]) for i, m in enumerate(models)])
-    prior_band, post_band = cal.label_bands(labels, prior_probs), cal.label_bands(labels, probs)
-    total = sum(observed.values())
+    prior_probs = np.vstack([m(prior_draws[i::len(models)]) for i, m in enumerate(models)])
+    offsets = np.cumsum([0] + [len(p.labels) for p in parts])
+    blocks = []
+    for part, a, b in zip(parts, offsets[:-1], offsets[1:]):
+        prior_band = cal.label_bands(part.labels, prior_probs[:, a:b])
+        post_band = cal.label_bands(part.labels, probs[:, a:b])
+        total = sum(part.observed.values()) if part.observed else 0
+        blocks.append({
+            "device": part.name,
+            "observed": part.observed,
+            "labels": {k: {"prior": prior_band[k], "posterior": post_band[k],
+                           "observed": part.observed[k] / total if total else None} for k in part.labels},
+            "band_narrowing": {k: _ratio(prior_band[k]["ci95"], post_band[k]["ci95"]) for k in part.labels},
+            "marginalized": [{"name": n, "r": float(part.r[j])} for j, n in enumerate(part.names)
+                             if n not in fitted],
+            "surrogate": {**part.surrogate.as_dict(), "names": part.fitted,
+                          "cv_log_loss": getattr(part.surrogate, "cv", None)},
+            "holdout": part.holdout,
+            "training": {"trials": len(part.training), "labelled": len(part.y),
+                         "counts": {k: int(part.reached[i]) for i, k in enumerate(part.labels)},
+                         "draw": sens.DRAW, "pairs": part.pairs, "seed": part.seed},
+            **provenance(part.spec, part.overrides, part.device.params()),
+        })
     keep = np.linspace(0, len(draws) - 1, min(KEPT_DRAWS, len(draws))).astype(int)
-    ess = sum(c.effective_size() for c in chains)
-    mcmc = {"sampler": "emcee EnsembleSampler (stretch move)", "chains": len(chains), "walkers": chains[0].walkers,
-            "steps": request.steps, "burn": burn, "acceptance": [c.acceptance for c in chains],
-            "autocorr_steps": [c.autocorr for c in chains], "effective_draws": ess, "draws": int(len(draws)),
-            "bootstrap": request.bootstrap}
-    if ess < 1000:
-        reporter.warn(f"the chains hold about {ess:.0f} independent draws (under 1000: the 95% intervals are rough); "
-                      f"give more --steps")
+    if chains:
+        ess = sum(c.effective_size() for c in chains)
+        mcmc = {"sampler": "emcee EnsembleSampler (stretch move)", "chains": len(chains),
+                "walkers": chains[0].walkers, "steps": request.steps, "burn": burn,
+                "acceptance": [c.acceptance for c in chains], "autocorr_steps": [c.autocorr for c in chains],
+                "effective_draws": ess, "draws": int(len(draws)), "bootstrap": request.bootstrap}
+        if ess < 1000:
+            reporter.warn(f"the chains hold about {ess:.0f} independent draws (under 1000: the 95% intervals are "
+                          f"rough); give more --steps")
+    else:
+        mcmc = {"sampler": "none: no tallies, the prior's own draws", "chains": 0, "draws": int(len(draws)),
+                "bootstrap": request.bootstrap}
+    first = blocks[0]
     result = {
         "format": FORMAT, "version": VERSION,
         "device": request.device,
+        "devices": [p.name for p in parts],
         "seed": request.seed,
         "workers": request.workers,
-        "observed": observed,
+        "observed": first["observed"],
         "parameters": [{"name": n, "default": candidates[n]["default"], "low": candidates[n]["low"],
                         "high": candidates[n]["high"], "source": candidates[n]["source"],
-                        "prior": pr.as_dict(), "posterior": cal.summary(draws[:, j])}
+                        "prior": pr.as_dict(), "posterior": cal.summary(draws[:, j]),
+                        "devices": [p.name for p in parts if n in p.fitted]}
                        for j, (n, pr) in enumerate(zip(fitted, priors))],
-        "labels": {k: {"prior": prior_band[k], "posterior": post_band[k], "observed": observed[k] / total}
-                   for k in labels},
-        "band_narrowing": {k: _ratio(prior_band[k]["ci95"], post_band[k]["ci95"]) for k in labels},
+        "labels": first["labels"],
+        "band_narrowing": first["band_narrowing"],
+        "predictive": ({b["device"]: {k: v["posterior"] for k, v in b["labels"].items()} for b in blocks}
+                       if tallied else {}),
         "posterior_draws": {"names": fitted, "values": draws[keep].tolist()},
-        "marginalized": [{"name": n, "r": float(r_all[j])} for j, n in enumerate(names) if n not in fitted],
-        "surrogate": {**surrogate.as_dict(), "cv_log_loss": getattr(surrogate, "cv", None)},
-        "holdout": holdout,
-        "training": {"trials": len(training), "labelled": len(labelled),
-                     "counts": {k: int(reached[i]) for i, k in enumerate(labels)},
-                     "draw": sens.DRAW, "pairs": pairs},
+        "marginalized": first["marginalized"],
+        "surrogate": first["surrogate"],
+        "holdout": first["holdout"],
+        "training": first["training"],
+        "joint": blocks[1:],
+        "plan": plan,
         "mcmc": mcmc,
-        **provenance(spec, overrides, device.params()),
+        **provenance(parts[0].spec, parts[0].overrides, parts[0].device.params()),
         "versions": engine_versions(),
         "elapsed_s": round(time.perf_counter() - started, 3),
         "timing_s": {**{k: round(v, 3) for k, v in timing.items()},
@@ -254,45 +401,100 @@ def _ratio(prior: list[float], posterior: list[float]) -> float | None:
     return (prior[1] - prior[0]) / width if width > 0 else None
 
 
-def _holdout(request, ref, pairs, fitted, low, high, surrogate, labels, kept, checkpoint, device, executor,
-             reporter) -> dict:
-    """Fresh trials at held-out values of the fitted parameters (a Latin hypercube over their
-    ranges), the others drawn per trial; the surrogate's predictions against them."""
+def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict:
+    """Fresh trials of `part`'s device at held-out values of its fitted parameters (a Latin
+    hypercube over their ranges), the others drawn per trial; its surrogate's predictions against
+    them."""
     from scipy.stats import qmc
 
+    from tabletop.games.devices import device_ref
     from tabletop.sim import calibrate as cal
     from tabletop.sim.batch import PairDraws, run_batch
     from tabletop.sim.devices.base import Status
 
-    unit = qmc.LatinHypercube(d=len(fitted), seed=np.random.default_rng([request.seed, 0x401D])).random(
-        request.holdout_points)
-    points = np.asarray(low) + unit * (np.asarray(high) - np.asarray(low))
-    counts = np.zeros((len(points), len(labels)))
-    with reporter.progress(len(points) * request.holdout_trials, f"{request.device} held-out check") as bar:
+    ref = device_ref(part.name, part.spec, part.overrides)
+    key = [request.seed, 0x401D] + ([part.index] if part.index else [])
+    unit = qmc.LatinHypercube(d=len(part.fitted), seed=np.random.default_rng(key)).random(request.holdout_points)
+    points = np.asarray(part.low) + unit * (np.asarray(part.high) - np.asarray(part.low))
+    counts = np.zeros((len(points), len(part.labels)))
+    with reporter.progress(len(points) * request.holdout_trials, f"{part.name} held-out check") as bar:
         for j, point in enumerate(points):
-            pinned = tuple((n, float(v)) for n, v in zip(fitted, point))
-            done = [r for r in kept if r.get("holdout") == j and r.get("pinned") == [list(p) for p in pinned]]
+            pinned = tuple((n, float(v)) for n, v in zip(part.fitted, point))
+            done = [r for r in kept if r.get("holdout") == j and r.get("part", 0) == part.index
+                    and r.get("pinned") == [list(p) for p in pinned]]
             bar.advance(len(done))
 
-            def mark(part, j=j, pinned=pinned):
-                for r in part:
+            def mark(chunk, j=j, pinned=pinned):
+                for r in chunk:
                     r["holdout"], r["pinned"] = j, [list(p) for p in pinned]
+                    if part.index:
+                        r["part"] = part.index
                 if checkpoint is not None:
-                    checkpoint.append(part)
+                    checkpoint.append(chunk)
 
-            records = done + run_batch(ref, request.holdout_trials, _holdout_seed(request.seed, j), request.workers,
-                                       device=device if request.workers == 1 else None, progress=bar.advance,
-                                       skip={r["index"] for r in done}, on_chunk=mark, executor=executor,
-                                       perturb=PairDraws(tuple(pairs), pinned))
+            records = done + run_batch(ref, request.holdout_trials, _holdout_seed(request.seed, j, part.index),
+                                       request.workers, device=part.device if request.workers == 1 else None,
+                                       progress=bar.advance, skip={r["index"] for r in done}, on_chunk=mark,
+                                       executor=executor, perturb=PairDraws(tuple(part.pairs), pinned))
             for r in records:
                 if r["status"] == Status.OK:
-                    counts[j, labels.index(r["label"])] += 1
-    check = cal.holdout_check(surrogate.predict, labels, points, counts)
-    check["names"] = list(fitted)
-    reporter.note(f"surrogate vs {int(counts.sum())} held-out trials: largest |error| {check['max_abs_error']:.3f}, "
-                  f"RMS {check['rms_error']:.3f} (sampling alone {check['rms_sampling']:.3f}), "
-                  f"chi-square p {check['p_value']:.3f}")
+                    counts[j, part.labels.index(r["label"])] += 1
+    check = cal.holdout_check(part.surrogate.predict, part.labels, points, counts)
+    check["names"] = list(part.fitted)
+    reporter.note(f"{part.name} surrogate vs {int(counts.sum())} held-out trials: largest |error| "
+                  f"{check['max_abs_error']:.3f}, RMS {check['rms_error']:.3f} (sampling alone "
+                  f"{check['rms_sampling']:.3f}), chi-square p {check['p_value']:.3f}")
     return check
+
+
+def _plan(request: CalibrateRequest, parts: list[_Part], fitted: list[str], draws: np.ndarray, probs: np.ndarray,
+          reporter) -> dict:
+    """What to measure next: for `budget` more tallies of each device and for a home test of each
+    fitted value, every label's expected band after it (preposterior analysis: the current draws
+    reweighted by each simulated result's likelihood, averaged over PLAN_SIMS results), ranked by
+    the bands' mean width."""
+    from tabletop.sim import calibrate as cal
+
+    keep = np.linspace(0, len(draws) - 1, min(PLAN_DRAWS, len(draws))).astype(int)
+    theta, probs = draws[keep], probs[keep]
+    offsets = np.cumsum([0] + [len(p.labels) for p in parts])
+    now = cal.current_widths(probs)
+
+    def by_device(widths) -> dict:
+        return {p.name: {k: round(float(widths[a + i]), 5) for i, k in enumerate(p.labels)}
+                for p, a in zip(parts, offsets[:-1])}
+
+    options = []
+    for n, (part, a, b) in enumerate(zip(parts, offsets[:-1], offsets[1:])):
+        options.append(({"kind": "tallies", "device": part.name, "count": request.budget,
+                         "what": f"{request.budget} more tallies of {part.name}",
+                         "how": f"play the gadget {request.budget} times and tally each outcome "
+                                f"({', '.join(part.labels)})"},
+                        cal.tally_weights(probs, slice(a, b), request.budget), n))
+    for j, name in enumerate(fitted):
+        pair, field_ = name.removeprefix("materials.pairs.").rsplit(".", 1)
+        test = cal.HOME_TESTS[field_]
+        sd = f"+-{test.sd:.0%}" if test.relative else f"+-{test.sd:g}"
+        options.append(({"kind": test.kind, "parameter": name, "sd": test.sd, "relative": test.relative,
+                         "what": f"{'an' if test.kind[0] in 'aeiou' else 'a'} {test.kind} test of {pair} "
+                                 f"({field_}, {sd})", "how": test.how},
+                        cal.home_test_weights(theta, j, test), len(parts) + j))
+    out = []
+    with reporter.progress(len(options) * PLAN_SIMS, "what to measure next") as bar:
+        for info, weights, k in options:
+            got = cal.expected_bands(theta, probs, weights, PLAN_SIMS,
+                                     int(np.random.SeedSequence([request.seed, 0x91A4, k]).generate_state(1)[0]))
+            bar.advance(PLAN_SIMS)
+            widths = np.asarray(got["widths"])
+            out.append({**info, "expected_widths": by_device(widths), "mean_width": float(widths.mean()),
+                        "narrowing": float(now.mean() / widths.mean()) if widths.mean() > 0 else None,
+                        "effective_draws": got["ess"]})
+    out.sort(key=lambda c: c["mean_width"])
+    return {"budget": request.budget, "sims": PLAN_SIMS, "draws": int(len(theta)), "now": by_device(now),
+            "mean_width_now": float(now.mean()), "options": out,
+            "method": "preposterior analysis: the current draws (the posterior, or the prior before any tally) "
+                      "reweighted by the likelihood of each measurement's simulated result, the bands' widths "
+                      f"averaged over {PLAN_SIMS} results; the surrogate stands in for the physics"}
 
 
 def load_calibration(path: str | Path) -> dict:
@@ -317,6 +519,23 @@ def load_calibration(path: str | Path) -> dict:
     return data
 
 
+def calibrated_tables(path: str | Path) -> dict[str, dict[str, float]]:
+    """{device: {label: p}}: the calibrated copy's odds (each label's posterior predictive
+    probability) of every device the file calibrates, as the games' outcome tables take them."""
+    data = load_calibration(path)
+    predictive = data.get("predictive")
+    if not isinstance(predictive, dict) or not predictive:
+        raise InputError(f"--calibration {path}: it holds no calibrated odds (field predictive)")
+    try:
+        tables = {str(dev): {str(k): float(v["p"]) for k, v in bands.items()} for dev, bands in predictive.items()}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise InputError(f"--calibration {path}: its calibrated odds are malformed") from None
+    for dev, table in tables.items():
+        if not table or min(table.values()) < 0 or abs(sum(table.values()) - 1.0) > 1e-6:
+            raise InputError(f"--calibration {path}: its calibrated odds of {dev} are not probabilities")
+    return tables
+
+
 def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
     """The per-trial perturbation a run of the calibrated copy takes (tabletop.sim.calibrate.
     PosteriorDraws): each trial one row of the file's posterior draws, the other values of
@@ -339,26 +558,58 @@ def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
 def describe(result: CalibrateResult) -> list[str]:
     """The calibration as lines of text (what the command prints)."""
     d = result.to_dict()
-    total = sum(d["observed"].values())
-    lines = [f"{d['device']}: calibrated to {total} tallies ({d['training']['labelled']} training trials, "
-             f"{d['mcmc']['chains']} chain(s) x {d['mcmc']['walkers']} walkers x {d['mcmc']['steps']} steps)"]
+    blocks = [d] + d.get("joint", [])
+    tallies = " and ".join(f"{sum(b['observed'].values())} {b['device']}" for b in blocks if b["observed"])
+    m = d["mcmc"]
+    if tallies:
+        lines = [f"{' + '.join(d['devices'])}: calibrated to {tallies} tallies "
+                 f"({' + '.join(str(b['training']['labelled']) for b in blocks)} training trials, "
+                 f"{m['chains']} chain(s) x {m['walkers']} walkers x {m['steps']} steps)"]
+    else:
+        lines = [f"{' + '.join(d['devices'])}: no tallies yet; the bands are the prior's "
+                 f"({' + '.join(str(b['training']['labelled']) for b in blocks)} training trials)"]
     for p in d["parameters"]:
         pr, po = p["prior"], p["posterior"]
         prior = (f"uniform [{pr['low']:.4g}, {pr['high']:.4g}]" if pr["kind"] == "uniform"
                  else f"normal {pr['mean']:.4g} +- {pr['sd']:.4g} in [{pr['low']:.4g}, {pr['high']:.4g}]")
-        lines.append(f"  {p['name']}: posterior {po['mean']:.4g} (95% {po['ci95'][0]:.4g} .. {po['ci95'][1]:.4g}); "
-                     f"prior {prior}; default {p['default']:.4g}")
-    lines.append(f"  {'label':<12} {'observed':>9}  {'prior p [band]':<24} {'calibrated p [band]':<24} narrower")
-    for k, b in d["labels"].items():
-        pr, po = b["prior"], b["posterior"]
-        ratio = d["band_narrowing"][k]
-        lines.append(f"  {k:<12} {b['observed']:>9.3f}  {pr['p']:.3f} [{pr['ci95'][0]:.3f}, {pr['ci95'][1]:.3f}]"
-                     f"{'':<4} {po['p']:.3f} [{po['ci95'][0]:.3f}, {po['ci95'][1]:.3f}]{'':<4} "
-                     f"{'-' if ratio is None else f'{ratio:.1f}x'}")
-    h = d.get("holdout")
-    if h:
-        lines.append(f"  surrogate vs held-out trials: largest |error| {h['max_abs_error']:.3f}, "
-                     f"RMS {h['rms_error']:.3f} "
-                     f"(sampling alone {h['rms_sampling']:.3f}), chi-square p {h['p_value']:.3f}")
+        if tallies:
+            lines.append(f"  {p['name']}: posterior {po['mean']:.4g} (95% {po['ci95'][0]:.4g} .. "
+                         f"{po['ci95'][1]:.4g}); prior {prior}; default {p['default']:.4g}")
+        else:
+            lines.append(f"  {p['name']}: prior {prior}; default {p['default']:.4g}")
+    for b in blocks:
+        if len(blocks) > 1:
+            lines.append(f"  {b['device']}:")
+        lines.append(f"  {'label':<12} {'observed':>9}  {'prior p [band]':<24} {'calibrated p [band]':<24} narrower")
+        for k, lab in b["labels"].items():
+            pr, po = lab["prior"], lab["posterior"]
+            ratio = b["band_narrowing"][k]
+            seen = "-" if lab["observed"] is None else f"{lab['observed']:.3f}"
+            after = (f"{po['p']:.3f} [{po['ci95'][0]:.3f}, {po['ci95'][1]:.3f}]{'':<4} "
+                     f"{'-' if ratio is None else f'{ratio:.1f}x'}" if tallies else "-")
+            lines.append(f"  {k:<12} {seen:>9}  {pr['p']:.3f} [{pr['ci95'][0]:.3f}, {pr['ci95'][1]:.3f}]{'':<4} "
+                         f"{after}")
+        h = b.get("holdout")
+        if h:
+            lines.append(f"  {b['device'] + ' ' if len(blocks) > 1 else ''}surrogate vs held-out trials: largest "
+                         f"|error| {h['max_abs_error']:.3f}, RMS {h['rms_error']:.3f} (sampling alone "
+                         f"{h['rms_sampling']:.3f}), chi-square p {h['p_value']:.3f}")
+    if d.get("plan"):
+        lines += plan_lines(d["plan"])
     lines.append(f"  elapsed {d['elapsed_s']:.1f} s")
+    return lines
+
+
+def plan_lines(plan: dict) -> list[str]:
+    """--plan's advice as lines: each measurement and the bands expected after it, best first."""
+    lines = [f"  what to measure next (each label's 95% band now and expected after; mean width now "
+             f"{plan['mean_width_now']:.3f}):"]
+    for i, o in enumerate(plan["options"], 1):
+        x = "-" if o["narrowing"] is None else f"{o['narrowing']:.1f}x"
+        lines.append(f"  {i}. {o['what']}: mean band width {o['mean_width']:.3f} ({x} narrower)")
+        for dev, widths in o["expected_widths"].items():
+            now = plan["now"][dev]
+            lines.append(f"       {dev}: " + ", ".join(f"{k} {now[k]:.3f} -> {w:.3f}" for k, w in widths.items()))
+    best = plan["options"][0]
+    lines.append(f"  how ({best['kind']}): {best['how']}")
     return lines

@@ -480,12 +480,18 @@ def request_fields(request_type) -> list[str]:
 @dataclass
 class CalibrateRequest(DeviceRun):
     """`tabletop calibrate DEVICE --observed FILE`: the device's uncertain material values fitted to
-    tallies from a real copy. `trials` simulated training trials (material values drawn per trial
-    from their ranges), `holdout_trials` at each of `holdout_points` held-out values (the
+    tallies from a real copy; `joint` DEVICE=FILE texts: other devices sharing material pairs with
+    it, calibrated together (DEVICE alone: no tallies yet, with `plan`); `plan`: also say which
+    measurement (`budget` more tallies of a device, or a home test of a value) would narrow the
+    bands most (without `observed`: from the prior). `trials` simulated training trials (material
+    values drawn per trial from their ranges), `holdout_trials` at each of `holdout_points` held-out values (the
     surrogate's check); `measured` NAME=VALUE+-SD priors; `fit` the parameters to fit (default:
     those that go detectably with a label); `walkers`, `steps` and `bootstrap` the sampler's."""
 
     observed: Path | None = None
+    joint: tuple[str, ...] = ()
+    plan: bool = False
+    budget: int = 300
     measured: tuple[str, ...] = ()
     fit: tuple[str, ...] = ()
     trials: int = 2000
@@ -501,8 +507,11 @@ class CalibrateRequest(DeviceRun):
     def __post_init__(self):
         super().__post_init__()
         self.observed = _path(self.observed, "observed")
-        if self.observed is None:
+        _switch(self.plan, "plan")
+        if self.observed is None and not self.plan:
             raise InputError("--observed: give the tallies from your copy (a label,count CSV or an estimate's JSON)")
+        self.joint = tuple(v for v in _texts(self.joint, "joint") if v) if self.joint else ()
+        self.budget = _count(self.budget, "budget")
         self.measured = tuple(_texts(self.measured, "measured")) if self.measured else ()
         self.fit = tuple(v for v in _texts(self.fit, "fit") if v) if self.fit else ()
         self.trials = _count(self.trials, "trials")

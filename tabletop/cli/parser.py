@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tabletop.cli.argtypes import _positive_int, _seed
+from tabletop.cli.calibration import calibrate_command
 from tabletop.sim.errors import InputError
 
 
@@ -17,21 +19,6 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _whole(least: int):
-    """An argparse type: a whole number of at least `least` (1: a count; 0: a seed)."""
-    def whole(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be at least 1, got {value}" if least == 1
-                                             else f"must be {least} or more, got {value}")
-        return value
-    return whole
-
-
-_positive_int, _seed = _whole(1), _whole(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rules-seats", choices=("random", "ai"), default="random",
                        help="with --rules: the seats of every game (default random)")
     _net_commands(sub, GAMES)
-    _calibrate_command(sub, DEVICES)
+    calibrate_command(sub, DEVICES)
     return parser
 
 
@@ -344,44 +331,3 @@ def _device_help(games) -> str:
 def _sources_help(games) -> str:
     extra = [f"{d.name}: {d.sources_help}" for d in games.values() if d.sources_help]
     return f"; other sources: {'; '.join(extra)}" if extra else ""
-
-
-
-
-def _calibrate_command(sub, devices) -> None:
-    cal = sub.add_parser("calibrate", help="fit a device's uncertain material values to tallies from a real copy: "
-                                           "posterior, calibrated odds and bands")
-    cal.add_argument("device", help=f"one of: {', '.join(devices)}")
-    cal.add_argument("--observed", type=Path, required=True, metavar="FILE",
-                     help="the tallies from your copy: label,count lines (CSV), or an estimate result's JSON "
-                          "(its counts)")
-    cal.add_argument("--measured", action="append", default=[], metavar="NAME=VALUE+-SD",
-                     help="a value measured directly (e.g. an incline test: "
-                          "materials.pairs.a/b.friction=0.42+-0.03): its prior is that Normal; repeatable")
-    cal.add_argument("--fit", action="append", default=[], metavar="NAME",
-                     help="fit this parameter (default: the pair values whose draws go detectably with a "
-                          "label, at most 3); repeatable")
-    cal.add_argument("--trials", type=_positive_int, default=2000,
-                     help="simulated training trials, pair values drawn per trial from their ranges (default 2000)")
-    cal.add_argument("--holdout-points", type=_seed, default=5, metavar="P",
-                     help="held-out values of the fitted parameters the surrogate is checked at (default 5; 0: none)")
-    cal.add_argument("--holdout-trials", type=_positive_int, default=100, metavar="M",
-                     help="fresh trials at each held-out value (default 100)")
-    cal.add_argument("--walkers", type=_positive_int, default=64, help="emcee walkers per chain (default 64)")
-    cal.add_argument("--steps", type=_positive_int, default=3000,
-                     help="emcee steps per chain, a quarter of them burn-in (default 3000)")
-    cal.add_argument("--bootstrap", type=_seed, default=8, metavar="B",
-                     help="chains under B bootstrap refits of the surrogate, pooled (default 8; 0: one chain "
-                          "under the surrogate itself)")
-    cal.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
-    cal.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
-    cal.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
-    cal.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
-    cal.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
-                     help="override a physical parameter of the spec, as for estimate; repeatable")
-    cal.add_argument("--out", type=Path, help="write the calibration file (JSON, every figure) here")
-    cal.add_argument("--resume", action="store_true",
-                     help="continue an interrupted run from the checkpoint beside --out")
-    cal.add_argument("--plot", type=Path, metavar="FILE.png",
-                     help="draw the prior and posterior of each parameter and the bands of each label")
-    cal.add_argument("--quiet", action="store_true", help="no progress bar")
