@@ -378,3 +378,161 @@ def test_ctrl_c_keeps_the_trials_and_resume_gives_the_same_calibration(tmp_path,
     assert perturb.names == tuple(p["name"] for p in resumed["parameters"]) and len(perturb.rows) <= 2000
     with pytest.raises(InputError, match="not a value of this device's world"):
         calibrated_draws(out, ["glass/felt"])
+
+
+# -- what to measure next, and joint calibration -----------------------------------------------------
+def direct_widths(proba, prior: cal.Prior, simulate, sims: int, rng) -> np.ndarray:
+    """The expected band widths after a measurement, each simulated result's posterior computed on
+    a grid (`simulate(t, rng)` -> the log likelihood on the grid of a result drawn as if t were true)."""
+    grid = np.linspace(prior.low, prior.high, 4001)
+    p = proba(grid[:, None])
+    widths = np.zeros(p.shape[1])
+    for _ in range(sims):
+        lw = simulate(prior.sample(rng, 1)[0], rng, grid)
+        w = np.exp(lw - lw.max())
+        for k in range(p.shape[1]):
+            order = np.argsort(p[:, k])
+            cw = np.cumsum(w[order]) / w.sum()
+            lo, hi = np.searchsorted(cw, [0.025, 0.975])
+            widths[k] += p[order[min(hi, len(grid) - 1)], k] - p[order[min(lo, len(grid) - 1)], k]
+    return widths / sims
+
+
+@pytest.mark.parametrize("what", ["tallies", "incline"])
+def test_the_plans_expected_bands_match_posteriors_computed_on_a_grid(what):
+    """--plan's preposterior analysis (importance reweighting of draws) against the same expectation
+    with each simulated result's posterior computed on a grid: 100 more tallies, or an incline test
+    of the friction (+-0.03)."""
+    rng = np.random.default_rng(21)
+    prior = cal.Prior("f", LOW, HIGH)
+    theta = prior.sample(rng, 20000)[:, None]
+    probs = true_p(theta)
+    if what == "tallies":
+        weights = cal.tally_weights(probs, slice(0, 3), 100)
+
+        def simulate(t, rng, grid):
+            return cal.log_likelihood(rng.multinomial(100, true_p([[t]])[0]), true_p(grid[:, None]))
+    else:
+        test = cal.HOME_TESTS["friction"]
+        weights = cal.home_test_weights(theta, 0, test)
+
+        def simulate(t, rng, grid):
+            return -0.5 * ((grid - (t + rng.normal(0, test.sd))) / test.sd) ** 2
+    planned = np.asarray(cal.expected_bands(theta, probs, weights, 300, seed=5)["widths"])
+    direct = direct_widths(true_p, prior, simulate, 300, np.random.default_rng(6))
+    now = cal.current_widths(probs)
+    assert np.all(planned < now) and np.allclose(planned, direct, rtol=0.15, atol=0.005), (planned, direct, now)
+
+
+def test_a_test_of_a_value_that_does_not_matter_narrows_nothing():
+    rng = np.random.default_rng(22)
+    theta = np.column_stack([rng.uniform(LOW, HIGH, 20000), rng.uniform(0.2, 0.8, 20000)])
+    probs = true_p(theta[:, :1])            # the second value changes no label
+    test = cal.HOME_TESTS["restitution"]
+    now = cal.current_widths(probs).mean()
+    useless = np.mean(cal.expected_bands(theta, probs, cal.home_test_weights(theta, 1, test), 200, 1)["widths"])
+    useful = np.mean(cal.expected_bands(theta, probs, cal.home_test_weights(theta, 0, test), 200, 1)["widths"])
+    assert abs(useless / now - 1) < 0.05 and now / useful > 1.5, (now, useless, useful)
+
+
+SHARED = "materials.pairs.cardboard/polystyrene.friction"
+
+
+def fake_device_trials(monkeypatch):
+    """Stand in for the die's and the spinner's physics: labels drawn from a known model in which
+    only the pair value SHARED (cardboard on polystyrene, both devices') matters."""
+    from tabletop.sim import batch
+
+    def model(device: str, f: np.ndarray) -> tuple[list[str], np.ndarray]:
+        u = (f - 0.30) / 0.25
+        labels = [str(k) for k in range(1, 7)] if device == "die" else ["L1", "L2", "R1", "R2", "LR1", "LR2", "UP"]
+        slope = np.linspace(-2.5, 2.5, len(labels)) * (1 if device == "die" else -1)
+        eta = np.outer(u, slope)
+        e = np.exp(eta - eta.max(axis=1, keepdims=True))
+        return labels, e / e.sum(axis=1, keepdims=True)
+
+    def trials(ref, n, seed, workers=1, *, skip=(), on_chunk=None, progress=None, perturb=None, **kw):
+        device = ref.args[0]
+        rng = np.random.default_rng([seed, 77])
+        records = []
+        for i in range(n):
+            drawn = {f"materials.pairs.{p}.{f}": float(rng.uniform(0.3, 0.55) if f == "friction" else rng.random())
+                     for p in perturb.pairs for f in ("friction", "restitution", "rolling", "spinning")}
+            drawn.update(dict(perturb.pinned))
+            labels, p = model(device, np.array([drawn[SHARED]]))
+            label = labels[int(rng.choice(len(labels), p=p[0]))]
+            if i not in set(skip):
+                records.append({"index": i, "label": label, "status": "ok", "group": None, "sim_time": 1.0,
+                                "steps": 1, "drawn": drawn})
+        if on_chunk:
+            on_chunk(records)
+        return records
+
+    monkeypatch.setattr(batch, "run_batch", trials)
+    return model
+
+
+def test_a_joint_calibration_lets_one_devices_tallies_narrow_the_others_band(tmp_path, monkeypatch):
+    """The die and the spinner share the cardboard-on-polystyrene pair: 400 die tallies and 20
+    spinner tallies at friction 0.50 calibrated together narrow the spinner's bands far more than
+    its 20 tallies alone, and the friction's interval holds 0.50."""
+    from tabletop.app.calibrate import calibrate, calibrated_tables
+    from tabletop.app.requests import CalibrateRequest
+
+    model = fake_device_trials(monkeypatch)
+    rng = np.random.default_rng(3)
+    for device, n in (("die", 400), ("spinner", 20)):
+        labels, p = model(device, np.array([0.50]))
+        (tmp_path / f"{device}.csv").write_text("".join(f"{k},{c}\n" for k, c in zip(labels, rng.multinomial(n, p[0]))))
+    small = dict(trials=1500, holdout_points=0, bootstrap=0, steps=600, walkers=16, seed=2, fit=(SHARED,))
+    alone = calibrate(CalibrateRequest(device="spinner", observed=tmp_path / "spinner.csv", **small)).to_dict()
+    out = tmp_path / "joint.json"
+    joint = calibrate(CalibrateRequest(device="die", observed=tmp_path / "die.csv",
+                                       joint=(f"spinner={tmp_path / 'spinner.csv'}",), out=out, **small)).to_dict()
+    assert joint["devices"] == ["die", "spinner"] and joint["joint"][0]["device"] == "spinner"
+    post = joint["parameters"][0]["posterior"]
+    assert joint["parameters"][0]["devices"] == ["die", "spinner"] and post["ci95"][0] <= 0.50 <= post["ci95"][1]
+    spinner = joint["joint"][0]
+    for k in ("L1", "UP"):
+        w_alone = np.diff(alone["labels"][k]["posterior"]["ci95"])[0]
+        w_joint = np.diff(spinner["labels"][k]["posterior"]["ci95"])[0]
+        assert w_joint < w_alone / 2, (k, w_alone, w_joint)
+    tables = calibrated_tables(out)
+    assert set(tables) == {"die", "spinner"} and abs(sum(tables["spinner"].values()) - 1) < 1e-9
+
+
+def test_a_plan_before_any_tally_ranks_the_measurements(tmp_path, monkeypatch):
+    """`calibrate die --joint spinner --plan` with no tallies at all: the bands are the prior's; the
+    incline test of the friction that decides both devices' odds beats the drop test of a
+    restitution that decides nothing; the options come best first."""
+    from tabletop.app.calibrate import calibrate, describe
+    from tabletop.app.requests import CalibrateRequest
+
+    fake_device_trials(monkeypatch)
+    result = calibrate(CalibrateRequest(device="die", joint=("spinner",), plan=True, budget=200, trials=1500,
+                                        holdout_points=0, bootstrap=0, seed=4,
+                                        fit=(SHARED, "materials.pairs.cardboard/polystyrene.restitution")))
+    plan = result["plan"]
+    kinds = {o["kind"]: o for o in plan["options"]}
+    assert [o["mean_width"] for o in plan["options"]] == sorted(o["mean_width"] for o in plan["options"])
+    assert {"tallies", "incline", "drop"} <= set(kinds) and len(plan["options"]) == 4
+    assert kinds["incline"]["narrowing"] > 2 and abs(kinds["drop"]["narrowing"] - 1) < 0.1, plan["options"]
+    assert result["predictive"] == {} and result["mcmc"]["chains"] == 0
+    text = "\n".join(describe(result))
+    assert "what to measure next" in text and "no tallies yet" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--joint", "tipper=t.csv"], "shares no material pair"),
+    (["--joint", "spinner"], "DEVICE=FILE"),
+    (["--joint", "die=t.csv"], "already in the calibration"),
+    (["--joint", "wobbler=t.csv"], "unknown device"),
+])
+def test_a_bad_joint_device_is_one_line(tmp_path, capsys, monkeypatch, argv, message):
+    from tabletop.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("1,3\n")
+    assert main(["calibrate", "die", "--observed", "t.csv", "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err

@@ -27,7 +27,14 @@ The calibration file (what --out writes; `load_calibration` reads it back) is JS
                                           through the pooled chains: what a consumer samples from
     marginalized [ {name, r} ]            the drawn parameters not fitted (averaged over their prior)
                                           and their largest |correlation| with a label
-    surrogate {... coef ...}, holdout {...}, training {...}, mcmc {...}, elapsed_s, versions
+    surrogate {... coef ...}, holdout {...}, mcmc {...}, elapsed_s, versions
+    training {trials, labelled, counts, pairs, seed, fitted {names, theta, y}}
+                                          the training trials; `fitted` their values of the fitted
+                                          parameters and labels (label index), to refit the surrogate
+    devices [names], joint [ {device, observed, labels, band_narrowing, surrogate, holdout, training,
+                              ...} ]     with --joint: the other devices' blocks, as the top level's
+    plan {budget, now, options [ {kind, what, how, expected_widths, mean_width, narrowing} ]}
+                                          with --plan: the measurements weighed, best first
 
 How `estimate --calibration F` (and `play`/`analyze` through their estimate tables) is to take
 it (not wired yet): per trial, draw one row of `posterior_draws.values` from the trial's draw
@@ -337,7 +344,9 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
             "holdout": part.holdout,
             "training": {"trials": len(part.training), "labelled": len(part.y),
                          "counts": {k: int(part.reached[i]) for i, k in enumerate(part.labels)},
-                         "draw": sens.DRAW, "pairs": part.pairs, "seed": part.seed},
+                         "draw": sens.DRAW, "pairs": part.pairs, "seed": part.seed,
+                         "fitted": {"names": part.fitted, "y": part.y.tolist(),
+                                    "theta": [[float(f"{v:.6g}") for v in row] for row in part.theta]}},
             **provenance(part.spec, part.overrides, part.device.params()),
         })
     keep = np.linspace(0, len(draws) - 1, min(KEPT_DRAWS, len(draws))).astype(int)
@@ -539,7 +548,8 @@ def calibrated_tables(path: str | Path) -> dict[str, dict[str, float]]:
 def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
     """The per-trial perturbation a run of the calibrated copy takes (tabletop.sim.calibrate.
     PosteriorDraws): each trial one row of the file's posterior draws, the other values of
-    `pairs` drawn from their ranges. A file whose parameters are not values of `pairs` is refused."""
+    `pairs` drawn from their ranges. From a joint calibration, the values of `pairs` (a device of
+    it); a file none of whose values is a value of `pairs` is refused."""
     from tabletop.sim.batch import pair_parameter
     from tabletop.sim.calibrate import PosteriorDraws
     from tabletop.sim.materials import PAIR_FIELDS
@@ -547,12 +557,13 @@ def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
     data = load_calibration(path)
     names = tuple(data["posterior_draws"]["names"])
     known = {pair_parameter(p, f) for p in pairs for f in PAIR_FIELDS}
-    missing = [n for n in names if n not in known]
-    if missing:
+    used = [j for j, n in enumerate(names) if n in known]
+    if not used or (len(data.get("devices", [data.get("device")])) == 1 and len(used) < len(names)):
+        missing = [n for n in names if n not in known]
         raise InputError(f"--calibration {path}: {', '.join(missing)} is not a value of this device's world "
-                         f"(the file calibrates {data.get('device')})")
-    return PosteriorDraws(tuple(pairs), names, tuple(tuple(float(v) for v in row)
-                                                     for row in data["posterior_draws"]["values"]))
+                         f"(the file calibrates {', '.join(data.get('devices') or [str(data.get('device'))])})")
+    return PosteriorDraws(tuple(pairs), tuple(names[j] for j in used),
+                          tuple(tuple(float(row[j]) for j in used) for row in data["posterior_draws"]["values"]))
 
 
 def describe(result: CalibrateResult) -> list[str]:
