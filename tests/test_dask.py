@@ -37,7 +37,13 @@ def test_a_malformed_scheduler_address_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys):
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    import functools
+
+    from tabletop.sim import batch
+
+    # the connection is refused at once; Dask retries it until its timeout (10 s by default)
+    monkeypatch.setattr(batch, "dask_executor", functools.partial(batch.dask_executor, timeout=2.0))
     out = tmp_path / "x.json"
     assert main(["estimate", "tipper", "--trials", "4", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)]) == 2
     err = capsys.readouterr().err

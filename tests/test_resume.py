@@ -64,12 +64,12 @@ def test_killed_then_resumed_equals_uninterrupted(tmp_path, uninterrupted):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, uninterrupted):
-    """Ctrl-C on a run of two workers, after its first chunk (five times the trials of the other runs
-    here, so that it cannot end first): exit 130, the resume command said, the checkpoint kept; the
+    """Ctrl-C on a run of two workers, after its first chunk (200 die throws, so that it cannot end
+    first): exit 130, the resume command said, the checkpoint kept; the
     same command with --resume finishes it, every trial counted once."""
     out = tmp_path / "c.json"
     ckpt = tmp_path / "c.json.checkpoint.jsonl"
-    many = [*ARGS[:3], "200", *ARGS[4:]]
+    many = ["estimate", "die", "--trials", "200", "--seed", "3", "--quiet"]   # the die: the quickest device
     proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", *many, "--out", str(out), "--workers", "2"],
                             preexec_fn=_ctrl_c_heard,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
