@@ -107,10 +107,7 @@ class TableOutcomes(OutcomeSource):
 
     @classmethod
     def from_files(cls, paths: Iterable[str | Path], fallback: OutcomeSource | None = None) -> "TableOutcomes":
-        tables = {}
-        for path in paths:
-            tables.update(load_estimate_table(path))
-        return cls(tables, fallback)
+        return cls(load_tables(paths), fallback)
 
     def outcome(self, event: str, state, rng: np.random.Generator) -> str:
         table = self.draws.get(event)
@@ -169,10 +166,13 @@ def measured_tables(devices: Iterable[str]) -> dict[str, dict[str, float]]:
 
 
 def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
-    """{device: {label: p}} from an `estimate` JSON file; a bad file is an InputError."""
+    """{device: {label: p}} from an `estimate` JSON file, or from a calibration file (`tabletop
+    calibrate --out`: the calibrated odds of each device it calibrates); a bad file is an InputError."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
+        if is_calibration(data):
+            return calibration_tables(data, path)
         device = data["device"]
         probs = {label: float(v["p"]) for label, v in data["probabilities"].items()}
     except FileNotFoundError:
@@ -182,6 +182,90 @@ def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     if not probs or sum(probs.values()) <= 0 or min(probs.values()) < 0:
         raise InputError(f"{path}: its probabilities are empty or invalid")
     return {device: probs}
+
+
+# -- calibrated tables --------------------------------------------------------------------------
+# A calibration file (tabletop.app.calibrate writes it; tabletop.app.calibrate.calibrated_tables
+# reads it with every check) may stand among a `table:` source's files: its calibrated odds (field
+# `predictive`, {device: {label: {p, ci95}}}) replace those devices' tables, whatever the order of
+# the files (`play`/`analyze --calibration FILE` put it there). A game recorded with one keeps, in
+# its config, the file, its digest and the tables it gave (`calibration_config`).
+CALIBRATION_FORMAT = "tabletop-calibration"
+
+
+def is_calibration(data) -> bool:
+    """Whether a JSON document is a calibration file."""
+    return isinstance(data, dict) and data.get("format") == CALIBRATION_FORMAT
+
+
+def calibration_tables(data: dict, path) -> dict[str, dict[str, float]]:
+    """{device: {label: p}}: a calibration file's calibrated odds of each device it calibrates."""
+    try:
+        tables = {str(dev): {str(k): float(v["p"]) for k, v in bands.items()}
+                  for dev, bands in data["predictive"].items()}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise InputError(f"{path}: a calibration file without calibrated odds (field predictive)") from None
+    if not tables or any(not t or min(t.values()) < 0 or sum(t.values()) <= 0 for t in tables.values()):
+        raise InputError(f"{path}: a calibration file whose calibrated odds are empty or invalid")
+    return tables
+
+
+def calibration_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The calibration files among table files (a file that does not read is none)."""
+    out = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        if is_calibration(data):
+            out.append(Path(path))
+    return out
+
+
+def load_tables(paths: Iterable[str | Path]) -> dict[str, dict[str, float]]:
+    """{device: {label: p}} of table files: estimate results in order (a later one's device
+    replaces an earlier one's), then the calibration files among them, whose calibrated odds
+    replace those of the devices they calibrate."""
+    paths = [Path(p) for p in paths]
+    calibrations = set(calibration_files(paths))
+    tables: dict[str, dict[str, float]] = {}
+    for path in [p for p in paths if p not in calibrations] + [p for p in paths if p in calibrations]:
+        tables.update(load_estimate_table(path))
+    return tables
+
+
+def file_digest(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, hex."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def calibration_config(outcomes: str) -> dict:
+    """What a recorded game keeps of the calibration files of a `table:` --outcomes (none: {}):
+    {"calibration": [{file, sha256, devices, tables}]}, the tables those the game drew from."""
+    if not outcomes.startswith("table:"):
+        return {}
+    found = []
+    for path in calibration_files(f for f in outcomes[6:].split(",") if f):
+        tables = load_estimate_table(path)
+        found.append({"file": str(path), "sha256": file_digest(path), "devices": list(tables), "tables": tables})
+    return {"calibration": found} if found else {}
+
+
+def check_recorded_calibrations(config: dict, where) -> None:
+    """Before a recorded game is played on from its --outcomes: each calibration file it recorded
+    (`calibration_config`) is still there and unchanged, else an InputError saying which."""
+    for c in config.get("calibration") or ():
+        try:
+            digest = file_digest(c["file"])
+        except OSError:
+            raise InputError(f"{where}: its chance came from the calibration {c['file']}, which is gone; put it "
+                             f"back to play the game on") from None
+        if digest != c.get("sha256"):
+            raise InputError(f"{where}: the calibration {c['file']} changed since the game was recorded; its "
+                             f"chance cannot be played on as it was")
 
 
 class WatchedOutcomes(OutcomeSource):

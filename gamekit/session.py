@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from tabletop.gamekit.chance import calibration_config, check_recorded_calibrations
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.record import open_recorder
 
@@ -35,7 +36,8 @@ def play_headless(definition, seats, seed: int, outcomes: str, options: dict, re
     emit = emit or _print_line
     seats = list(seats)
     options = definition.check_options(options)
-    config = definition.replay_config(seats, outcomes, options)
+    # a calibration file among the tables: the config keeps it, its digest and the tables it gave
+    config = {**definition.replay_config(seats, outcomes, options), **calibration_config(outcomes)}
     game = definition.make_game(config)
     source = definition.make_source(outcomes)
     try:
@@ -79,7 +81,9 @@ def resume_headless(definition, replay, from_turn: int | None, seats, record: Pa
     from tabletop.gamekit.resume import take_up
 
     emit = emit or _print_line
-    source = definition.make_source(replay.header.get("config", {}).get("outcomes", "physics"))
+    config = replay.header.get("config", {})
+    check_recorded_calibrations(config, replay.path)     # its chance as it was, or refused
+    source = definition.make_source(config.get("outcomes", "physics"))
     try:
         up = take_up(replay, definition, source, from_turn, seats)
         kinds = list(seats) if seats is not None else up.recorded_seats

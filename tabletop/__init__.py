@@ -8,14 +8,16 @@ and part specs, package data). Importing `tabletop` loads none of them.
 
 The Python API (tabletop/api.py, loaded on first use): `tabletop.estimate(device, trials, seed,
 workers, ...)`, `tabletop.play(game, seats, seed, ...)`, `tabletop.resume(file, from_turn=...)`,
-`tabletop.review(file)`, `tabletop.calibrate(device, observed)`, `tabletop.open_replay(path)`, and
+`tabletop.analyze(game, games, seats, ...)`, `tabletop.review(file)`, `tabletop.calibrate(device,
+observed)` (its file is the `calibration=` of estimate, play and analyze), `tabletop.open_replay(path)`, and
 `tabletop.host(game, server, seats, ...)` / `tabletop.join(url, ...)` for a game server. Bad
 arguments raise `tabletop.InputError` (a ValueError) with the command's one-line message.
 """
 
 __version__ = "0.1.0"
 
-_API = ("estimate", "play", "resume", "review", "calibrate", "open_replay", "host", "join", "EstimateResult", "PlayedGame", "Probability", "Replay")
+_API = ("estimate", "play", "resume", "review", "analyze", "calibrate", "open_replay", "host", "join", "EstimateResult",
+        "PlayedGame", "Probability", "Replay")
 __all__ = ["__version__", "InputError", *_API]
 
 

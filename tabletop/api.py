@@ -6,6 +6,7 @@ notebooks and scripts.
     result.counts, result.probabilities["L1/U1"].p, result.to_dict()   # to_dict(): what --out writes
     game = tabletop.play("knossos", seats=["ai", "ai"], seed=3, outcomes="measured")
     game.result, game.winner, game.lines, game.history, game.state
+    tabletop.analyze("king-kong", games=200, seats=["ai", "ai"], calibration="c48.json")["figures"]
     replay = tabletop.open_replay("replays/knossos.ttr")
 
 Each function builds the request of the command it stands for (tabletop.app.requests) and runs the
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from tabletop.app.replays import Replay
     from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
-__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "calibrate", "estimate", "host", "join",
-           "open_replay", "play", "resume", "review"]
+__all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "analyze", "calibrate", "estimate", "host",
+           "join", "open_replay", "play", "resume", "review"]
 
 _RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
@@ -69,7 +70,7 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
              sensitivity_trials: int | None = None, uncertainty: bool = False, precision: float | None = None,
              out: str | Path | None = None, resume: bool = False, plot: str | Path | None = None,
              record_trials: int | None = None, record: str | Path | None = None,
-             progress: bool = False) -> EstimateResult:
+             calibration: str | Path | None = None, progress: bool = False) -> EstimateResult:
     """`tabletop estimate DEVICE`: the device's outcome probabilities by simulation.
 
     Each argument is the command's option of that name (`trials` is --trials, `workers` --workers,
@@ -81,7 +82,9 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     processes that import the script; a notebook needs nothing): without it the call is one
     RuntimeError saying so. `out` and `plot` (its format by its suffix: .png, .pdf, .svg, ...) are
     checked before any work; `out` is written before the plot is drawn, and a plot that fails then
-    raises InputError with the result as its `.result`.
+    raises InputError with the result as its `.result`. `calibration` (a `tabletop calibrate` file
+    of this device): the calibrated copy, each trial drawing the fitted values from its posterior;
+    the result's `calibration` block gives each label's calibrated band.
     """
     if _spawned_import() and isinstance(workers, int) and workers > 1 and scheduler is None:
         # a spawned worker importing a script that calls this at its top level: leave quietly (a
@@ -89,7 +92,7 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
         raise SystemExit(1)
     from concurrent.futures.process import BrokenProcessPool
 
-    from tabletop.app.estimate import estimate as run
+    from tabletop.app.calibrated import estimate as run     # the estimate job, its calibration opened
     from tabletop.app.requests import EstimateRequest
 
     texts = [overrides] if isinstance(overrides, str) else overrides
@@ -100,7 +103,8 @@ def estimate(device: str, trials: int | None = None, seed: int = 0, workers: int
     request = EstimateRequest(device=device, trials=trials, seed=seed, workers=workers, spec=spec, overrides=texts,
                               scheduler=scheduler, against=against, sensitivity=sensitivity,
                               sensitivity_trials=sensitivity_trials, uncertainty=uncertainty, precision=precision,
-                              out=out, resume=resume, plot=plot, record_trials=record_trials, record=record)
+                              out=out, resume=resume, plot=plot, record_trials=record_trials, record=record,
+                              calibration=calibration)
     try:
         return run(request, _progress_reporter() if progress else None)
     except BrokenProcessPool:
@@ -129,7 +133,8 @@ def _spawned_import() -> bool:
 
 # -- play -----------------------------------------------------------------------------------------
 def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *, outcomes: str = "physics",
-         record: str | Path | None = None, echo: bool = False, **options) -> PlayedGame:
+         record: str | Path | None = None, calibration: str | Path | None = None, echo: bool = False,
+         **options) -> PlayedGame:
     """`tabletop play GAME --headless`: a game played by AI (or random) seats to its end.
 
     `seats` is a list (or the command's comma-separated text) of seat kinds (no "human": there is
@@ -137,8 +142,10 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
     10,000-trial tables the package holds, from any folder), "table:FILE.json[,FILE.json]" (a bare
     name such as "sticks-10k-seed1.json" that is no file here names a packaged table), King Kong's
     "uniform"; `options` are the game's own (a game's definition lists them with their defaults).
-    No replay is written unless `record` names the file; `echo=True` prints the log as it goes, as
-    the command does, and with echo off nothing is printed.
+    `calibration` (a `tabletop calibrate` file; with "measured" or "table:..." outcomes): its
+    calibrated odds replace the tables of the devices it calibrates. No replay is written unless
+    `record` names the file; `echo=True` prints the log as it goes, as the command does, and with
+    echo off nothing is printed.
     """
     from tabletop.app.games import play as run
     from tabletop.app.requests import PlayRequest
@@ -146,7 +153,8 @@ def play(game: str, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
     if not isinstance(seats, str) and not (isinstance(seats, (list, tuple))
                                            and all(isinstance(x, str) and x and "," not in x for x in seats)):
         raise _bad(f"--seats: expected seat kinds (ai, random), got {seats!r}")
-    request = PlayRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, record=record)
+    request = PlayRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, record=record,
+                          calibration=calibration)
     human = ("seats: a human seat needs the window, and tabletop.play() opens none: give \"ai\" or "
              "\"random\" seats here (the command `tabletop play GAME` opens the window for human seats)")
     emit = (lambda line: print(line, flush=True)) if echo else None
@@ -169,6 +177,30 @@ def resume(file: str | Path | None = None, *, game: str | None = None, from_turn
                             headless=True, record=record, no_record=record is None)
     emit = (lambda line: print(line, flush=True)) if echo else None
     return run(request, emit) if echo else _quietly(lambda: run(request, emit))
+
+
+def analyze(game: str, games: int = 1000, seats: Sequence[str] | str = ("ai", "ai"), seed: int = 0, *,
+            outcomes: str = "measured", compare: str | None = None, calibration: str | Path | None = None,
+            workers: int = 1, scheduler: str | None = None, out: str | Path | None = None,
+            plot: str | Path | None = None, resume: bool = False, solve: bool = False,
+            policy: str | Path | None = None, progress: bool = False, echo: bool = False, **options):
+    """`tabletop analyze GAME`: `games` whole games played by the rules with table chance and measured
+    (every figure with its 95% interval), or with `solve` the game's perfect play. `outcomes`
+    "measured", "fair" or "table:FILE.json[,FILE.json]"; `compare="fair"` plays every game with
+    fair chance too; `calibration` (a `tabletop calibrate` file) replaces the tables of the devices
+    it calibrates with its calibrated odds; `options` the game's own; the rest the command's options.
+    A tabletop.app.results.AnalyzeResult (`to_dict()`: what --out writes). `progress=True` shows the
+    progress bar on stderr; `echo=True` prints a solve's report lines. With workers > 1 in a
+    script, call it under `if __name__ == "__main__":` (its workers are spawned processes that
+    import the script)."""
+    from tabletop.app.games import analyze as run
+    from tabletop.app.requests import AnalyzeRequest
+
+    request = AnalyzeRequest(game=game, seats=seats, seed=seed, outcomes=outcomes, options=options, games=games,
+                             compare=compare, workers=workers, scheduler=scheduler, out=out, plot=plot,
+                             resume=resume, solve=solve, policy=policy, calibration=calibration)
+    return run(request, _progress_reporter() if progress else None,
+               emit=(lambda line: print(line, flush=True)) if echo else (lambda line: None))
 
 
 def review(file: str | Path, *, out: str | Path | None = None, plot: str | Path | None = None, rollouts: int = 32,

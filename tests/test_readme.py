@@ -304,6 +304,9 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
         assert name in readable or packaged(name) or name.startswith("/"), (
             f"`{shlex.join(argv)}`: {what} {name} is written by no earlier README command and is no packaged table")
 
+    calibration = getattr(args, "calibration", None)
+    if calibration is not None:
+        needs_file(str(calibration), "--calibration")
     plot = getattr(args, "plot", None)
     if plot is not None:
         from tabletop.sim.output import plot_formats

@@ -19,6 +19,13 @@ long way round). A pawn's fate is drawn from the
 first group found among "<groove or adjacent>/<twist>", (for a pawn in a groove) "groove/<twist>",
 "<groove or adjacent>", (in a groove) "groove", and last the file's overall "probabilities": the
 twist says more about a pawn's fate than which groove it is in.
+
+A calibration file among the table files (`--calibration FILE`: tabletop.gamekit.chance) replaces the
+die's and the spinner's outer circle's tables with its calibrated ones; a calibrated kong-knockover
+(the fates' overall odds of the calibrated copy) tilts the kong-knockover table: every group's odds
+times one factor per fate, the factors those under which the estimate's own mix of places and twists
+(its finest groups' labelled trials, each drawn as the table draws it) gives the calibrated overall
+odds (`KnockoverTable.tilted`).
 """
 from __future__ import annotations
 
@@ -28,7 +35,8 @@ from typing import Iterable
 
 import numpy as np
 
-from tabletop.gamekit.chance import Cumulative, OutcomeSource, TableOutcomes, load_estimate_table
+from tabletop.gamekit.chance import (Cumulative, OutcomeSource, TableOutcomes, calibration_tables, is_calibration,
+                                     load_estimate_table)
 from tabletop.games.king_kong.labels import COLOURS, DIE_LABELS, FATES, INNER_LABELS, NO_RISK, OUTER_LABELS
 from tabletop.sim.errors import InputError
 
@@ -84,13 +92,32 @@ class KnockoverTable(OutcomeSource):
         by_group, overall = load_knockover_table(path)
         return cls(by_group, overall, fallback)
 
+    def tilted(self, overall: dict[str, float], weights: dict[str, float]) -> "KnockoverTable":
+        """The table of a calibrated copy whose fates' overall odds are `overall`: every group's odds
+        times one factor per fate (renormalised), the factors those under which the mix `weights`
+        ({"<where>/<twist>": trials}: the places and twists the overall odds average over; {}: the
+        table's overall odds alone) gives `overall` from the odds this table draws each of them from."""
+        if weights:
+            mix = [(self._lookup(*_where_twist(key))[0], w) for key, w in weights.items()]
+        else:
+            mix = [(self.overall[0], 1.0)] if self.overall else [(p, 1.0) for p, _ in self.groups.values()]
+        w = tilt_factors(mix, overall)
+        groups = {}
+        for g, (p, _) in self.groups.items():
+            q = p * w
+            groups[g] = dict(zip(FATES, (q if q.sum() > 0 else p).tolist()))
+        return KnockoverTable(groups, {f: float(overall.get(f, 0.0)) for f in FATES}, self.fallback)
+
     def fate_probabilities(self, risk, twist_key: str) -> np.ndarray:
         """P(standing, knocked, pushed) for a pawn at risk (an AtRisk) in a move with this twist."""
         return self._fates(risk, twist_key)[0]
 
     def _fates(self, risk, twist_key: str) -> tuple[np.ndarray, Cumulative]:
-        keys = [f"{risk.group}/{twist_key}"]
-        keys += [f"groove/{twist_key}", risk.group, "groove"] if risk.in_groove else [risk.group]
+        return self._lookup(risk.group, risk.in_groove, twist_key)
+
+    def _lookup(self, group: str, in_groove: bool, twist_key: str) -> tuple[np.ndarray, Cumulative]:
+        keys = [f"{group}/{twist_key}"]
+        keys += [f"groove/{twist_key}", group, "groove"] if in_groove else [group]
         for key in keys:
             if key in self.groups:
                 return self.groups[key]
@@ -145,6 +172,41 @@ def load_knockover_table(path: str | Path) -> tuple[dict[str, dict[str, float]],
     if not by_group and not overall:
         raise InputError(f"{path}: by_group is empty")
     return by_group, overall
+
+
+def knockover_weights(path: str | Path) -> dict[str, float]:
+    """The places and twists a kong-knockover estimate's overall odds average over: its finest
+    groups ("<where>/<twist>", by_group) and their labelled trials; {} for a table that does not
+    count them (written by hand)."""
+    data = json.loads(Path(path).read_text())
+    return {str(g): float(block["labelled"]) for g, block in (data.get("by_group") or {}).items()
+            if isinstance(block, dict) and block.get("labelled") and "/" in str(g)}
+
+
+def _where_twist(key: str) -> tuple[str, bool, str]:
+    """(group, in a groove, twist) of a finest group's key "<where>/<twist>"."""
+    where, _, twist = key.partition("/")
+    return where, where != "adjacent", twist
+
+
+def tilt_factors(mix: list[tuple[np.ndarray, float]], overall: dict[str, float]) -> np.ndarray:
+    """One factor per fate (FATES' order) such that the groups of `mix` (fate odds, weight), each
+    times the factors and renormalised, average (by weight) to `overall`, as near as they can
+    (iterative proportional fitting; a fate no group has stays out)."""
+    P = np.array([p / p.sum() for p, _ in mix])
+    n = np.array([w for _, w in mix], float)
+    n = n / n.sum()
+    target = np.array([float(overall.get(f, 0.0)) for f in FATES])
+    target = target / target.sum()
+    w = np.ones(len(FATES))
+    for _ in range(2000):
+        q = P * w
+        q = q / np.where(q.sum(axis=1, keepdims=True) > 0, q.sum(axis=1, keepdims=True), 1.0)
+        m = n @ q
+        if np.abs(m - target).max() < 1e-12:
+            break
+        w = w * np.divide(target, m, out=np.zeros_like(target), where=m > 0)
+    return w / w.max()
 
 
 def _fates_of(group: dict) -> dict:
@@ -206,6 +268,8 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
     kong-knockover table."""
     tables: dict[str, dict[str, float]] = {}
     knock: KnockoverTable | None = None
+    knock_path = None
+    calibrations = []
     for path in paths:
         try:
             data = json.loads(Path(path).read_text())
@@ -214,8 +278,11 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
             raise InputError(f"outcome table not found: {path}") from None
         except (OSError, ValueError, AttributeError):
             raise InputError(f"{path}: not a tabletop estimate result") from None
+        if is_calibration(data):
+            calibrations.append((path, calibration_tables(data, path)))   # after every table: they replace
+            continue
         if device == KNOCKOVER_DEVICE:
-            knock = KnockoverTable.from_file(path)
+            knock, knock_path = KnockoverTable.from_file(path), path
             continue
         ((device, probs),) = load_estimate_table(path).items()
         if device == "die":
@@ -229,6 +296,23 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
             tables.update(spinner_tables(device, probs, path))
         else:
             raise InputError(f"--outcomes: a {device} table does not answer King Kong events")
+    measured = knock
+    for path, calibrated in calibrations:
+        for device, probs in calibrated.items():
+            if device == KNOCKOVER_DEVICE:
+                if measured is None:
+                    raise InputError(f"{path}: a calibrated kong-knockover tilts a kong-knockover table: give one "
+                                     f"too")
+                knock = measured.tilted(probs, knockover_weights(knock_path))
+            elif device == "die":
+                bad = sorted(set(probs) - set(DIE_LABELS))
+                if bad:
+                    raise InputError(f"{path}: {bad[0]!r} is not a die face")
+                tables["die"] = probs
+            elif device in ("spinner", "spin-outer", "spin-inner"):
+                tables.update(spinner_tables(device, probs, path))
+            else:
+                raise InputError(f"--outcomes: {path} calibrates {device}, which answers no King Kong event")
     missing = [e for e in ("die", "spin-outer", "spin-inner") if e not in tables]
     if knock is None:
         missing.append(KNOCKOVER_DEVICE)

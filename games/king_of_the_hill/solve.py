@@ -512,11 +512,9 @@ def measured_tables() -> dict[str, dict[str, float]]:
 
 def tables_of(files) -> dict[str, dict[str, float]]:
     """The tipper and crater tables of saved `tabletop estimate` results; InputError when one is missing."""
-    from tabletop.gamekit.chance import load_estimate_table
+    from tabletop.gamekit.chance import load_tables
 
-    tables: dict = {}
-    for f in files:
-        tables.update(load_estimate_table(f))
+    tables = load_tables(files)      # a calibration file among them: its calibrated tables
     missing = [e for e in EVENTS if e not in tables]
     if missing:
         raise InputError(f"--outcomes: King of the Hill is solved for a tipper and a crater table; missing: "

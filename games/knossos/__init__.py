@@ -29,7 +29,7 @@ class Knossos(GameDefinition):
         from tabletop.games.knossos.solve import FAIR, solve, solve_report, sticks_table
 
         games_to_win, exit_rule = options["games_to_win"], options[EXIT_OPTION]
-        table = dict(FAIR) if kind == "fair" else sticks_table(files[0])
+        table = dict(FAIR) if kind == "fair" else sticks_table(*files)
         name = "fair" if kind == "fair" else ("sticks" if outcomes == "measured" else outcomes)
         tables = {name: table} if name == "fair" else {name: table, "fair": dict(FAIR)}
         report = solve_report(tables, games_to_win, exit_rule)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop.gamekit.chance import load_estimate_table, measured_paths
+from tabletop.gamekit.chance import load_tables, measured_paths
 from tabletop.games.knossos.rules import COLOURS, EXIT_RULES, PAST_APEX, STICK_LABELS, ChanceOutcome, Game, Pass
 from tabletop.sim.errors import InputError
 
@@ -175,11 +175,13 @@ def check_table(table: dict) -> dict[str, float]:
     return {label: v / total for label, v in p.items()}
 
 
-def sticks_table(path: str | Path) -> dict[str, float]:
-    """The sticks table of a saved `tabletop estimate sticks` result."""
-    tables = load_estimate_table(path)
+def sticks_table(*paths: str | Path) -> dict[str, float]:
+    """The sticks table of a saved `tabletop estimate sticks` result (of several table files: the
+    last one's, or a calibration file's calibrated one, which wins: gamekit.chance.load_tables)."""
+    tables = load_tables(paths)
     if "sticks" not in tables:
-        raise InputError(f"{path}: not a sticks result (tabletop estimate sticks --out FILE.json)")
+        raise InputError(f"{', '.join(map(str, paths))}: not a sticks result (tabletop estimate sticks --out "
+                         f"FILE.json)")
     return tables["sticks"]
 
 

@@ -1,6 +1,7 @@
 """`estimate`: a device's outcome probabilities by simulation, with the precision loop, the
-checkpoint and --resume, --against, the recorded trials and the model runs (--sensitivity,
---uncertainty)."""
+checkpoint and --resume, --against, the recorded trials, the model runs (--sensitivity,
+--uncertainty) and the calibrated copy (--calibration: every trial draws the fitted values from the
+calibration's posterior; the calibration comes opened, tabletop.app.calibrated)."""
 from __future__ import annotations
 
 import time
@@ -95,11 +96,13 @@ def check_resumed_params(path: Path, header: dict, params: dict) -> None:
                      f"--spec and --set, or delete it to start afresh")
 
 
-def _checkpoint(request: EstimateRequest, params: dict):
+def _checkpoint(request: EstimateRequest, params: dict, calibration=None):
     from tabletop.sim.checkpoint import checkpoint_path
     from tabletop.sim.spec import digest
 
-    header = {"device": request.device, "seed": request.seed, "params": digest(params)}
+    # the calibration's digest (None: none): a run of another calibrated copy is not resumed
+    header = {"device": request.device, "seed": request.seed, "params": digest(params),
+              "calibration": calibration.digest if calibration is not None else None}
     if request.resume:
         check_resumed_params(checkpoint_path(request.out), header, params)
     # the parameters themselves too, so that a refused resume can say which one differs
@@ -111,9 +114,15 @@ def _widest(probabilities: dict) -> float:
     return max((pr["ci95"][1] - pr["ci95"][0]) / 2 for pr in probabilities.values())
 
 
-def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None) -> EstimateResult:
+def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None,
+             calibration=None) -> EstimateResult:
     """Run the request and return its result (`to_dict()`: what --out writes). Bad input is an
-    InputError before any work; Ctrl-C a longrun.Interrupted once the checkpoint is kept."""
+    InputError before any work; Ctrl-C a longrun.Interrupted once the checkpoint is kept. With
+    `request.calibration`, `calibration` is that file opened (tabletop.app.calibrated.estimate
+    opens it)."""
+    if (request.calibration is None) != (calibration is None):
+        raise TypeError("estimate: give the request's --calibration opened (tabletop.app.calibrated.estimate), "
+                        "and none without one")
     import contextlib
 
     from tabletop.games.devices import DEVICES, device_ref
@@ -133,11 +142,12 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None)
     spec, overrides, device = device_of(request)
     labels, params = device.labels, device.params()
     ref = device_ref(request.device, spec, overrides)
-    against = reference(request.against, request.device, labels) if request.against else None
     stack = contextlib.ExitStack()   # the Dask client, connected before anything is written
     try:
+        against = reference(request.against, request.device, labels) if request.against else None
+        perturb = calibrated_perturbation(calibration, request, device)
         executor = stack.enter_context(longrun.executor(request.scheduler))
-        checkpoint = _checkpoint(request, params)
+        checkpoint = _checkpoint(request, params, calibration)
     except InputError:
         stack.close()
         device.close()
@@ -156,7 +166,7 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None)
                 records += run_batch(ref, target, request.seed, request.workers,
                                      device=device if request.workers == 1 else None, progress=bar.advance,
                                      skip=done, on_chunk=checkpoint.append if checkpoint else None,
-                                     executor=executor)
+                                     executor=executor, perturb=perturb)
                 current = [r for r in records if r["index"] < target]
                 if request.precision is None or target >= cap:
                     break
@@ -191,6 +201,7 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None)
         **summary,
         **device.summarize_extra(records),
         **model,
+        **({"calibration": calibration.estimate_block(request.device, perturb.names)} if calibration else {}),
         **provenance(spec, overrides, params),
         "versions": engine_versions(),
         "elapsed_s": round(elapsed, 3),
@@ -209,6 +220,17 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None)
     out = EstimateResult(result)
     return longrun.finish(out, request.out, request.plot, lambda: plot_estimate(result, labels, request.plot),
                           checkpoint, reporter)
+
+
+def calibrated_perturbation(calibration, request: EstimateRequest, device):
+    """The per-trial draws of the calibrated copy (None without a calibration): the file must
+    calibrate this device, and its fitted values be values of the device's world."""
+    if calibration is None:
+        return None
+    from tabletop.sim import sensitivity as sens
+
+    calibration.check_device(request.device)
+    return calibration.draws(sens.contact_pairs(device, request.seed))
 
 
 def plot_estimate(result: dict, labels, path: Path) -> None:

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from tabletop.app import longrun
+from tabletop.app.calibrated import calibrated_outcomes
 from tabletop.app.requests import AnalyzeRequest, GameRun, GamesRequest, PlayRequest, ResumeRequest, WindowRequest
 from tabletop.app.results import AnalyzeResult, PlayedGame
 from tabletop.app.sources import play_outcomes, resolve_tables
@@ -73,7 +74,7 @@ def play(request: PlayRequest, emit=None, human: str = HUMAN_HEADLESS) -> Played
     definition, options, seats = checked(request)
     if "human" in seats:
         raise InputError(human)
-    outcomes = play_outcomes(definition, request.outcomes)
+    outcomes, _ = calibrated_outcomes(definition, play_outcomes(definition, request.outcomes), request.calibration)
     _check_record(request.record)
     lines: list[str] = []
 
@@ -94,6 +95,9 @@ def play_window(request: WindowRequest) -> int:
     if request.outcomes != "physics":
         raise InputError(f"--outcomes {request.outcomes}: the window simulates every chance event (physics); "
                          f"other sources are for --headless play")
+    if request.calibration is not None:
+        raise InputError("--calibration: the window simulates every chance event (physics play of a calibrated "
+                         "copy is not wired yet); play its calibrated tables with --headless --outcomes measured")
     size = parse_size(request.size)
     _check_record(request.record)
     return open_window(definition, seats, request.seed, options, request.screenshot, request.after_turns, size,
@@ -244,7 +248,6 @@ def default_record(name: str, seed: int, suffix: str = ""):
 def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeResult:
     """`analyze GAME --solve`: the game's perfect play (a game whose definition is solved), each
     line of the report to `emit`, --out and --policy written."""
-    from tabletop.gamekit import analyze as an
     from tabletop.games.registry import GAMES
     from tabletop.sim.output import write_json_atomic
 
@@ -256,13 +259,30 @@ def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeRe
         raise InputError("--policy: only with --solve")
     if request.compare is not None:
         raise InputError("--solve: the fair chance is always solved beside --outcomes; drop --compare")
+    kind, files, calibration = _analyze_source(request, definition)
     longrun.check_outputs(out=request.out, policy=request.policy)
-    kind, files = an.resolve_outcomes(definition.analysis(), resolve_tables(request.outcomes))
-    result = AnalyzeResult(definition.solve(request.outcomes, kind, files, options, request.policy, emit,
-                                            len(request.seats)))
+    named = request.outcomes if calibration is None else f"{request.outcomes} + {calibration.path.name}"
+    result = AnalyzeResult({**definition.solve(named, kind, files, options, request.policy, emit, len(request.seats)),
+                            **({"calibration": calibration.game_block()} if calibration else {})})
     if request.out is not None:
         write_json_atomic(request.out, result.to_dict())
     return result
+
+
+def _analyze_source(request: AnalyzeRequest, definition):
+    """(kind, files, the opened calibration or None) of the run's --outcomes: with --calibration, a
+    table source whose files end with the calibration file (tabletop.app.calibrated); `fair` with a
+    calibration is one line (fair chance is the idealised one; --compare fair still compares)."""
+    from tabletop.gamekit import analyze as an
+
+    kind, files = an.resolve_outcomes(definition.analysis(), resolve_tables(request.outcomes))
+    if request.calibration is None:
+        return kind, files, None
+    if kind != "table":
+        raise InputError(f"--calibration: with --outcomes measured or table:FILE.json (its calibrated tables "
+                         f"replace measured ones), not {request.outcomes}; --compare fair compares with fair chance")
+    text, calibration = calibrated_outcomes(definition, "table:" + ",".join(files), request.calibration)
+    return kind, tuple(text[6:].split(",")), calibration
 
 
 def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, emit=print) -> AnalyzeResult:
@@ -272,6 +292,7 @@ def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, e
     import contextlib
 
     from tabletop.gamekit import analyze as an
+    from tabletop.gamekit.chance import load_tables
     from tabletop.sim.batch import TaskRef, run_batch
     from tabletop.sim.world import engine_versions
 
@@ -287,8 +308,10 @@ def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, e
                          f"compare another source with it")
     longrun.check_outputs(out=request.out, plot=request.plot)
     analysis = definition.analysis()
-    outcomes = (request.outcomes,) + ((request.compare,) if request.compare else ())
-    sources = tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes)
+    kind, files, calibration = _analyze_source(request, definition)
+    named = request.outcomes if calibration is None else f"{request.outcomes} + {calibration.path.name}"
+    outcomes = (named,) + ((request.compare,) if request.compare else ())
+    sources = ((kind, files),) + tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes[1:])
     task = an.GameTask(definition, seats, sources, options)   # bad tables or seats fail here
     runs = len(sources)
     ref = TaskRef("tabletop.games.registry:analyze_task", (request.game, seats, sources, tuple(options.items())))
@@ -324,8 +347,10 @@ def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, e
     data = {
         "game": request.game, "title": definition.title, "seats": list(seats), **options,
         "seed": request.seed, "seeds": an.SEEDS_DOC, "workers": request.workers, "scheduler": request.scheduler,
-        "outcomes": {"name": request.outcomes, "kind": sources[0][0], "files": list(sources[0][1]),
-                     **({"fair": analysis.fair_note} if sources[0][0] == "fair" else {})},
+        "outcomes": {"name": named, "kind": sources[0][0], "files": list(sources[0][1]),
+                     **({"fair": analysis.fair_note} if sources[0][0] == "fair" else {}),
+                     **({"tables": load_tables(sources[0][1])} if sources[0][0] == "table" else {})},
+        **({"calibration": calibration.game_block()} if calibration else {}),
         **an.result_of(definition, analysis, seats, outcomes, by_run, request.seed),
         "runs": runs, "fair": analysis.fair_note, "intervals": an.INTERVALS_DOC,
         "what_lengths": {name: analysis.what.get(name, name) for name in by_run[0][0]["lengths"]},

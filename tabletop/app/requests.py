@@ -128,9 +128,19 @@ class EstimateRequest(DeviceRun):
     plot: Path | None = None
     record_trials: int | None = None
     record: Path | None = None        # with record_trials: default replays/DEVICE-seedS-trials-DATE-TIME.ttr
+    calibration: Path | None = None   # a calibration file: the calibrated copy's odds (tabletop calibrate --out)
 
     def __post_init__(self):
         super().__post_init__()
+        self.calibration = _path(self.calibration, "calibration")
+        if self.calibration is not None and (self.sensitivity or self.uncertainty):
+            flag = "--sensitivity" if self.sensitivity else "--uncertainty"
+            raise InputError(f"--calibration and {flag} contradict each other: {flag} moves the material values "
+                             f"over their documented ranges (the uncalibrated model's band); a calibrated run draws "
+                             f"them from the calibration's posterior and shows its band")
+        if self.calibration is not None and self.record_trials is not None:
+            raise InputError("--record-trials: not with --calibration (a recorded trial replays with the spec's "
+                             "values, not the calibrated draw); record without it")
         self.trials = _count(self.trials, "trials", optional=True)
         self.against = _text(self.against if not isinstance(self.against, Path) else str(self.against), "against")
         for name in ("sensitivity", "uncertainty", "resume"):
@@ -258,13 +268,17 @@ class GameRun:
 
 @dataclass
 class PlayRequest(GameRun):
-    """`tabletop play GAME --headless`: `record` the replay file (None: none is written)."""
+    """`tabletop play GAME --headless`: `record` the replay file (None: none is written);
+    `calibration` a calibration file whose calibrated tables replace those of the devices it
+    calibrates (with table outcomes: measured or table:...)."""
 
     record: Path | None = None
+    calibration: Path | None = None
 
     def __post_init__(self):
         super().__post_init__()
         self.record = _path(self.record, "record")
+        self.calibration = _path(self.calibration, "calibration")
 
 
 @dataclass
@@ -356,9 +370,11 @@ class AnalyzeRequest(GameRun):
     resume: bool = False
     solve: bool = False
     policy: Path | None = None
+    calibration: Path | None = None    # its calibrated tables replace those of the devices it calibrates
 
     def __post_init__(self):
         super().__post_init__()
+        self.calibration = _path(self.calibration, "calibration")
         self.games = _count(self.games, "games")
         self.compare = _text(self.compare, "compare")
         if self.compare not in (None, "fair"):

@@ -2,10 +2,13 @@
 (tabletop.app) and prints (tabletop.cli.show); it holds no simulation, statistics or file format.
 
   tabletop play GAME [--headless] --seats ai,ai --seed S [--outcomes physics|measured|table:FILE.json]
+                [--calibration CALIB.json]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--sensitivity] [--uncertainty]
+                [--calibration CALIB.json]
   tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
   tabletop sweep DEVICE --param NAME=LO:HI:STEPS [--out FILE.json] [--csv FILE.csv] [--plot FILE.png]
   tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json --seed S
+                [--calibration CALIB.json]
   tabletop calibrate DEVICE --observed TALLIES.csv [--measured NAME=VALUE+-SD] [--trials N] [--out CALIB.json]
   tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
   tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules

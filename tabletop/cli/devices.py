@@ -14,7 +14,7 @@ def _fields(args, request_type, **extra):
 
 
 def estimate(args) -> int:
-    from tabletop.app.estimate import estimate as run
+    from tabletop.app.calibrated import estimate as run      # the estimate job, --calibration opened
 
     run(_fields(args, rq.EstimateRequest), ConsoleReporter(args.quiet, show.show_estimate))
     return 0

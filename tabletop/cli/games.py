@@ -38,7 +38,7 @@ def play(args) -> int:
         raise InputError("play: name the game (or give --resume FILE.ttr)")
     seed = 0 if args.seed is None else args.seed
     common = dict(game=args.game, seats=args.seats or "ai,ai", seed=seed, outcomes=args.outcomes,
-                  options=given_options(args))
+                  options=given_options(args), calibration=args.calibration)
     # every option is checked, the window's too, whichever way the game is played
     window = rq.WindowRequest(**common, record=None, screenshot=args.screenshot, after_turns=args.after_turns,
                               size=args.size, pace=args.pace)
@@ -55,6 +55,7 @@ def _resume(args) -> int:
     from tabletop.app import games
 
     fixed = [flag for flag, given in (("--seed", args.seed is not None), ("--outcomes", args.outcomes != "physics"),
+                                      ("--calibration", args.calibration is not None),
                                       ("--screenshot", args.screenshot is not None)) if given]
     fixed += [f"--{name.replace('_', '-')}" for name in given_options(args)]
     if fixed:
@@ -96,7 +97,8 @@ def analyze(args) -> int:
     request = rq.AnalyzeRequest(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
                                 options=given_options(args), games=args.games, compare=args.compare,
                                 workers=args.workers, scheduler=args.scheduler, out=args.out, plot=args.plot,
-                                resume=args.resume, solve=args.solve, policy=args.policy)
+                                resume=args.resume, solve=args.solve, policy=args.policy,
+                                calibration=args.calibration)
     run(request, ConsoleReporter(args.quiet, show.show_analyze), emit=print)
     return 0
 

@@ -12,6 +12,11 @@ from tabletop.cli.calibration import calibrate_command
 from tabletop.sim.errors import InputError
 
 
+_CALIBRATED_TABLES = ("with --outcomes measured or table:...: the calibrated odds in a `tabletop calibrate --out` "
+                      "file replace the tables of the devices it calibrates (a table kept by groups, such as by "
+                      "place, has every group tilted to them), every other table unchanged")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit code 2."""
 
@@ -57,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "assets/measured, as analyze does), table:FILE.json[,FILE.json] (sample from saved "
                            f"estimate results of each game's devices: {_device_help(GAMES)}; a bare name such as "
                            "DEVICE-10k-seed1.json names a packaged measured table)" + _sources_help(GAMES))
+    play.add_argument("--calibration", type=Path, metavar="FILE.json", help=_CALIBRATED_TABLES + "; the "
+                      "recording keeps the file, its digest and the tables (the window, physics: not wired yet)")
     play.add_argument("--record", type=Path, metavar="FILE.ttr",
                       help="write the replay here (default: GAME-seedS-DATE-TIME.ttr in the user's games folder, "
                            "which `tabletop games` lists)")
@@ -100,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--uncertainty", action="store_true",
                      help="run the trial seeds again with every material pair value drawn per trial from its "
                           "range: the mixture's odds and each value's correlation with each label")
+    est.add_argument("--calibration", type=Path, metavar="FILE.json",
+                     help="estimate the calibrated copy (a `tabletop calibrate --out` file of this device): each "
+                          "trial draws the fitted values from its posterior, the other pair values from their "
+                          "ranges; the table shows the calibration's band beside p. Not with --sensitivity or "
+                          "--uncertainty (they move the values over their documented ranges: the uncalibrated "
+                          "model's band) nor --record-trials")
 
     conv = sub.add_parser("converge", help="check that a device's odds hold with refined numerics "
                                            "(time step, solver iterations, mesh, settle rule)")
@@ -278,6 +291,8 @@ def _analyze_arguments(ana, games) -> None:
                           "fair (the idealised chance: even slots, seats and faces, two fair coins for a pair "
                           "of sticks, a spinner's labels by their sectors' share; a device with no fair odds stays "
                           "measured), table:FILE.json[,FILE.json] (saved estimate results, as play takes them)")
+    ana.add_argument("--calibration", type=Path, metavar="FILE.json",
+                     help=_CALIBRATED_TABLES + " (--compare fair still compares with fair chance)")
     ana.add_argument("--compare", choices=("fair",), default=None,
                      help="also play every game with fair chance (same seeds, same seats) and report each "
                           "figure's difference with its 95%% interval: the measured effect of the gadgets")

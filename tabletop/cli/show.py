@@ -1,6 +1,8 @@
 """What the command prints: its tables and lines, in rich (the jobs return results; this shows them)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from tabletop.app.outcomes import outcome_notes
 
 
@@ -108,24 +110,33 @@ def _statuses(summary: dict) -> str:
 def _print_table(console, result: dict) -> None:
     from rich.table import Table
 
-    band = result.get("model_band")
-    table = Table(title=f"{result['device']}: {result['trials']} trials, seed {result['seed']}")
+    cal = result.get("calibration")
+    # the calibrated copy's band (the calibration's) where an uncalibrated run shows the model band
+    band = {k: v["ci95"] for k, v in cal["bands"].items()} if cal else result.get("model_band")
+    copy = f" (the calibrated copy of {Path(cal['file']).name})" if cal else ""
+    table = Table(title=f"{result['device']}{copy}: {result['trials']} trials, seed {result['seed']}")
     table.add_column("outcome")
     table.add_column("count", justify="right")
     table.add_column("p", justify="right")
     table.add_column("95% interval", justify="right")
     if band:
-        table.add_column("model band", justify="right")
+        table.add_column("calibrated band" if cal else "model band", justify="right")
     for label, k in result["counts"].items():
         pr = result["probabilities"][label]
         table.add_row(label, str(k), f"{pr['p']:.4f}", _interval(pr["ci95"]),
-                      *([_interval(band[label])] if band else []))
+                      *([_interval(band[label]) if label in band else "-"] if band else []))
     console.print(table)
     console.print(f"{_statuses(result)}  mean simulated time {result['mean_sim_time_s']:.2f} s  "
                   f"elapsed {result['elapsed_s']:.1f} s")
     for line in outcome_notes(result["device"]):
         console.print(line, style="dim", highlight=False)
-    if band:
+    if cal:
+        drawn = "; ".join(f"{p['name']} (posterior {p['posterior']['mean']:.4g}, 95% {p['posterior']['ci95'][0]:.4g} "
+                          f".. {p['posterior']['ci95'][1]:.4g})" for p in cal["parameters"])
+        console.print(f"calibrated copy ({cal['file']}): each trial drew {drawn} from the calibration's posterior, "
+                      f"the other pair values from their ranges; calibrated band: the calibration's 95% band of p",
+                      soft_wrap=True)
+    elif band:
         by_name = {p["name"]: p for p in result["sensitivity"]["parameters"]}
         top = [f"{name} ({by_name[name]['max_abs_dp']:.4f})" for name in result["sensitivity"]["ranking"][:3]]
         console.print(f"model band: p over the estimate and its {2 * len(by_name)} runs at the ends of the "
