@@ -140,20 +140,27 @@ class World:
         self.materials[name] = material.name
         if mesh is not None:
             self.mesh_sources[name] = str(mesh) if isinstance(mesh, (str, Path)) else mesh
-        if material.pairs is not None:
-            # every body's material must come from one pair table (the one the world started
-            # with); `set_pair_table` may have replaced the values in use since
-            if self._material_pairs is None:
-                self._material_pairs = material.pairs
-                if self.pair_table is None:
-                    self.pair_table = material.pairs
-            elif (material.pairs is not self._material_pairs
-                  and material.pairs.as_dict() != self._material_pairs.as_dict()):
-                raise ValueError(f"body {name!r}: its material {material.name!r} comes with other pair values "
-                                 f"than this world's ({material.pairs.source})")
+        self.adopt_pairs(material, f"body {name!r}")
         self._contact_bodies[name] = (body, material, tuple(links), self._is_dynamic(body))
         self._update_contacts(name)
         return body
+
+    def adopt_pairs(self, material: Material, who: str = "") -> None:
+        """Take `material`'s pair table as this world's (the first one in), or check that it is the
+        same. A device that builds its bodies only when a trial starts adopts its materials' table
+        when it is built, so that the model band can draw from it before the first trial."""
+        if material.pairs is None:
+            return
+        # every body's material must come from one pair table (the one the world started
+        # with); `set_pair_table` may have replaced the values in use since
+        if self._material_pairs is None:
+            self._material_pairs = material.pairs
+            if self.pair_table is None:
+                self.pair_table = material.pairs
+        elif (material.pairs is not self._material_pairs
+              and material.pairs.as_dict() != self._material_pairs.as_dict()):
+            raise ValueError(f"{who or 'a device'}: its material {material.name!r} comes with other pair values "
+                             f"than this world's ({material.pairs.source})")
 
     def _is_dynamic(self, body: int) -> bool:
         c = self.client

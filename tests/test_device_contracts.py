@@ -127,6 +127,29 @@ def test_one_and_two_workers_agree_over_many_trials(name):
     _workers_agree(name, MANY)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_fresh_device_takes_a_model_band_draw(name):
+    """A device built for a worker runs its first trial with drawn pair values (`estimate
+    --uncertainty`, `calibrate`): its world knows its materials' pair table before any body is
+    made (the Tipper builds its bodies with each trial), the draw comes back in the record, and
+    the device's own values are put back after."""
+    from tabletop.sim.batch import PairDraws
+
+    probe = make_device(name)
+    try:
+        pairs = sorted({p for p in probe.world.pair_table.pairs})
+    finally:
+        probe.close()
+    d = make_device(name)
+    try:
+        before = d.world.pair_table
+        (record,) = run_trials(d, SEED, [0], PairDraws(tuple(pairs[:1])))
+        assert record["drawn"] and all(k.startswith(f"materials.pairs.{pairs[0]}.") for k in record["drawn"])
+        assert d.world.pair_table is before
+    finally:
+        d.close()
+
+
 # -- the fastest gesture stays in the model ----------------------------------------------------------
 
 def test_the_fastest_gesture_is_declared(device):

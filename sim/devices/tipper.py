@@ -90,6 +90,8 @@ class Tipper(TipperShape, Device):
                  origin: tuple[float, float, float] = (0.0, 0.0, 0.0), overrides=()):
         """Build the Tipper into `world` (a new one of its own when None) with its stand at `origin`."""
         self.setup(spec_path, overrides, world, origin)
+        for material in (self.tray_material, self.ball_material):   # the bodies come with each trial
+            self.world.adopt_pairs(material, "the Tipper")
         self._build_shape()
         self._tray: int | None = None
         self._active = False
