@@ -205,8 +205,8 @@ def calibration_tables(data: dict, path) -> dict[str, dict[str, float]]:
                   for dev, bands in data["predictive"].items()}
     except (KeyError, TypeError, ValueError, AttributeError):
         raise InputError(f"{path}: a calibration file without calibrated odds (field predictive)") from None
-    if not tables or any(not t or min(t.values()) < 0 or sum(t.values()) <= 0 for t in tables.values()):
-        raise InputError(f"{path}: a calibration file whose calibrated odds are empty or invalid")
+    if not tables or any(not t or min(t.values()) < 0 or abs(sum(t.values()) - 1.0) > 1e-6 for t in tables.values()):
+        raise InputError(f"{path}: a calibration file whose calibrated odds are empty or not probabilities")
     return tables
 
 

@@ -527,9 +527,11 @@ HOME_TESTS = {
                         "rolling = h x r / d for a ball of radius r (all in metres); repeat 10 times (about "
                         "+-25%)"),
     "spinning": HomeTest("spin", "spinning", 0.4, True,
-                         "spin the piece on the other material and time how long it spins; the spinning "
-                         "resistance goes as 1 / that time (compare with a piece of known value); rough (about "
-                         "+-40%)"),
+                         "spin the piece about the vertical on a flat sheet of the other material (a die on "
+                         "a face), film it, and read its start rate w0 (turns in the first 0.1 s x 2 pi / 0.1 "
+                         "s) and the time T until it stops; spinning = I x w0 / (m x g x T): 2 r^2 w0 / (5 g "
+                         "T) for a ball of radius r, a^2 w0 / (6 g T) for a cube of side a (metres, seconds, "
+                         "g = 9.81); repeat 10 times; rough (about +-40%)"),
 }
 
 

@@ -242,6 +242,24 @@ def test_a_calibration_the_game_cannot_take_is_one_line(calibration, tmp_path, c
     assert message in one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("predictive, message", [
+    ({}, "empty or not probabilities"),
+    ({"kong-knockover": {"knocked": {"p": 0.5}, "pushed": {"p": 0.4}, "standing": {"p": 0.3}}},
+     "empty or not probabilities"),
+    ({"kong-knockover": {"knocked": {"p": -0.1}, "pushed": {"p": 0.6}, "standing": {"p": 0.5}}},
+     "empty or not probabilities"),
+    ({"kong-knockover": {"knocked": {"q": 1.0}}}, "without calibrated odds"),
+])
+def test_a_calibration_whose_odds_are_not_probabilities_is_one_line(calibration, tmp_path, capsys, predictive,
+                                                                   message):
+    data = json.loads(calibration.read_text())
+    data["predictive"] = predictive
+    bad = tmp_path / "bad-cal.json"
+    bad.write_text(json.dumps(data))
+    assert main(["analyze", "king-kong", "--games", "4", "--quiet", "--calibration", str(bad)]) == 2
+    assert message in one_error_line(capsys.readouterr().err)
+
+
 def test_analyze_resumes_only_its_own_calibration(calibration, tmp_path, capsys, monkeypatch):
     from tabletop.sim.checkpoint import Checkpoint
 

@@ -36,10 +36,11 @@ The calibration file (what --out writes; `load_calibration` reads it back) is JS
     plan {budget, now, options [ {kind, what, how, expected_widths, mean_width, narrowing} ]}
                                           with --plan: the measurements weighed, best first
 
-How `estimate --calibration F` (and `play`/`analyze` through their estimate tables) is to take
-it (not wired yet): per trial, draw one row of `posterior_draws.values` from the trial's draw
-stream (tabletop.sim.batch.draw_rng) and `--set` those values, the other pair values left as the
-spec has them; the run then estimates the posterior predictive odds of the calibrated copy.
+Who takes the file (tabletop.app.calibrated): `estimate --calibration F` gives each trial one row
+of `posterior_draws.values` from the trial's draw stream (tabletop.sim.batch.draw_rng), the other
+pair values drawn from their ranges, so it estimates the calibrated copy's posterior predictive
+odds; `play --headless` and `analyze` with table chance take `predictive` in place of the tables
+of the devices it calibrates (tabletop.gamekit.chance).
 """
 from __future__ import annotations
 
@@ -531,18 +532,9 @@ def load_calibration(path: str | Path) -> dict:
 def calibrated_tables(path: str | Path) -> dict[str, dict[str, float]]:
     """{device: {label: p}}: the calibrated copy's odds (each label's posterior predictive
     probability) of every device the file calibrates, as the games' outcome tables take them."""
-    data = load_calibration(path)
-    predictive = data.get("predictive")
-    if not isinstance(predictive, dict) or not predictive:
-        raise InputError(f"--calibration {path}: it holds no calibrated odds (field predictive)")
-    try:
-        tables = {str(dev): {str(k): float(v["p"]) for k, v in bands.items()} for dev, bands in predictive.items()}
-    except (AttributeError, KeyError, TypeError, ValueError):
-        raise InputError(f"--calibration {path}: its calibrated odds are malformed") from None
-    for dev, table in tables.items():
-        if not table or min(table.values()) < 0 or abs(sum(table.values()) - 1.0) > 1e-6:
-            raise InputError(f"--calibration {path}: its calibrated odds of {dev} are not probabilities")
-    return tables
+    from tabletop.gamekit.chance import calibration_tables
+
+    return calibration_tables(load_calibration(path), f"--calibration {path}")
 
 
 def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
