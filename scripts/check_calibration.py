@@ -17,7 +17,10 @@ For each device:
 
     python scripts/check_calibration.py --devices kong-knockover --reps 20 --json cal-checks.json
 
-`--joint tipper,crater` adds one whole joint calibration of those devices (step 1 only).
+3. **What to measure first.** `--plan` before any tally (the prior's draws, step 1's surrogate):
+   what the README's "Measure your own copy" is built from.
+
+`--joint tipper,crater` adds one whole joint calibration of those devices (steps 1 and 3).
 """
 from __future__ import annotations
 
@@ -26,10 +29,12 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-from tabletop.app.calibrate import calibrate
+from tabletop.app.calibrate import _plan, calibrate
+from tabletop.app.longrun import Reporter
 from tabletop.app.estimate import device_of
 from tabletop.app.requests import CalibrateRequest, DeviceRun
 from tabletop.games.devices import device_ref
@@ -104,6 +109,32 @@ def whole(device: str, joint: list[str], n: int, seed: int, folder: Path) -> dic
     }
 
 
+def first_plan(file: Path, budget: int, seed: int, bootstrap: int = 8) -> dict:
+    """Step 3: --plan's advice before any tally, as `calibrate DEVICE --plan` without tallies gives
+    it: 20,000 draws of the prior, their odds under `bootstrap` refits of step 1's surrogates (each
+    device's, of a joint file; the draws dealt round them in turn), weighed as --plan weighs them."""
+    data = json.loads(file.read_text())
+    priors = [cal.Prior(p["name"], p["low"], p["high"]) for p in data["parameters"]]
+    names = [p.name for p in priors]
+    rng = np.random.default_rng([seed, 3])
+    theta = np.column_stack([rng.uniform(p.low, p.high, 20_000) for p in priors])
+    parts, probs = [], []
+    for i, block in enumerate([data] + data.get("joint", [])):
+        surrogate = cal.SplineSurrogate.from_dict(block["surrogate"])
+        fitted = block["training"]["fitted"]
+        x, y = np.asarray(fitted["theta"]), np.asarray(fitted["y"])
+        models = [surrogate.resampled(x, y, int(s.generate_state(1)[0]))
+                  for s in np.random.SeedSequence([seed, 0xB007, *([i] if i else [])]).spawn(bootstrap)]
+        cols = [names.index(n) for n in fitted["names"]]
+        parts.append(SimpleNamespace(name=block["device"], labels=list(surrogate.labels)))
+        probs.append(np.vstack([m.predict(theta[j::len(models)][:, cols]) for j, m in enumerate(models)]))
+    theta = np.vstack([theta[j::bootstrap] for j in range(bootstrap)])
+    plan = _plan(SimpleNamespace(budget=budget, seed=seed), parts, names, theta, np.hstack(probs), Reporter())
+    return {"mean_width_now": plan["mean_width_now"], "now": plan["now"],
+            "options": [{"what": o["what"], "mean_width": o["mean_width"], "narrowing": o["narrowing"],
+                         "expected_widths": o["expected_widths"]} for o in plan["options"]]}
+
+
 def recovery(device: str, file: Path, reps: int, n: int, seed: int, bootstrap: int) -> dict:
     """Step 2: `reps` fresh copies calibrated under step 1's surrogate and its bootstrap refits."""
     data = json.loads(file.read_text())
@@ -163,6 +194,8 @@ def main() -> None:
             f"{p['ci95'][1]:.4g}]" for p in got["parameters"]) + f"; best next: {got['plan'][0]['what']}",
             flush=True)
         report["devices"][device] = got
+        got["first_plan"] = first_plan(Path(got["file"]), args.tallies, args.seed)
+        print(f"  before any tally, best first: {got['first_plan']['options'][0]['what']}", flush=True)
         save()
         if args.reps:
             got["recovery"] = recovery(device, Path(got["file"]), args.reps, args.tallies, args.seed,
@@ -172,7 +205,9 @@ def main() -> None:
     for text in args.joint:
         first, *others = text.split(",")
         print(f"{text}: a whole joint calibration", flush=True)
-        report["joint"].append(whole(first, others, args.tallies, args.seed, folder))
+        got = whole(first, others, args.tallies, args.seed, folder)
+        got["first_plan"] = first_plan(Path(got["file"]), args.tallies, args.seed)
+        report["joint"].append(got)
         save()
     print(f"wrote {args.json}")
 

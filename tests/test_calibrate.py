@@ -240,6 +240,22 @@ def test_the_parameter_that_matters_is_chosen():
     assert cal.select_parameters(["a", "b", "c", "d"], x, y, 3) == ["c"]
 
 
+def test_the_other_values_of_a_chosen_values_pair_are_fitted_too():
+    """A copy has one value of each of its pair's fields: the ones too weak to detect are fitted
+    beside the one that matters (nuisance values of the posterior), strongest first; another
+    pair's values are not."""
+    rng = np.random.default_rng(4)
+    names = ["materials.pairs.a/b.friction", "materials.pairs.a/b.rolling", "materials.pairs.c/d.friction",
+             "materials.pairs.a/b.spinning"]
+    x = rng.uniform(0, 1, (2000, 4))
+    y = draw_labels(true_p, LOW + x[:, [1]] * (HIGH - LOW), rng)
+    chosen = cal.select_parameters(names, x, y, 3)
+    assert chosen[0] == "materials.pairs.a/b.rolling"
+    assert sorted(chosen[1:]) == ["materials.pairs.a/b.friction", "materials.pairs.a/b.spinning"]
+    assert cal.select_parameters(names, x, y, 3, total=2)[0] == "materials.pairs.a/b.rolling"
+    assert len(cal.select_parameters(names, x, y, 3, total=2)) == 2
+
+
 def grid_posterior(proba, counts, prior: cal.Prior):
     grid = np.linspace(prior.low, prior.high, 20001)
     logp = cal.log_likelihood(counts, proba(grid[:, None])) + prior.logpdf(grid)

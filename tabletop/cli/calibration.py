@@ -25,7 +25,8 @@ def calibrate_command(sub, devices) -> None:
                           "materials.pairs.a/b.friction=0.42+-0.03): its prior is that Normal; repeatable")
     cal.add_argument("--fit", action="append", default=[], metavar="NAME",
                      help="fit this parameter (default: the pair values whose draws go detectably with a "
-                          "label, at most 3); repeatable")
+                          "label, at most 3, and the other values of their material pairs, at most 8 in "
+                          "all); repeatable")
     cal.add_argument("--trials", type=_positive_int, default=2000,
                      help="simulated training trials, pair values drawn per trial from their ranges (default 2000)")
     cal.add_argument("--holdout-points", type=_seed, default=5, metavar="P",
