@@ -17,10 +17,15 @@ For each device:
 
     python scripts/check_calibration.py --devices kong-knockover --reps 20 --json cal-checks.json
 
-3. **What to measure first.** `--plan` before any tally (the prior's draws, step 1's surrogate):
+3. **Simulation-based calibration of one device** (`--sbc-device`, `--sbc-reps`): the device's
+   surrogate from step 1 taken as the truth, `--sbc-reps` times a value drawn from the prior,
+   `--tallies` outcomes drawn from its odds, the posterior sampled as calibrate samples it, and the
+   value ranked among 99 posterior draws; uniform ranks per value (chi-square over 10 bins) say the
+   posterior is calibrated for that device's model (Talts et al. 2018).
+4. **What to measure first.** `--plan` before any tally (the prior's draws, step 1's surrogate):
    what the README's "Measure your own copy" is built from.
 
-`--joint tipper,crater` adds one whole joint calibration of those devices (steps 1 and 3).
+`--joint tipper,crater` adds one whole joint calibration of those devices (steps 1 and 4).
 """
 from __future__ import annotations
 
@@ -165,6 +170,16 @@ def recovery(device: str, file: Path, reps: int, n: int, seed: int, bootstrap: i
     return {"reps": reps, "tallies": n, "bootstrap": bootstrap, "rate": rate, "copies": rows}
 
 
+def device_sbc(file: Path, n: int, reps: int, seed: int) -> dict:
+    """Step 3 under the calibration file's surrogate (fitted values only)."""
+    data = json.loads(file.read_text())
+    surrogate = cal.SplineSurrogate.from_dict(data["surrogate"])
+    priors = [cal.Prior(p["name"], p["low"], p["high"]) for p in data["parameters"]]
+    started = time.perf_counter()
+    out = cal.sbc(surrogate.predict, priors, n_obs=n, reps=reps, seed=seed, walkers=32, steps=1200, burn=300)
+    return {**out, "device": data["device"], "elapsed_s": round(time.perf_counter() - started, 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--devices", default="kong-knockover,tipper,crater,sticks,die,spinner")
@@ -173,6 +188,8 @@ def main() -> None:
     ap.add_argument("--tallies", type=int, default=300)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--bootstrap", type=int, default=4)
+    ap.add_argument("--sbc-device", default="kong-knockover", help="the device of step 3 (none: '')")
+    ap.add_argument("--sbc-reps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--folder", type=Path, default=None, help="keep the tallies and calibration files here")
     ap.add_argument("--json", type=Path, required=True)
@@ -197,6 +214,12 @@ def main() -> None:
         got["first_plan"] = first_plan(Path(got["file"]), args.tallies, args.seed)
         print(f"  before any tally, best first: {got['first_plan']['options'][0]['what']}", flush=True)
         save()
+        if device == args.sbc_device and args.sbc_reps:
+            got["sbc"] = device_sbc(Path(got["file"]), args.tallies, args.sbc_reps, args.seed)
+            print(f"  simulation-based calibration, {args.sbc_reps} reps: " + ", ".join(
+                f"{p['name'].removeprefix('materials.pairs.')} p {p['p_value']:.3f}" for p in got["sbc"]["parameters"]),
+                flush=True)
+            save()
         if args.reps:
             got["recovery"] = recovery(device, Path(got["file"]), args.reps, args.tallies, args.seed,
                                        args.bootstrap)
