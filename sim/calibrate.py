@@ -260,12 +260,14 @@ class SplineSurrogate:
     the order of `labels`; `as_dict`/`from_dict` keep it in a calibration file."""
 
     def __init__(self, labels: Sequence[str], low: Sequence[float], high: Sequence[float], present: Sequence[int],
-                 coef: np.ndarray, penalty: float, segments: int):
+                 coef: np.ndarray, penalty, segments: int):
         self.labels = tuple(labels)
         self.low, self.high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
         self.present = np.asarray(present, dtype=int)   # the labels given probability; [0] the reference
         self.coef = np.asarray(coef, dtype=float)       # (columns, len(present) - 1)
-        self.penalty, self.segments = float(penalty), int(segments)
+        # one smoothing penalty per parameter (one number: the same for all, as older files keep it)
+        self.penalty = [float(v) for v in np.broadcast_to(np.asarray(penalty, dtype=float), (len(self.low),))]
+        self.segments = int(segments)
 
     @property
     def dims(self) -> int:
@@ -284,12 +286,17 @@ class SplineSurrogate:
 
     @classmethod
     def fit(cls, labels: Sequence[str], low: Sequence[float], high: Sequence[float], theta: np.ndarray,
-            y: np.ndarray, segments: int = SEGMENTS, penalties: Sequence[float] = tuple(10.0 ** np.arange(-2, 5)),
-            folds: int = 5, seed: int = 0) -> "SplineSurrogate":
-        """Fit to training draws `theta` (n, d) with label indices `y`; the penalty is the one of
-        `penalties` with the least `folds`-fold cross-validated log loss."""
+            y: np.ndarray, segments: int = SEGMENTS, penalties: Sequence[float] = tuple(10.0 ** np.arange(-2, 7)),
+            folds: int = 5, seed: int = 0, penalty: Sequence[float] | None = None) -> "SplineSurrogate":
+        """Fit to training draws `theta` (n, d) with label indices `y`. Each parameter's smoothing
+        penalty is one of `penalties`, chosen by `folds`-fold cross-validated log loss: the best
+        one for all, then each parameter's in turn with the others held (one pass of coordinate
+        descent), so that a value whose odds jump (King Kong's tip-over friction) keeps a light
+        penalty while the values that barely matter are smoothed hard. `penalty` (one number,
+        or one per parameter) fixes them instead."""
         theta = np.atleast_2d(np.asarray(theta, dtype=float))
         y = np.asarray(y, dtype=int)
+        d = theta.shape[1]
         counts = np.bincount(y, minlength=len(labels))
         present = [int(k) for k in np.argsort(-counts, kind="stable") if counts[k] > 0]
         if not present:
@@ -299,32 +306,47 @@ class SplineSurrogate:
         remap = {k: i for i, k in enumerate(present)}
         z = np.array([remap[k] for k in y])
         if len(present) == 1:
-            return cls(labels, low, high, present, np.zeros((B.shape[1], 0)), 0.0, segments)
-        P = _penalty_matrix(theta.shape[1], segments)
+            return cls(labels, low, high, present, np.zeros((B.shape[1], 0)), 1.0, segments)
+        if penalty is not None:
+            lams = tuple(float(v) for v in np.broadcast_to(np.asarray(penalty, dtype=float), (d,)))
+            return cls(labels, low, high, present, _fit_logit(B, z, len(present), _penalty_matrix(d, segments, lams)),
+                       lams, segments)
         fold = np.random.default_rng(seed).permutation(len(z)) % folds
-        scores = []
-        for lam in (penalties if len(penalties) > 1 else ()):
-            loss = 0.0
-            for f in range(folds):
-                tr, te = fold != f, fold == f
-                w = _fit_logit(B[tr], z[tr], len(present), lam * P)
-                loss -= float(np.sum(_log_softmax(B[te] @ w)[np.arange(te.sum()), z[te]]))
-            scores.append(loss / len(z))
-        best = float(penalties[int(np.argmin(scores))] if scores else penalties[0])
-        surrogate = cls(labels, low, high, present, _fit_logit(B, z, len(present), best * P), best, segments)
-        surrogate.cv = {"penalties": [float(v) for v in penalties], "log_loss": scores}
+        tried: dict[tuple, float] = {}
+
+        def cv(lams: tuple) -> float:
+            if lams not in tried:
+                P, loss = _penalty_matrix(d, segments, lams), 0.0
+                for f in range(folds):
+                    tr, te = fold != f, fold == f
+                    w = _fit_logit(B[tr], z[tr], len(present), P)
+                    loss -= float(np.sum(_log_softmax(B[te] @ w)[np.arange(te.sum()), z[te]]))
+                tried[lams] = loss / len(z)
+            return tried[lams]
+
+        grid = sorted(float(v) for v in penalties)
+        best = min(((lam,) * d for lam in grid), key=cv) if len(grid) > 1 else (grid[0],) * d
+        if len(grid) > 1 and d > 1:
+            for j in range(d):              # each one's penalty down the grid, then up, while CV improves
+                for step in (-1, 1):
+                    i = grid.index(best[j]) + step
+                    while 0 <= i < len(grid) and cv(new := best[:j] + (grid[i],) + best[j + 1:]) < cv(best):
+                        best, i = new, i + step
+        surrogate = cls(labels, low, high, present, _fit_logit(B, z, len(present), _penalty_matrix(d, segments, best)),
+                        best, segments)
+        surrogate.cv = {"penalties": grid, "tried": [[list(k), v] for k, v in tried.items()]}
         return surrogate
 
     def resampled(self, theta: np.ndarray, y: np.ndarray, seed: int) -> "SplineSurrogate":
-        """The same surrogate (its penalty kept) fitted to a bootstrap resample of the training
+        """The same surrogate (its penalties kept) fitted to a bootstrap resample of the training
         trials: one draw of the surrogate's own sampling uncertainty."""
         theta = np.atleast_2d(np.asarray(theta, dtype=float))
         pick = np.random.default_rng(seed).integers(0, len(theta), len(theta))
         return SplineSurrogate.fit(self.labels, self.low, self.high, theta[pick], np.asarray(y)[pick],
-                                   self.segments, penalties=(self.penalty,), folds=1)
+                                   self.segments, penalty=self.penalty)
 
     def as_dict(self) -> dict:
-        return {"kind": "multinomial logit on cubic B-splines (P-splines), penalty by 5-fold CV",
+        return {"kind": "multinomial logit on cubic B-splines (P-splines), a penalty per parameter by 5-fold CV",
                 "labels": list(self.labels), "low": self.low.tolist(), "high": self.high.tolist(),
                 "present": self.present.tolist(), "segments": self.segments, "penalty": self.penalty,
                 "coef": self.coef.tolist()}
@@ -346,17 +368,19 @@ def _basis(u: np.ndarray, segments: int) -> np.ndarray:
     return np.hstack(cols)
 
 
-def _penalty_matrix(dims: int, segments: int) -> np.ndarray:
-    """Second differences of each parameter's spline coefficients; a ridge on the products; a
-    tiny ridge on everything (the splines of several parameters share the intercept)."""
+def _penalty_matrix(dims: int, segments: int, lams: Sequence[float]) -> np.ndarray:
+    """Second differences of each parameter's spline coefficients, times its penalty; a ridge on
+    the products and a tiny ridge on everything (the splines of several parameters share the
+    intercept), times the penalties' geometric mean."""
     nb = segments + 3
     D = np.diff(np.eye(nb), n=2, axis=0)
     inter = dims * (dims - 1) // 2
     P = np.zeros((dims * nb + inter, dims * nb + inter))
     for j in range(dims):
-        P[j * nb:(j + 1) * nb, j * nb:(j + 1) * nb] = D.T @ D
-    P[dims * nb:, dims * nb:] = np.eye(inter) * 1e-2
-    return P + np.eye(len(P)) * 1e-6
+        P[j * nb:(j + 1) * nb, j * nb:(j + 1) * nb] = lams[j] * (D.T @ D)
+    scale = float(np.exp(np.mean(np.log(np.asarray(lams, dtype=float)))))
+    P[dims * nb:, dims * nb:] = np.eye(inter) * 1e-2 * scale
+    return P + np.eye(len(P)) * 1e-6 * scale
 
 
 def _log_softmax(eta: np.ndarray) -> np.ndarray:
