@@ -53,6 +53,7 @@ SLOW = {
     "--out obs48.json": "300 knock-over moves",
     "tabletop calibrate kong-knockover --observed obs48.json --out c48.json --plot c48.png":
         "2,500 knock-over moves simulated and a posterior sampled (about 2.5 minutes)",
+    "tabletop calibrate kong-knockover --plan --seed 1": "2,500 knock-over moves simulated (about 2.5 minutes)",
     "tabletop estimate tipper --trials 1000 --workers 2 --out tipper.json": "1,000 Tipper trials",
     "python -m pytest": "the whole test suite",
     "tabletop play king-of-the-hill --seats ai,ai,ai,ai --seed 3 --after-turns 40 --screenshot koth.png "
