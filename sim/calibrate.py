@@ -248,7 +248,8 @@ def _spline_columns(u: np.ndarray, segments: int) -> np.ndarray:
 #: Kong's pawn tips over instead of sliding above a board friction of about 0.5: `knocked` goes
 #: from 0.19 to 0.64 between 0.49 and 0.53 and `pushed` from 0.37 to 0.07); with 8 segments the
 #: fit spread that jump over 0.49-0.55, and copies near it got intervals that missed their value
-#: (15 of 20 copies held; 18 of 20 with 24 segments: scripts/check_calibration.py).
+#: (15 of 20 copies held; 18 of 20 with 24 segments and a penalty for each value, below:
+#: scripts/check_calibration.py).
 SEGMENTS = 24
 
 
