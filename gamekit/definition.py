@@ -171,6 +171,34 @@ class GameDefinition:
                 "log": [line for line in lines if line],
                 "position": self.public_position(state)}
 
+    def seat_mirror(self, state, seat: int | None, since: int = 0) -> dict:
+        """What a client needs to rebuild the position as `seat` (None: a spectator) may know it, for
+        its window and its AI (`mirror_state`), JSON-able. The default, for a game with no hidden
+        information: the history's steps from `since` on (decisions and chance outcomes, encoded as
+        replays encode them) as {"from": since, "history": [...]}, which a client appends to those it
+        holds (tabletop.net.protocol.merge_view). A game with hidden information gives its own: a
+        whole position without what the seat may not know (no "from": it replaces the one held)."""
+        from tabletop.gamekit.record import encode_action
+
+        return {"from": since, "history": [encode_action(self, a) for a in state.history[since:]]}
+
+    def mirror_state(self, config: dict, mirror: dict, seat: int | None):
+        """The rules' State a client builds from a whole `seat_mirror` (its "from" 0) of the game of
+        replay config `config`: the default re-drives the history. In a game with hidden information
+        what the seat may not know is filled in with stand-ins (never shown, never acted on); the
+        seat's own part, the public position and the seat's legal actions are the game's.
+        InputError when the mirror is not one of this game's."""
+        from tabletop.gamekit.record import decode_action
+        from tabletop.gamekit.state import IllegalMoveError
+
+        state = self.make_game(config).new_initial_state()
+        for encoded in mirror.get("history", ()):
+            try:
+                state.apply(decode_action(self, encoded))
+            except IllegalMoveError as exc:
+                raise InputError(f"a mirror of {self.name} that its rules refuse: {exc}") from None
+        return state
+
     # -- front ends ----------------------------------------------------------------------------
 
     def window_adapter(self, seats, options: dict, scene=None):

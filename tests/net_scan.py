@@ -84,9 +84,15 @@ def scan(secrets: Secrets, frames: list[str], seat: int | None, tokens: dict[int
         hand = message.view.get("hand")
         if seat is None:
             assert hand is None and message.legal is None and '"hand"' not in frame
+            mirror = message.view.get("mirror", {}).get("state")
+            assert mirror is None or (mirror["own"] is None and mirror["pending_nets"] == [])
             continue
         own = secrets.hands[message.step][seat]
         assert hand is None or [c["card"] for c in hand] == own, (seat, message.step, hand, own)
+        mirror = message.view.get("mirror", {}).get("state")
+        if mirror is not None:      # the position a client rebuilds: its own hand, the others' sizes alone
+            assert mirror["own"] == own and not {"hands", "draw"} & set(mirror), (seat, message.step)
+            assert mirror["phase"] != "turn" or mirror["current"] == seat
         for action in message.legal or ():
             cards = CARD_FIELDS.get(action[0], lambda a: [])(action)
             assert set(cards) <= set(own), (seat, action, own)

@@ -131,6 +131,72 @@ class KingKong(GameDefinition):
             view["hand"] = [{"card": c, "name": str(deck[c])} for c in sorted(state.hands[seat])]
         return view
 
+    # the decisions only a seat holding a fitting card is offered: another seat's mirror says "decision"
+    PRIVATE_PHASES = ("turn", "attack", "escape", "safety-net")
+
+    def seat_mirror(self, state, seat, since=0) -> dict:
+        """The whole position as `seat` may know it (replacing the one held): the public fields of
+        the rules' State, the seat's own hand (a spectator's: none), the others' hands and the draw
+        pile by their sizes alone, the phase of another seat's decision as "decision" (which one it
+        is would tell a card), and the Safety Nets pending only when the seat's own. The discard
+        pile, the missions kept and the cards face up lie open on the table."""
+        from dataclasses import asdict
+
+        mine = seat is not None and seat == state.current
+        phase = str(state.phase)
+        if phase in self.PRIVATE_PHASES and not mine:
+            phase = "decision"
+        km = state.kong_move
+        return {"state": {
+            "pos": list(state.pos), "groove": list(state.groove), "discard": list(state.discard),
+            "kept": [list(k) for k in state.kept], "played": list(state.played),
+            "climb": state.climb, "twist": state.twist, "phase": phase, "shuffling": state.shuffling,
+            "current": state.current, "spinner": state.spinner, "round": state.round, "order": list(state.order),
+            "turn_index": state.turn_index, "order_contenders": list(state.order_contenders),
+            "order_results": {str(p): r for p, r in state.order_results.items()}, "roll": state.roll,
+            "outer": state.outer, "inner": state.inner, "twist_steps": list(state.twist_steps),
+            "kong_move": None if km is None else asdict(km),
+            "fates": {str(p): f for p, f in state.fates.items()},
+            "pending_nets": [p for p in state.pending_nets if p == seat],
+            "pending_discards": list(state.pending_discards), "pending_refills": list(state.pending_refills),
+            "winners": list(state.winners), "kong_won": state.kong_won, "turn": state.turn,
+            "own": None if seat is None else sorted(state.hands[seat]),
+            "hand_sizes": [len(h) for h in state.hands], "draw_pile": len(state.draw)}}
+
+    def mirror_state(self, config, mirror, seat):
+        """The position of a `seat_mirror`: the others' hands and the draw pile filled, in deck
+        order, with the cards the seat has not seen (stand-ins: never shown, never acted on)."""
+        from tabletop.games.king_kong.rules import AtRisk, KongMove, Phase
+
+        try:
+            m = mirror["state"]
+            state = self.make_game(config).new_initial_state()
+            n = state.game.players
+            own = list(m["own"] or [])
+            seen = set(own) | set(m["discard"]) | {c for k in m["kept"] for c in k} | \
+                {c for c in m["played"] if c is not None}
+            unseen = iter(sorted(set(range(len(state.game.deck))) - seen))
+            state.hands = [own if p == seat else [next(unseen) for _ in range(m["hand_sizes"][p])] for p in range(n)]
+            state.draw = [next(unseen) for _ in range(m["draw_pile"])]
+            for name in ("pos", "groove", "discard", "kept", "played", "climb", "twist", "shuffling", "current",
+                         "spinner", "round", "order", "turn_index", "order_contenders", "roll", "outer", "inner",
+                         "pending_nets", "pending_discards", "pending_refills", "winners", "kong_won", "turn"):
+                setattr(state, name, m[name])
+            state.phase = Phase.TURN if m["phase"] == "decision" else Phase(m["phase"])
+            state.order_results = {int(p): r for p, r in m["order_results"].items()}
+            state.fates = {int(p): f for p, f in m["fates"].items()}
+            state.twist_steps = tuple(m["twist_steps"])
+            km = m["kong_move"]
+            state.kong_move = None if km is None else KongMove(
+                tuple(km["start"]), tuple(km["end"]), tuple(km["twist_steps"]), km["climb"],
+                tuple(AtRisk(**a) for a in km["at_risk"]))
+            if len(state.hands) != n or len(state.pos) != n:
+                raise ValueError("seats")
+        except (KeyError, TypeError, ValueError, StopIteration) as exc:
+            raise InputError(f"a mirror of {self.name} it cannot read: {exc!r}") from None
+        state.events = []
+        return state
+
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats), scene)

@@ -107,13 +107,16 @@ class SeatClient:
     def __init__(self, server: str, room: str, seat: str | None = None, name: str | None = None,
                  spectate: bool = False, choose: Callable | None = None, emit: Callable[[str], None] | None = None,
                  note: Callable[[str], None] | None = None, give_up_s: float = GIVE_UP_S,
-                 on_frame: Callable[[str], None] | None = None):
+                 on_frame: Callable[[str], None] | None = None, on_event: Callable | None = None):
         self.server, self.room, self.seat, self.name = server, room, seat, name
         self.spectate, self.choose = spectate, choose
         self.emit = emit or (lambda line: None)
         self.note = note or (lambda line: None)
         self.give_up_s = give_up_s
         self.on_frame = on_frame         # told every frame received, raw (tests scan them)
+        self.on_event = on_event or (lambda kind, *data: None)   # told each message as read (the window)
+        self._loop = None                # the event loop run() runs on (submit() reaches it from any thread)
+        self._stopping = False
         self.connection = None           # the websocket now open, if any
         self.token: str | None = None
         self.colour: str | None = None
@@ -134,11 +137,11 @@ class SeatClient:
         """Play (or watch) until the game is over; reconnect with backoff when the connection drops."""
         from websockets.exceptions import ConnectionClosed
 
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         delay, lost_at = FIRST_DELAY_S, None
         from websockets.exceptions import InvalidHandshake
 
-        while True:
+        while not self._stopping:
             try:
                 ws = await _connect(self.server)
             except (OSError, TimeoutError, InvalidHandshake) as exc:   # (a server starting: no answer yet)
@@ -156,12 +159,16 @@ class SeatClient:
                     return self.view
                 delay, lost_at = FIRST_DELAY_S, None
             except (ConnectionClosed, OSError) as exc:
+                if self._stopping:
+                    return self.view
                 delay, lost_at = FIRST_DELAY_S, lost_at or loop.time()
                 self.note(f"connection lost ({exc}): reconnecting")
+                self.on_event("lost", str(exc))
             finally:
                 self.connection = None
                 await ws.close()
             self.reconnects += 1
+        return self.view
 
     def _join_message(self) -> p.Join:
         if self.spectate:
@@ -180,6 +187,7 @@ class SeatClient:
                 message = p.parse(frame, "server")
             except p.ProtocolError as exc:
                 raise NetError(f"the server sent a message this client cannot read: {exc}") from None
+            self.on_event("message", message)
             if isinstance(message, p.Error):
                 if message.code in FATAL:
                     raise Refused(message.code, message.message)
@@ -205,6 +213,7 @@ class SeatClient:
             elif isinstance(message, p.View):
                 if not self._merge(message):
                     return False
+                self.on_event("view", message, self.view)
                 if self.view.get("over"):
                     for line in self.view.get("result", []):
                         self.emit(line)
@@ -230,8 +239,10 @@ class SeatClient:
         commitment = self.commitments.get(reveal.chance)
         if commitment is not None and check_reveal(commitment, {"seed": reveal.seed, "salt": reveal.salt}):
             self.checked += 1
+            self.on_event("reveal", reveal, True)
             return
         self.mismatched.append(reveal.chance)
+        self.on_event("reveal", reveal, False)
         self.note(f"WARNING: chance event {reveal.chance} ({reveal.event}) does not match "
                   + ("its commitment" if commitment is not None else "any commitment published before it"))
 
@@ -240,8 +251,32 @@ class SeatClient:
         if self.choose is None or self.spectate:
             return
         action = self.choose(self.view, legal, step)
+        if action is None:               # the seat decides later (a person at the window): submit()
+            return
         self._acted_step = step
         await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+
+    def submit(self, step: int, action) -> None:
+        """Send the seat's action (encoded), answering the view of `step`, from any thread (the
+        window's); the next view, or an error, says what became of it."""
+        if self._loop is None:
+            raise NetError("the client is not running")
+        asyncio.run_coroutine_threadsafe(self._send(step, action), self._loop)
+
+    async def _send(self, step: int, action) -> None:
+        ws = self.connection
+        if ws is None:
+            self.note("not connected: the action was not sent (the seat will be asked again)")
+            return
+        self._acted_step = step
+        await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+
+    def stop(self) -> None:
+        """End run() from any thread: the connection closed, the seat left to the room's rules for
+        a dropped seat."""
+        self._stopping = True
+        if self._loop is not None and self.connection is not None:
+            asyncio.run_coroutine_threadsafe(self.connection.close(), self._loop)
 
     def _merge(self, message: p.View) -> bool:
         """Take a view's new lines (emitted) and fields; False when it does not follow the lines held."""
@@ -255,8 +290,11 @@ class SeatClient:
             new = lines
         else:
             return False
+        held = {**self.view, "log": []}
+        if not p.mirror_follows(held, message.view):
+            return False
         self.log.extend(new)
-        self.view = {**self.view, **message.view, "log": self.log}
+        self.view = {**p.merge_view(held, {**message.view, "log": []}), "log": self.log}
         for line in new:
             self.emit(line)
         return True

@@ -390,3 +390,29 @@ def encode(message) -> str:
 def action_key(action) -> str:
     """One text for an encoded action, equal for equal actions (a tuple and a list alike)."""
     return json.dumps(_plain(list(action)), separators=(",", ":"))
+
+
+def merge_view(held: dict | None, delta: dict) -> dict:
+    """A view's fields after a `view` message: its `log` lines appended to the lines held, its
+    `mirror` (the definition's `seat_mirror`) appended when it continues the history held (its
+    "from" the number of steps held), else taken whole; every other field replaced. The server
+    keeps each viewer's whole view so; a client holds its own so (a client first checks that
+    `log_from` is the number of lines it holds)."""
+    if held is None:
+        return dict(delta)
+    merged = {**held, **delta, "log": list(held.get("log", [])) + list(delta.get("log", []))}
+    old, new = held.get("mirror"), delta.get("mirror")
+    if isinstance(old, dict) and isinstance(new, dict) and "from" in new and new.get("from", 0) > 0:
+        merged["mirror"] = {**new, "from": old.get("from", 0), "history": list(old.get("history", []))
+                            + list(new.get("history", []))}
+    return merged
+
+
+def mirror_follows(held: dict | None, delta: dict) -> bool:
+    """Whether a view's `mirror` can be taken onto the one held: it is whole (no "from", or "from"
+    0), or continues the history held step for step."""
+    new = delta.get("mirror")
+    if not isinstance(new, dict) or not new.get("from"):
+        return True
+    old = (held or {}).get("mirror")
+    return isinstance(old, dict) and new["from"] == old.get("from", 0) + len(old.get("history", []))

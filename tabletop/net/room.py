@@ -248,6 +248,7 @@ class Room:
             self.source.close()
             raise
         self._logged = 0                          # state.events up to here are in an update
+        self._mirrored = 0                        # state.history's steps up to here are in an update
         self._closed = False
 
     def _seats_at(self, players: list, changes: list):
@@ -426,14 +427,17 @@ class Room:
     def update(self) -> dict:
         """What every viewer may know of the game since the last update: `views` by seat (None: a
         spectator), each the definition's `seat_view` with only the log lines since the last update,
-        the banner and, once over, the result lines; `legal` the acting remote seat's legal actions
+        the banner, the seat's mirror of the position (the definition's `seat_mirror`: the history's
+        steps since the last update, or a whole position) and, once over, the result lines; `legal` the acting remote seat's legal actions
         (encoded as replays encode them; None when no remote seat is to act); `step`, `to_act`, `over`."""
         from tabletop.gamekit.record import encode_action
 
         since, self._logged = self._logged, len(self.state.events)
+        steps, self._mirrored = self._mirrored, len(self.state.history)
         views = {}
         for viewer in [*range(len(self.spec.seats)), None]:
             view = self.definition.seat_view(self.state, viewer, since)
+            view["mirror"] = self.definition.seat_mirror(self.state, viewer, steps)
             view["banner"] = self.banner
             if self.match.result is not None:
                 view["result"] = list(self.match.result)

@@ -304,7 +304,7 @@ class RoomHandle:
         for viewer, delta in update["views"].items():
             kept = self.views.get(viewer)
             log_from = 0 if kept is None else len(kept["log"])
-            self.views[viewer] = delta if kept is None else {**kept, **delta, "log": kept["log"] + delta["log"]}
+            self.views[viewer] = p.merge_view(kept, delta)
             for conn in list(self.viewers.get(viewer, ())):
                 conn.post(self.view_message(viewer, log_from, delta))
         if self.over:
