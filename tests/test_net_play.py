@@ -164,14 +164,36 @@ def test_the_python_api_hosts_a_room_and_plays_its_seats(server):
         tabletop.host(GAME, url, ["remote", "human"])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game,bots", [(GAME, ["ai", "plan"]), ("knossos", ["ai", "solved"]),
+                                       ("king-of-the-hill", ["ai", "random"])])
+def test_join_as_the_games_own_seats_plays_on_what_the_seat_may_know(server, game, bots):
+    """join --as ai|plan|solved: the game's own seats choose on the client's mirror of the game,
+    every choice one the server offered, to the game's end; the same seeds, the same game."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tabletop.games.registry import GAMES
+
+    url, data = server
+    options = {"games_to_win": 1} if game == "knossos" else {}
+    room = tabletop.host(game, url, ["remote", "remote", "ai"][:3 if game == GAME else 2], seed=4,
+                         outcomes="measured", **options)
+    with ThreadPoolExecutor(2) as pool:
+        seats = [pool.submit(tabletop.join, room.url, seat=c, bot=b, seed=1) for c, b in zip(GAMES[game].colours, bots)]
+        played = [f.result(timeout=300) for f in seats]
+    assert len({p.winner for p in played}) == 1 and played[0].winner
+    replay = tabletop.open_replay(data / room.code / "game.ttr")
+    assert replay.lines[-1] == (played[0].result or played[0].lines)[-1]
+
+
 @pytest.mark.parametrize("args,words", [
     (["host", GAME, "--server", "http://127.0.0.1:1"], "--server: expected a server address ws://HOST:PORT"),
     (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "remote,human"], "unknown seat kind 'human'"),
     (["host", GAME, "--server", "ws://127.0.0.1:1", "--outcomes", "table:x.json"], "--outcomes: invalid choice"),
     (["join", "ws://127.0.0.1:1/", "--headless"], "url: expected ws://HOST:PORT/CODE"),
-    (["join", "ws://127.0.0.1:1/abc"], "give --headless"),
+    (["join", "ws://127.0.0.1:1/abc", "--as", "ai"], "--as: with --headless"),
     (["join", "ws://127.0.0.1:1/abc", "--headless", "--spectate", "--seat", "red"], "--spectate takes no --seat"),
-    (["join", "ws://127.0.0.1:1/abc", "--headless", "--as", "ai"], "--as: invalid choice"),
+    (["join", "ws://127.0.0.1:1/abc", "--headless", "--as", "human"], "--as: invalid choice"),
     (["serve", "--port", "70000"], "--port: a port from 0 to 65535"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, words):
@@ -184,6 +206,9 @@ def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys):
     assert main(["host", GAME, "--server", "ws://127.0.0.1:9", "--seats", "remote,remote"]) == 1
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and err.count("\n") == 1, err
+    assert main(["join", "ws://127.0.0.1:9/abc"]) == 1          # the window's join: a few seconds, one line
+    err = capsys.readouterr().err
+    assert "cannot reach the server at ws://127.0.0.1:9" in err and "Traceback" not in err, err
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from tabletop.app.results import HostedRoom, JoinedSeat
 from tabletop.net.client import NetError, Refused
 from tabletop.sim.errors import InputError
 
-__all__ = ["NetError", "host", "join", "serve"]
+__all__ = ["NetError", "host", "join", "join_window", "serve"]
 
 BAD_INPUT = {"bad-request", "unknown-room", "room-full", "bad-token", "spectator"}
 
@@ -50,10 +50,11 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
     """Play the request's seat (or watch) to the game's end: each log line the seat may read to
     `emit`, what happens to the connection to `note`. A code, seat or token the room does not take
     is an InputError; NetError when the server cannot be reached for long or stops the room."""
-    from tabletop.net.client import SeatClient, random_chooser, split_join_url
+    from tabletop.net.client import SeatClient, bot_chooser, random_chooser, split_join_url
 
     server, code = split_join_url(request.url)
-    choose = None if request.spectate else random_chooser(request.seed)
+    choose = None if request.spectate else random_chooser(request.seed) if request.bot == "random" else \
+        bot_chooser(request.bot, request.seed)
     client = SeatClient(server, code, request.seat, request.name, request.spectate, choose, emit, note)
     try:
         view = asyncio.run(client.run())
@@ -63,3 +64,24 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
         raise
     return JoinedSeat(code, client.colour, list(client.log), list(view.get("result", [])), view.get("winner"),
                       client.reconnects)
+
+
+def join_window(request: JoinRequest, note: Callable[[str], None] | None = None) -> int:
+    """The request's seat played in the 3D window (or the game watched) until the window closes.
+    A code, seat or token the room does not take is an InputError, as is a window that cannot open
+    (no display); NetError when the room's first view does not come."""
+    from tabletop.net.client import split_join_url
+    from tabletop.net.window import open_remote
+
+    server, code = split_join_url(request.url)
+    try:
+        app, window = open_remote(server, code, request.seat, request.name, request.spectate, note=note)
+    except Refused as exc:
+        if exc.code in BAD_INPUT:
+            raise InputError(exc.message) from None
+        raise
+    try:
+        app.base.run()
+    finally:
+        window.close()
+    return 0

@@ -460,6 +460,9 @@ class HostRequest(GameRun):
         self.server = server_url(_text(self.server, "server", optional=False))
 
 
+BOTS = ("random", "ai", "plan", "solved")    # the seats a client plays with no window (the game's own kinds)
+
+
 @dataclass
 class JoinRequest:
     """`tabletop join ws://HOST:PORT/CODE`: a seat of the room (`seat` a colour, or the first free
@@ -480,8 +483,8 @@ class JoinRequest:
         self.name = _text(self.name, "name")
         if self.name is not None and not 0 < len(self.name) <= 40:
             raise InputError(f"--name: 1 to 40 characters, got {len(self.name)}")
-        if self.bot not in ("random",):
-            raise InputError(f"--as: random (the only seat a client plays without a window yet), got {self.bot!r}")
+        if self.bot not in BOTS:
+            raise InputError(f"--as: one of {', '.join(BOTS)}, got {self.bot!r}")
         _switch(self.spectate, "spectate")
         self.seed = _seed(self.seed)
         if self.spectate and self.seat is not None:

@@ -54,12 +54,13 @@ def host(args) -> int:
 def join(args) -> int:
     from tabletop.app import net
 
-    if not args.headless:
-        raise InputError("join: the window client is not built yet; give --headless (with --as random, "
-                         "or --spectate)")
     request = rq.JoinRequest(url=args.url, seat=args.seat, name=args.name, bot=args.bot, spectate=args.spectate,
                              seed=args.seed)
+    if not args.headless and args.bot != "random":
+        raise InputError("--as: with --headless (in the window you play the seat)")
     try:
+        if not args.headless:
+            return net.join_window(request, note=_note)
         net.join(request, emit=_echo, note=_note)
     except net.NetError as exc:
         return _failed(exc)

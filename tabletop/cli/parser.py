@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from tabletop.cli.argtypes import _positive_int, _seed
+from tabletop.app.requests import BOTS
 from tabletop.cli.calibration import calibrate_command
 from tabletop.sim.errors import InputError
 
@@ -257,9 +258,11 @@ def _net_commands(sub, games) -> None:
     join.add_argument("url", metavar="ws://HOST:PORT/CODE", help="the room's address, as host printed it")
     join.add_argument("--seat", metavar="COLOUR", help="the seat to take (default: the first free remote seat)")
     join.add_argument("--name", help="the name the room shows for the seat")
-    join.add_argument("--headless", action="store_true", help="no window: print the seat's log (needed for now)")
-    join.add_argument("--as", dest="bot", choices=("random",), default="random",
-                      help="with --headless: who plays the seat (random: uniformly among its legal actions)")
+    join.add_argument("--headless", action="store_true",
+                      help="no window: the seat played by --as, its log printed (default: the 3D window, you play)")
+    join.add_argument("--as", dest="bot", choices=BOTS, default="random",
+                      help="with --headless: who plays the seat: random (uniformly among its legal actions), or "
+                           "the game's own ai, plan or solved seat (as --seats names them), on what the seat may know")
     join.add_argument("--spectate", action="store_true", help="watch: every seat's public view, no hand")
     join.add_argument("--seed", type=_seed, default=0, help="the seed of the seat's random choices (default 0)")
 

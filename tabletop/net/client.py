@@ -71,6 +71,70 @@ def random_chooser(seed: int) -> Callable:
     return choose
 
 
+def game_of(view: dict):
+    """(the game's definition, the replay config of its rules, its options, the view's seat or None)
+    of a view that holds the room's `rules` (every view since the seat joined does)."""
+    from tabletop.games.registry import GAMES
+
+    rules = view.get("rules") or {}
+    definition = GAMES.get(rules.get("game"))
+    if definition is None:
+        raise NetError(f"the server's view names no game this client has ({rules.get('game')!r})")
+    config = {k: v for k, v in rules.items() if k != "game"}
+    options = {o.name: config[o.name] for o in definition.options if o.name in config}
+    colour = view.get("seat")
+    return definition, config, options, None if colour is None else definition.colours.index(colour)
+
+
+def bot_chooser(kind: str, seed: int) -> Callable:
+    """A seat played by the game's own seat of `kind` ("ai", "plan", ... as `play --seats` names
+    them) on the client's mirror of the game (the view's `mirror`: what the seat may know, the rest
+    stand-ins), at step s with the Generator of SeedSequence(seed, spawn_key=(s,)) like
+    `random_chooser`; its choice must be one of the legal actions the server offered."""
+    import numpy as np
+
+    from tabletop.gamekit.record import encode_action
+
+    made: dict = {}
+
+    def choose(view: dict, legal: list, step: int):
+        definition, config, options, seat = game_of(view)
+        if "seat" not in made:
+            if kind not in definition.seat_kinds or kind == "human":
+                raise InputError(f"--as: {definition.name} has no {kind!r} seat (its seats: "
+                                 f"{', '.join(k for k in definition.seat_kinds if k != 'human')})")
+            from tabletop.app.sources import play_outcomes
+
+            made["source"] = definition.make_source(play_outcomes(definition, "measured"))
+            made["seat"] = definition.make_seat(kind, made["source"], options)
+        state = mirror_of(definition, config, view["mirror"], seat, made)
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(step),)))
+        key = p.action_key(encode_action(definition, made["seat"].choose(state, rng)))
+        for action in legal:
+            if p.action_key(action) == key:
+                return action
+        raise NetError(f"the {kind} seat chose {key}, which the server does not offer (another build?)")
+    return choose
+
+
+def mirror_of(definition, config: dict, mirror: dict, seat, cache: dict):
+    """The position of a view's `mirror`, built again only when it must be: a history mirror's new
+    steps are applied to the one built last (kept in `cache`)."""
+    from tabletop.gamekit.record import decode_action
+
+    held = cache.get("mirror")
+    if "history" in mirror and held is not None and held[0] <= len(mirror["history"]) and \
+            mirror["history"][:held[0]][-1:] == held[1]:
+        state = held[2]
+        for encoded in mirror["history"][held[0]:]:
+            state.apply(decode_action(definition, encoded))
+    else:
+        state = definition.mirror_state(config, mirror, seat)
+    if "history" in mirror:
+        cache["mirror"] = (len(mirror["history"]), mirror["history"][-1:], state)
+    return state
+
+
 async def _connect(server: str):
     from websockets.asyncio.client import connect
 
@@ -114,7 +178,7 @@ class SeatClient:
         self.note = note or (lambda line: None)
         self.give_up_s = give_up_s
         self.on_frame = on_frame         # told every frame received, raw (tests scan them)
-        self.on_event = on_event or (lambda kind, *data: None)   # told each message as read (the window)
+        self.on_event = on_event         # told each message as read (the window), or None
         self._loop = None                # the event loop run() runs on (submit() reaches it from any thread)
         self._stopping = False
         self.connection = None           # the websocket now open, if any
@@ -163,7 +227,7 @@ class SeatClient:
                     return self.view
                 delay, lost_at = FIRST_DELAY_S, lost_at or loop.time()
                 self.note(f"connection lost ({exc}): reconnecting")
-                self.on_event("lost", str(exc))
+                self._tell("lost", str(exc))
             finally:
                 self.connection = None
                 await ws.close()
@@ -187,7 +251,7 @@ class SeatClient:
                 message = p.parse(frame, "server")
             except p.ProtocolError as exc:
                 raise NetError(f"the server sent a message this client cannot read: {exc}") from None
-            self.on_event("message", message)
+            self._tell("message", message)
             if isinstance(message, p.Error):
                 if message.code in FATAL:
                     raise Refused(message.code, message.message)
@@ -213,7 +277,7 @@ class SeatClient:
             elif isinstance(message, p.View):
                 if not self._merge(message):
                     return False
-                self.on_event("view", message, self.view)
+                self._tell("view", message, {**self.view, "log": list(self.log)})
                 if self.view.get("over"):
                     for line in self.view.get("result", []):
                         self.emit(line)
@@ -239,10 +303,10 @@ class SeatClient:
         commitment = self.commitments.get(reveal.chance)
         if commitment is not None and check_reveal(commitment, {"seed": reveal.seed, "salt": reveal.salt}):
             self.checked += 1
-            self.on_event("reveal", reveal, True)
+            self._tell("reveal", reveal, True)
             return
         self.mismatched.append(reveal.chance)
-        self.on_event("reveal", reveal, False)
+        self._tell("reveal", reveal, False)
         self.note(f"WARNING: chance event {reveal.chance} ({reveal.event}) does not match "
                   + ("its commitment" if commitment is not None else "any commitment published before it"))
 
@@ -255,6 +319,10 @@ class SeatClient:
             return
         self._acted_step = step
         await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+
+    def _tell(self, kind: str, *data) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, *data)
 
     def submit(self, step: int, action) -> None:
         """Send the seat's action (encoded), answering the view of `step`, from any thread (the
@@ -294,7 +362,7 @@ class SeatClient:
         if not p.mirror_follows(held, message.view):
             return False
         self.log.extend(new)
-        self.view = {**p.merge_view(held, {**message.view, "log": []}), "log": self.log}
+        self.view = {**p.merge_view(held, {**message.view, "log": []}), "log": self.log, "seat": message.seat}
         for line in new:
             self.emit(line)
         return True

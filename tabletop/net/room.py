@@ -202,6 +202,8 @@ class Room:
         config = definition.replay_config(list(spec.seats), self.outcomes, spec.options)
         state = definition.make_game(config).new_initial_state()
         self.source = definition.make_source(self.outcomes)
+        self.rules = {"game": definition.name, **{k: v for k, v in config.items() if k != "outcomes"},
+                      "outcomes": spec.outcomes}
         # the banner names the outcomes as the room was asked for them: no path of the server's
         self.banner = definition.banner(list(spec.seats), spec.seed, spec.outcomes, spec.options)
         self.folder = None if data is None else Path(data) / spec.code
@@ -438,6 +440,8 @@ class Room:
         for viewer in [*range(len(self.spec.seats)), None]:
             view = self.definition.seat_view(self.state, viewer, since)
             view["mirror"] = self.definition.seat_mirror(self.state, viewer, steps)
+            if steps == 0:                        # what a client builds the mirror's game of (no server path)
+                view["rules"] = self.rules
             view["banner"] = self.banner
             if self.match.result is not None:
                 view["result"] = list(self.match.result)

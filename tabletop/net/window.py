@@ -1,0 +1,492 @@
+"""The window client: one seat of a room on a game server played in the 3D window (or the game
+watched), `tabletop join ws://HOST:PORT/CODE` without --headless.
+
+The window is the local game's (tabletop.gamekit.view.controller.GameWindow) with the game's
+adapter, but the server is the authority: the position shown is the seat's mirror of the game (the
+view's `mirror`, the definition's `mirror_state`: what the seat may know, the rest stand-ins never
+shown), the seat's decisions are sent to the server and shown once it has applied them, and the
+other seats' moves come as the server's views. A physical chance event is re-simulated here from
+the seed the server reveals once it has settled (the seed it committed to before the event):
+the window plays back its own simulation, and marks the throw "checked" when this build's outcome
+and motion hash are the server's, loudly when they are not.
+
+The seat's client (tabletop.net.client.SeatClient) runs on an asyncio loop in a thread of its own
+and hands each message to the window's frame task through a queue, so a slow network never stalls
+the window and the window never stalls the connection.
+"""
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+
+from tabletop.gamekit.view.controller import HOP_SECONDS, HOP_HEIGHT, Animation, GameWindow
+from tabletop.net.client import NetError, SeatClient, game_of, mirror_of
+
+FIRST_VIEW_S = 60.0        # how long `join` waits for the room's first view before giving up
+FIRST_REACH_S = 5.0        # ... and for the server to answer at all (later drops: the client's own wait)
+
+
+class Link:
+    """A SeatClient on its own thread and event loop; what it hears, in a queue for the window."""
+
+    def __init__(self, server: str, room: str, seat: str | None, name: str | None, spectate: bool):
+        self.events: queue.Queue = queue.Queue()
+        self.client = SeatClient(server, room, seat, name, spectate, choose=lambda view, legal, step: None,
+                                 note=lambda text: self.events.put(("note", text)),
+                                 on_event=lambda kind, *data: self.events.put((kind, *data)),
+                                 give_up_s=FIRST_REACH_S)
+        self.thread = threading.Thread(target=self._run, name="tabletop-join", daemon=True)
+
+    def start(self) -> "Link":
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        import asyncio
+
+        try:
+            view = asyncio.run(self.client.run())
+        except Exception as exc:     # the window says it; the seat's game goes on without this client
+            self.events.put(("failed", exc))
+        else:
+            self.events.put(("done", view))
+
+    def first_view(self, timeout: float = FIRST_VIEW_S) -> tuple[list, dict]:
+        """Wait for the room's first view: (every event so far, the joined message), the first
+        view's event last. NetError (or the client's own error) when it does not come."""
+        from tabletop.net import protocol as p
+
+        held, joined = [], None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                event = self.events.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                self.close()
+                raise NetError(f"no view of the room came in {timeout:g} s") from None
+            if event[0] == "failed":
+                raise event[1]
+            held.append(event)
+            if event[0] == "message" and isinstance(event[1], p.Joined):
+                joined = event[1]
+            if event[0] == "view":
+                from tabletop.net.client import GIVE_UP_S
+
+                self.client.give_up_s = GIVE_UP_S     # reached once: a drop is waited out as headless seats do
+                return held, joined
+
+    def close(self) -> None:
+        self.client.stop()
+
+
+class MirrorMatch:
+    """What the window asks of its Match, for a game the server plays: the mirror's state and the
+    log lines shown; nothing is taken back in a room."""
+
+    def __init__(self, state, lines: list[str]):
+        self.state, self.lines, self.result = state, lines, None
+
+    def can_undo(self, humans) -> bool:
+        return False
+
+    def redo_action(self):
+        return None
+
+    def leave(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class RemoteWindow(GameWindow):
+    """The window of one seat of a room (`seat` its index; None: a spectator)."""
+
+    def __init__(self, app, game, adapter, kinds: list[str], seat: int | None, link: Link, events: list,
+                 outcomes: str, pace: float = 0.8):
+        self.link = link
+        self.seat = seat
+        self._pending = list(events)     # events taken before the window opened (the first view last)
+        self._mirror_cache: dict = {}
+        self._reveals: dict[str, object] = {}     # chance event's kind -> its latest reveal, until shown
+        self.physics = outcomes == "physics"
+        self.throws_checked = 0
+        self.throws_mismatched = 0
+        self.throws_unchecked = 0
+        self.joined_mid_game = False
+        self.legal, self.legal_step, self.sent_step = None, None, None
+        self.step = -1
+        self.connection = "connected"
+        self.ended: str | None = None
+        kinds = [("human" if p == seat else k) for p, k in enumerate(kinds)]
+        super().__init__(app, game, adapter, kinds, 0, pace=pace, options=None)
+
+    # -- the game: the server's -------------------------------------------------------------------
+    def new_game(self) -> None:
+        if self.match is not None:
+            self.hud.set_notice("the room plays one game: join another room for a new one")
+            return
+        from tabletop.gamekit.chance import WatchedOutcomes
+
+        *before, first = self._pending
+        self._pending = before
+        _, message, view = first
+        definition, config, _, _ = game_of(view)
+        self.config = config
+        self.source = WatchedOutcomes(self.adapter.physics_source()) if self.physics else None
+        state = mirror_of(definition, config, view["mirror"], self.seat, self._mirror_cache)
+        self.match = MirrorMatch(state, list(view["log"]))
+        self.step = message.step
+        self.joined_mid_game = message.step > 0 and not self._catch_up(state)
+        self._take_legal(message)
+        self.anim = None
+        self._clear_selection()
+        self.hud.clear_log()
+        self.hud.set_banner("")
+        self.adapter.place_pieces(self.app, state)
+        for line in self.match.lines:
+            self.hud.log(line)
+        self._refresh()
+
+    CATCH_UP_MOST = 40      # past throws re-simulated at a join to set the table as the server's
+
+    def _catch_up(self, state) -> bool:
+        """A seat that joins a game under way: its table set as the server's by re-simulating every
+        throw so far from its revealed seed, in order (a device may start where its last throw left
+        it: the Tipper's ball). Only a history mirror can (it holds the positions), and only up to
+        CATCH_UP_MOST throws; whether it did. Each throw whose outcome is the server's is checked."""
+        from tabletop.gamekit.commit import chance_generator
+        from tabletop.gamekit.state import ChanceOutcome
+
+        if self.source is None:
+            return True
+        throws = [a for a in state.history if isinstance(a, ChanceOutcome)]
+        if not state.history or len(throws) > self.CATCH_UP_MOST:
+            return False
+        reveals = {e[1].chance: e[1] for e in self._pending if e[0] == "reveal"}
+        s = self.game.make_game(self.config).new_initial_state()
+        k = 0
+        for action in state.history:
+            if isinstance(action, ChanceOutcome):
+                reveal = reveals.get(k)
+                if reveal is None or reveal.outcome is None:
+                    return False
+                if self.source.outcome(s.chance_event, s.clone(), chance_generator(reveal.seed)) == reveal.outcome:
+                    self.throws_checked += 1
+                else:
+                    self.throws_mismatched += 1
+                k += 1
+            s.apply(action)
+        return True
+
+    def human(self, player: int) -> bool:
+        """The seat this window plays, at its own decision (the server throws every chance event)."""
+        return self.seat is not None and player == self.seat and self.match is not None and \
+            not self.state.is_chance_node()
+
+    def viewer(self) -> set[int]:
+        """The seats whose cards the screen may show: this seat's alone (a spectator's: none), the
+        game over or not: the others' hands here are stand-ins."""
+        return set() if self.seat is None else {self.seat}
+
+    def _take_legal(self, message) -> None:
+        self.legal = None if message.legal is None else [list(a) for a in message.legal]
+        self.legal_step = message.step if message.legal is not None else None
+
+    # -- the frame task ---------------------------------------------------------------------------------
+    def _update(self, task):
+        from panda3d.core import ClockObject
+
+        dt = min(ClockObject.get_global_clock().get_dt(), 0.1)
+        if self.anim is not None:
+            self._advance(dt * self.speed)
+            return task.cont
+        if self._camera_back is not None:
+            target, distance = self._camera_back
+            self.app.camera.approach(target, distance, min(1.0, 5.0 * dt))
+            if (self.app.camera.target - target).length() < 1e-3:
+                self._camera_back = None
+        self.take_events()
+        return task.cont
+
+    def take_events(self, most: int = 64) -> int:
+        """Handle what the client heard, in order, until an animation starts; the events handled."""
+        handled = 0
+        while self.anim is None and handled < most:
+            if self._pending:
+                event = self._pending.pop(0)
+            else:
+                try:
+                    event = self.link.events.get_nowait()
+                except queue.Empty:
+                    break
+            handled += 1
+            self._event(event)
+        return handled
+
+    def _event(self, event: tuple) -> None:
+        from tabletop.net import protocol as p
+
+        kind = event[0]
+        if kind == "view":
+            self._view(event[1], event[2])
+        elif kind == "reveal":
+            reveal, ok = event[1], event[2]
+            if not ok:
+                self.hud.set_notice(f"WARNING: chance event {reveal.chance} ({reveal.event}) does not match the "
+                                    f"commitment the server published before it")
+            held = self._reveals.get(reveal.event)
+            if held is None or held.chance < reveal.chance:
+                self._reveals[reveal.event] = reveal
+        elif kind == "message" and isinstance(event[1], p.Notice):
+            self.hud.set_notice(event[1].text)
+        elif kind == "message" and isinstance(event[1], p.Error):
+            if event[1].about == "act":
+                self.sent_step = None
+            self.hud.set_notice(f"the server refused: {event[1].message}")
+            self._refresh()
+        elif kind == "lost":
+            self.connection = "reconnecting"
+            self.hud.set_notice(f"connection lost ({event[1]}): reconnecting...")
+        elif kind == "note" and event[1].startswith("cannot reach"):
+            self.hud.set_notice(event[1])
+        elif kind == "failed":
+            self.ended = f"the connection ended: {event[1]}"
+            self.hud.set_notice(self.ended)
+            self.hud.set_prompt("press Q to quit")
+        elif kind == "done":
+            self.ended = "the game is over"
+
+    def _view(self, message, view: dict) -> None:
+        """A view of the server's: the position it gives shown, from the one shown (a move hopped
+        there, a chance event played back from its re-simulation), the new log lines."""
+        definition = self.game
+        before = self.state
+        if self.connection != "connected":
+            self.connection = "connected"
+            self.hud.set_notice("reconnected: the game goes on")
+        after = mirror_of(definition, self.config, view["mirror"], self.seat, self._mirror_cache)
+        if message.log_from == 0:
+            self.hud.clear_log()
+            new = list(view["log"])
+        else:
+            new = list(view["log"][len(self.match.lines):])
+        self.match.lines = list(view["log"])
+        self._take_legal(message)
+        self.sent_step = None
+        chance = message.step == self.step + 1 and before.is_chance_node()
+        event = before.chance_event if chance else None
+        self.step = message.step
+        if view.get("over"):
+            self.match.result = view.get("result")
+
+        def shown() -> None:
+            self.match.state = after
+            for line in new:
+                self.hud.log(line)
+            self.adapter.place_pieces(self.app, after)
+            self._refresh()
+
+        if chance:
+            motion = self._replayed(before, event, after)
+            if motion is not None:
+                self._play_motion(before, event, motion, shown)
+                return
+        self._hop(before, after, shown)
+
+    # -- showing what happened ------------------------------------------------------------------------
+    def _hop(self, before, after, done) -> None:
+        """The pieces that moved hop from where `before` has them to where `after` does."""
+        a0 = self.adapter.piece_positions(before)
+        a1 = self.adapter.piece_positions(after)
+        moved = {p: (a0[p], a1[p]) for p in a1 if p in a0 and a0[p] != a1[p]}
+        if not moved:
+            done()
+            return
+
+        def show(t: float) -> None:
+            u = min(1.0, t / HOP_SECONDS)
+            for piece, (a, b) in moved.items():
+                lift = HOP_HEIGHT * math.sin(math.pi * u)
+                self.adapter.put_piece(self.app, piece, tuple(a[k] + (b[k] - a[k]) * u for k in range(2)) +
+                                       (a[2] + (b[2] - a[2]) * u + lift,))
+
+        self.match.state = after                  # the rules' position is the new one while it hops
+        self.anim = Animation(HOP_SECONDS, show, done)
+
+    def _replayed(self, before, event: str, after):
+        """This build's simulation of the chance event the server answered at `before`, from the
+        seed it revealed: its Motion when the outcome (and the motion's hash) are the server's,
+        else None, with a notice saying why (a mismatch loudly)."""
+        from tabletop.gamekit.commit import chance_generator
+        from tabletop.sim.record import motion_sha256, quantize_motion
+
+        if not self.physics:
+            return None
+        reveal = self._reveals.pop(event, None)   # (it comes just before the view that applies it)
+        if reveal is None or reveal.outcome is None:
+            return None                    # a hidden event (a shuffle): nothing to throw, revealed at the end
+        label = self.source.outcome(event, before.clone(), chance_generator(reveal.seed))
+        motion = self.source.motions[-1]
+        same_hash = reveal.motion_sha256 is None or not motion.frames or \
+            motion_sha256(quantize_motion(motion)) == reveal.motion_sha256
+        if label == reveal.outcome and same_hash:
+            self.throws_checked += 1
+            self.hud.set_notice(f"{event} {label}: checked - re-simulated here from the seed committed before it, "
+                                f"the same outcome and motion ({self.throws_checked} checked)")
+            return motion
+        if self.joined_mid_game:
+            self.throws_unchecked += 1
+            self.hud.set_notice(f"{event} {reveal.outcome}: not checked (joined mid-game: the table before it "
+                                f"is not known here)")
+            return None
+        self.throws_mismatched += 1
+        self.hud.set_notice(f"MISMATCH: {event} re-simulated here gives {label}"
+                            f"{'' if same_hash else ' and another motion'}, the server said {reveal.outcome} "
+                            f"(another build, or not the throw it committed to)")
+        return None
+
+    def _play_motion(self, before, event: str, motion, done) -> None:
+        """Play the re-simulated motion back as local play does (GameWindow.chance)."""
+        from panda3d.core import Vec3
+
+        states = motion.states()
+        hidden = self.adapter.hidden_during(before, event)
+        for name, look in motion.looks.items():
+            self.app.add_body(name, look)
+            color = self.adapter.motion_color(before, event, name)
+            if color is not None:
+                self.app.recolor(name, color)
+        for name in self.app.take_new_bodies():
+            self.adapter.decorate_body(self.app, name)
+        for name in hidden:
+            self.app.show_body(name, False)
+        track = self.adapter.follow_track(before, event, motion)
+
+        def show(t: float) -> None:
+            i = motion.index_at(t)
+            if i >= 0:
+                self.app.set_poses(states[i])
+
+        def follow(t: float):
+            i = motion.index_at(t)
+            pose = states[i].get(track) if i >= 0 and track else None
+            return None if pose is None else pose[:3]
+
+        def finish() -> None:
+            show(motion.duration)
+            self.adapter.after_motion(self.app, before, event, motion)
+            for name in hidden:
+                self.app.show_body(name, True)
+            done()
+
+        if track and self.follow and self._camera_back is None:
+            self._camera_back = (Vec3(self.app.camera.target), self.app.camera.distance)
+        self.anim = Animation(max(motion.duration, 0.3), show, finish, follow=follow if track else None)
+
+    # -- the seat's decisions: sent to the server ---------------------------------------------------
+    def act(self, action) -> None:
+        """Send the seat's decision; the server's next view shows it applied."""
+        from tabletop.gamekit.record import encode_action
+        from tabletop.net import protocol as p
+
+        if self.anim is not None or self.sent_step is not None:
+            return
+        if self.legal is None or self.legal_step != self.step:
+            self.hud.set_notice(self.waiting() or "not your decision now")
+            return
+        encoded = encode_action(self.game, action)
+        key = p.action_key(encoded)
+        offered = next((a for a in self.legal if p.action_key(a) == key), None)
+        if offered is None:
+            self.hud.set_notice(f"{self.adapter.action_text(self.state, action)}: not an action the server offers")
+            return
+        self._clear_selection()
+        self.hud.set_menu("", [])
+        self.sent_step = self.step
+        self.link.client.submit(self.step, offered)
+        self.hud.set_prompt(f"sent: {self.adapter.action_text(self.state, action)} - waiting for the server")
+
+    def waiting(self) -> str:
+        if self.match is None:
+            return "waiting for the room"
+        if self.sent_step is not None:
+            return "wait: your move is on its way to the server"
+        s = self.state
+        if self.anim is not None:
+            return "wait until the pieces stop moving"
+        if s.is_terminal():
+            return "the game is over: press Q to quit"
+        if s.is_chance_node():
+            return f"wait: the server throws ({self.adapter.status(s)})"
+        if self.seat is None:
+            return f"you are watching: {self.adapter.status(s)}"
+        if s.current_player != self.seat:
+            return f"wait for {self.adapter.seat_name(s.current_player)}: {self.adapter.status(s)}"
+        if self.legal is None:
+            return "wait for the server's view"
+        return ""
+
+    def _refresh(self) -> None:
+        super()._refresh()
+        s = self.state
+        who = "watching" if self.seat is None else f"you play {self.adapter.seat_name(self.seat)}"
+        throws = ""
+        if self.physics:
+            throws = f"; throws checked {self.throws_checked}" + \
+                (f", MISMATCHED {self.throws_mismatched}" if self.throws_mismatched else "")
+        self.hud.set_status(f"{self.adapter.status(s)}\n{who} (online{throws})")
+        self.hud.enable("new", False)          # one game a room
+        if s.is_terminal():
+            self.hud.set_prompt("the game is over: press Q to quit")
+        elif self.seat is not None and not self.human(s.current_player) and not s.is_chance_node():
+            self.hud.set_prompt(f"waiting for {self.adapter.seat_name(s.current_player)}")
+
+    def chance(self) -> None:
+        self.hud.set_notice(self.waiting() or "the server throws every chance event")
+
+    def chance_key(self) -> None:
+        self.chance()
+
+    def undo(self) -> None:
+        self.hud.set_notice("nothing is taken back in a room: every seat has seen it")
+
+    def redo(self) -> None:
+        self.undo()
+
+    def close(self) -> None:
+        self.link.close()
+        if self.source is not None:
+            self.source.close()
+            self.source = None
+
+
+def open_remote(server: str, room: str, seat: str | None, name: str | None, spectate: bool,
+                size=(1280, 720), offscreen: bool = False, pace: float = 0.8, note=None):
+    """(app, window) of a seat of a room, once its first view came (`note` told while waiting)."""
+    from tabletop.gamekit.view.window import make_adapter
+    from tabletop.sim.view.app import TableApp
+
+    link = Link(server, room, seat, name, spectate).start()
+    if note is not None:
+        note(f"joining room {room} on {server} ...")
+    try:
+        events, joined = link.first_view()
+    except BaseException:
+        link.close()
+        raise
+    view = events[-1][2]
+    definition, config, options, index = game_of(view)
+    kinds = [s["kind"] for s in joined.seats] if joined is not None else list(config.get("seats", ()))
+    adapter = make_adapter(definition, kinds, options)
+    try:
+        app = TableApp(size=size, offscreen=offscreen, title=f"tabletop - {adapter.title} (online)")
+    except BaseException:
+        adapter.close()
+        link.close()
+        raise
+    window = RemoteWindow(app, definition, adapter, kinds, index, link, events, config.get("outcomes", ""),
+                          pace=pace)
+    return app, window
