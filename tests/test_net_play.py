@@ -160,8 +160,8 @@ def test_the_python_api_hosts_a_room_and_plays_its_seats(server):
     assert sorted(p.seat for p in played) == ["green", "red"] and watched.seat is None
     assert {tuple(p.result) for p in [*played, watched]} == {tuple(watched.result)}
     assert tabletop.open_replay(data / room.code / "game.ttr").lines[-1] == watched.result[-1]
-    with pytest.raises(tabletop.InputError, match="unknown seat kind 'human'"):
-        tabletop.host(GAME, url, ["remote", "human"])
+    with pytest.raises(tabletop.InputError, match="one human seat"):
+        tabletop.host(GAME, url, ["human", "remote", "human"])
 
 
 @pytest.mark.slow
@@ -188,7 +188,8 @@ def test_join_as_the_games_own_seats_plays_on_what_the_seat_may_know(server, gam
 
 @pytest.mark.parametrize("args,words", [
     (["host", GAME, "--server", "http://127.0.0.1:1"], "--server: expected a server address ws://HOST:PORT"),
-    (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "remote,human"], "unknown seat kind 'human'"),
+    (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "human,remote,human"], "one human seat"),
+    (["host", GAME, "--server", "ws://127.0.0.1:1", "--seats", "remote,robot"], "unknown seat kind 'robot'"),
     (["host", GAME, "--server", "ws://127.0.0.1:1", "--outcomes", "table:x.json"], "--outcomes: invalid choice"),
     (["join", "ws://127.0.0.1:1/", "--headless"], "url: expected ws://HOST:PORT/CODE"),
     (["join", "ws://127.0.0.1:1/abc", "--as", "ai"], "--as: with --headless"),

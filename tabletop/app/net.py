@@ -33,7 +33,12 @@ def host(request: HostRequest) -> HostedRoom:
     from tabletop.net.client import create_room
     from tabletop.net.room import check_spec
 
-    spec = check_spec("-", request.game, request.seats, request.seed, request.outcomes, request.options,
+    humans = [i for i, kind in enumerate(request.seats) if kind == "human"]
+    if len(humans) > 1:
+        raise InputError("--seats: one human seat (the host's, in its window); the other players join as remote "
+                         "seats with tabletop join")
+    seats = tuple("remote" if kind == "human" else kind for kind in request.seats)   # the host joins it
+    spec = check_spec("-", request.game, seats, request.seed, request.outcomes, request.options,
                       request.on_drop, request.drop_wait)
     try:
         created = asyncio.run(create_room(request.server, spec.game, spec.seats, spec.seed, spec.outcomes,

@@ -48,6 +48,12 @@ def host(args) -> int:
     _echo(f"room {room.code}: {room.game}, seats {seats}, seed {request.seed}, outcomes {request.outcomes}; "
           f"a dropped seat is waited for {request.drop_wait} s, then {then}")
     _echo(f"join: {room.url}")
+    if "human" in request.seats:                  # the host's own seat, in the window
+        colour = room.seats[list(request.seats).index("human")]["colour"]
+        try:
+            return net.join_window(rq.JoinRequest(url=room.url, seat=colour, name="host"), note=_note)
+        except net.NetError as exc:
+            return _failed(exc)
     return 0
 
 

@@ -242,7 +242,7 @@ def _net_commands(sub, games) -> None:
     host.add_argument("--server", required=True, metavar="ws://HOST:PORT", help="the game server")
     host.add_argument("--seats", default="remote,remote",
                       help="comma-separated seats: remote (a client joins to play it), ai or random (played "
-                           "in the room); default remote,remote")
+                           "in the room), human (one at most: yours, the window opens on it); default remote,remote")
     host.add_argument("--seed", type=_seed, default=0, help="the game's seed (default 0)")
     host.add_argument("--outcomes", choices=("physics", "measured"), default="physics",
                       help="physics (the server simulates every chance event; the game can be verified) or "
