@@ -159,3 +159,37 @@ def test_the_window_client_plays_a_king_kong_turn_and_shows_no_other_hand(server
         if p != me:                   # (the others' hands here are stand-ins: never shown, only counted)
             assert f"{COLOURS[p]}" in text
             assert not [name for name in {str(deck[c]) for c in win.state.hands[p]} - own if name in text]
+
+
+@pytest.mark.slow
+def test_the_window_reconnects_by_itself_and_plays_on(server, remote):  # noqa: F811
+    """The window's connection drops mid-game: it says so, its client joins again with the seat's
+    token, the window takes the whole view again (no line twice) and the seat plays on."""
+    import asyncio
+
+    url, data = server
+    room = tabletop.host("king-kong", url, SEATS["king-kong"], seed=7, outcomes="measured")
+    app, win = remote(url, room.code)
+    pump(win, lambda: my_turn(win))
+    lines, step = list(win.match.lines), win.step
+    client = win.link.client
+    asyncio.run_coroutine_threadsafe(client.connection.close(), client._loop).result(10)
+    pump(win, lambda: client.reconnects >= 1 and win.connection == "connected" and my_turn(win))
+    assert "reconnected" in win.hud.notice.getText()
+    assert win.step == step and win.match.lines == lines
+    assert win.hud.lines == lines                 # the log as shown: each line once
+    win.act(win.state.legal_actions()[0])
+    pump(win, lambda: win.step > step)
+
+
+@pytest.mark.slow
+def test_a_spectators_window_shows_no_card(server, remote):  # noqa: F811
+    url, data = server
+    room = tabletop.host("king-kong", url, ["ai", "ai", "ai"], seed=2, outcomes="measured")
+    app, win = remote(url, room.code, spectate=True)
+    assert win.seat is None and win.viewer() == set()
+    pump(win, lambda: win.state.is_terminal() or win.state.round >= 2)
+    deck = win.state.game.deck
+    panel = win.hud.players.getText().replace("\n", " ")
+    assert "cards" in panel and not [c for c in {str(c) for c in deck.cards} if c in panel]
+    assert "watching" in win.hud.status.getText()

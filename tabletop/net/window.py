@@ -33,11 +33,19 @@ class Link:
 
     def __init__(self, server: str, room: str, seat: str | None, name: str | None, spectate: bool):
         self.events: queue.Queue = queue.Queue()
+        self.arrivals: dict[tuple[str, int], float] = {}   # ("commit" | "reveal", chance event) -> when it came
         self.client = SeatClient(server, room, seat, name, spectate, choose=lambda view, legal, step: None,
                                  note=lambda text: self.events.put(("note", text)),
-                                 on_event=lambda kind, *data: self.events.put((kind, *data)),
-                                 give_up_s=FIRST_REACH_S)
+                                 on_event=self._heard, give_up_s=FIRST_REACH_S)
         self.thread = threading.Thread(target=self._run, name="tabletop-join", daemon=True)
+
+    def _heard(self, kind: str, *data) -> None:
+        from tabletop.net import protocol as p
+
+        message = data[0] if data else None
+        if isinstance(message, (p.Commit, p.Reveal)):
+            self.arrivals.setdefault((message.TYPE, message.chance), time.perf_counter())
+        self.events.put((kind, *data))
 
     def start(self) -> "Link":
         self.thread.start()
@@ -115,6 +123,7 @@ class RemoteWindow(GameWindow):
         self.throws_checked = 0
         self.throws_mismatched = 0
         self.throws_unchecked = 0
+        self.throw_times: list[dict] = []   # each checked throw: from its commitment, and from its reveal, to its motion
         self.joined_mid_game = False
         self.legal, self.legal_step, self.sent_step = None, None, None
         self.step = -1
@@ -334,6 +343,11 @@ class RemoteWindow(GameWindow):
             motion_sha256(quantize_motion(motion)) == reveal.motion_sha256
         if label == reveal.outcome and same_hash:
             self.throws_checked += 1
+            now = time.perf_counter()
+            came = self.link.arrivals
+            self.throw_times.append({"event": event,
+                                     "commit_to_motion_s": now - came.get(("commit", reveal.chance), now),
+                                     "reveal_to_motion_s": now - came.get(("reveal", reveal.chance), now)})
             self.hud.set_notice(f"{event} {label}: checked - re-simulated here from the seed committed before it, "
                                 f"the same outcome and motion ({self.throws_checked} checked)")
             return motion
