@@ -166,3 +166,83 @@ def test_undo_and_redo_by_a_real_click_and_real_keys(display, tmp_path):
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["moved"] == out["before"] + 1, out
     assert out["undone"] == out["before"] and out["redone"] == out["moved"] and out["again"] == out["before"], out
+
+
+ONLINE_SCRIPT = textwrap.dedent('''
+    import json, subprocess, sys, time
+    import tabletop
+    from tabletop.net.window import open_remote
+    from tabletop.games.king_kong.rules import Move, Phase
+
+    server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--port", "0", "--data", "rooms"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    url = server.stdout.readline().split()[2]
+    room = tabletop.host("king-kong", url, ["remote", "ai", "ai"], seed=5, outcomes="physics")
+    app, win = open_remote(url, room.code, None, "Ann", False, size=(1280, 720), offscreen=False, pace=0.0)
+
+    def pump(until, limit=120.0):
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and not until():
+            win.take_events()
+            win.finish_animation()
+            app.render_frame()
+        return until()
+
+    def mine():
+        return win.legal is not None and win.legal_step == win.step and not win.waiting()
+
+    me = win.seat
+    for _ in range(100):                       # on to a move of the pawn's (the server rolls its die)
+        pump(lambda: mine() or win.state.is_terminal())
+        s = win.state
+        if s.phase is Phase.MOVE and sum(isinstance(a, Move) for a in s.legal_actions()) > 1:
+            break
+        step = win.step
+        win.act(s.legal_actions()[-1])
+        pump(lambda: win.step > step)
+    for _ in range(3):
+        app.render_frame()
+    w = app.base.win
+    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                         check=True).stdout.split()[0]
+
+    def click(point):
+        fx, fy = app.project(point)
+        x, y = int((fx + 1) / 2 * w.get_x_size()), int((1 - fy) / 2 * w.get_y_size())
+        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
+        for _ in range(3):
+            app.render_frame()
+        subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
+        for _ in range(20):                  # until the window has taken the click
+            app.render_frame()
+            time.sleep(0.02)
+
+    click(win.adapter.piece_positions(win.state)[me])
+    lit, selected = len(win.destinations), win.selected
+    far = max((d for d in win.destinations if isinstance(d.action, Move)), key=lambda d: d.position[1])
+    step = win.step
+    click(far.position)
+    pump(lambda: win.step > step)
+    print(json.dumps({"selected": selected, "me": me, "lit": lit, "to": far.action.to, "step": step,
+                      "at": win.state.pos[me], "checked": win.throws_checked, "mismatched": win.throws_mismatched,
+                      "notice": win.hud.notice.getText()}))
+    win.close()
+    app.destroy()
+    server.terminate()
+    server.wait(30)
+''')
+
+
+@pytest.mark.slow
+def test_a_king_kong_move_in_the_online_window_by_real_clicks(display, tmp_path):
+    """`tabletop join`'s window on a King Kong seat of a room on a `tabletop serve` process: a real
+    click on the pawn lights its spaces, a real click on the farthest one sends the move, and the
+    server's next view has the pawn there; every throw re-simulated in the window matched."""
+    env = dict(os.environ, DISPLAY=display)
+    run = subprocess.run([sys.executable, "-c", ONLINE_SCRIPT], capture_output=True, text=True, env=env, timeout=240,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["selected"] == out["me"] and out["lit"] > 1, out
+    assert out["at"] == out["to"], out["notice"]
+    assert out["checked"] >= 1 and out["mismatched"] == 0, out
