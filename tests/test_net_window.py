@@ -151,7 +151,7 @@ def test_the_window_client_plays_a_king_kong_turn_and_shows_no_other_hand(server
     assert win.sent_step == step
     pump(win, lambda: win.step > step)
     assert win.state.pos[me] == option.action.to        # the server moved the pawn where it was clicked
-    text = win.hud.players.getText().replace("\n", " ")      # the players panel as drawn
+    text = " ".join(win.hud.players.getText().split())      # the players panel as drawn (rows unwrapped)
     deck = s.game.deck
     own = {str(deck[c]) for c in win.state.hands[me]}
     assert own and all(name in text for name in own)
@@ -190,6 +190,6 @@ def test_a_spectators_window_shows_no_card(server, remote):  # noqa: F811
     assert win.seat is None and win.viewer() == set()
     pump(win, lambda: win.state.is_terminal() or win.state.round >= 2)
     deck = win.state.game.deck
-    panel = win.hud.players.getText().replace("\n", " ")
+    panel = " ".join(win.hud.players.getText().split())
     assert "cards" in panel and not [c for c in {str(c) for c in deck.cards} if c in panel]
     assert "watching" in win.hud.status.getText()
