@@ -203,10 +203,11 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, words):
     assert words in err and err.count("\n") == 1, err
 
 
-def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys):
+def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys, monkeypatch):
     assert main(["host", GAME, "--server", "ws://127.0.0.1:9", "--seats", "remote,remote"]) == 1
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and err.count("\n") == 1, err
+    monkeypatch.setattr("tabletop.net.window.FIRST_REACH_S", 0.5)   # (5 s as shipped)
     assert main(["join", "ws://127.0.0.1:9/abc"]) == 1          # the window's join: a few seconds, one line
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and "Traceback" not in err, err

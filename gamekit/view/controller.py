@@ -14,7 +14,6 @@ event, the window plays it back, then `apply()`), so an all-AI game in the windo
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -222,7 +221,11 @@ class GameWindow:
         event = s.chance_event
         self.hud.set_prompt("")
         label = self.match.draw()
-        motion = self.source.motions[-1]
+        self.watch(s, event, self.source.motions[-1], lambda: self._apply(ChanceOutcome(label)))
+
+    def watch(self, s, event: str, motion, done: Callable[[], None]) -> None:
+        """Play back `motion`, the simulation of chance event `event` at state `s`, in real time
+        (the camera following what the adapter says to follow); `done` once it has settled."""
         states = motion.states()
         hidden = self.adapter.hidden_during(s, event)
         for name, look in motion.looks.items():
@@ -251,7 +254,7 @@ class GameWindow:
             self.adapter.after_motion(self.app, s, event, motion)
             for name in hidden:
                 self.app.show_body(name, True)
-            self._apply(ChanceOutcome(label))
+            done()
 
         if follow_track and self.follow and self._camera_back is None:
             self._camera_back = (Vec3(self.app.camera.target), self.app.camera.distance)

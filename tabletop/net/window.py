@@ -301,7 +301,7 @@ class RemoteWindow(GameWindow):
         if chance:
             motion = self._replayed(before, event, after)
             if motion is not None:
-                self._play_motion(before, event, motion, shown)
+                self.watch(before, event, motion, shown)
                 return
         self._hop(before, after, shown)
 
@@ -361,44 +361,6 @@ class RemoteWindow(GameWindow):
                             f"{'' if same_hash else ' and another motion'}, the server said {reveal.outcome} "
                             f"(another build, or not the throw it committed to)")
         return None
-
-    def _play_motion(self, before, event: str, motion, done) -> None:
-        """Play the re-simulated motion back as local play does (GameWindow.chance)."""
-        from panda3d.core import Vec3
-
-        states = motion.states()
-        hidden = self.adapter.hidden_during(before, event)
-        for name, look in motion.looks.items():
-            self.app.add_body(name, look)
-            color = self.adapter.motion_color(before, event, name)
-            if color is not None:
-                self.app.recolor(name, color)
-        for name in self.app.take_new_bodies():
-            self.adapter.decorate_body(self.app, name)
-        for name in hidden:
-            self.app.show_body(name, False)
-        track = self.adapter.follow_track(before, event, motion)
-
-        def show(t: float) -> None:
-            i = motion.index_at(t)
-            if i >= 0:
-                self.app.set_poses(states[i])
-
-        def follow(t: float):
-            i = motion.index_at(t)
-            pose = states[i].get(track) if i >= 0 and track else None
-            return None if pose is None else pose[:3]
-
-        def finish() -> None:
-            show(motion.duration)
-            self.adapter.after_motion(self.app, before, event, motion)
-            for name in hidden:
-                self.app.show_body(name, True)
-            done()
-
-        if track and self.follow and self._camera_back is None:
-            self._camera_back = (Vec3(self.app.camera.target), self.app.camera.distance)
-        self.anim = Animation(max(motion.duration, 0.3), show, finish, follow=follow if track else None)
 
     # -- the seat's decisions: sent to the server ---------------------------------------------------
     def act(self, action) -> None:
