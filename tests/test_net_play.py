@@ -203,11 +203,22 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, words):
     assert words in err and err.count("\n") == 1, err
 
 
+def test_with_no_display_the_window_commands_say_so_before_they_reach_the_server(capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    for args in (["join", "ws://127.0.0.1:9/abc"], ["host", GAME, "--server", "ws://127.0.0.1:9", "--seats",
+                                                     "human,ai"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert "no display available for the 3D window" in err and err.count("\n") == 1, err
+
+
 def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys, monkeypatch):
     assert main(["host", GAME, "--server", "ws://127.0.0.1:9", "--seats", "remote,remote"]) == 1
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and err.count("\n") == 1, err
     monkeypatch.setattr("tabletop.net.window.FIRST_REACH_S", 0.5)   # (5 s as shipped)
+    monkeypatch.setenv("DISPLAY", ":99")                               # (never opened: the server is out of reach)
     assert main(["join", "ws://127.0.0.1:9/abc"]) == 1          # the window's join: a few seconds, one line
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and "Traceback" not in err, err

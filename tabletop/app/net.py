@@ -11,7 +11,7 @@ from tabletop.app.results import HostedRoom, JoinedSeat
 from tabletop.net.client import NetError, Refused
 from tabletop.sim.errors import InputError
 
-__all__ = ["NetError", "host", "join", "join_window", "serve"]
+__all__ = ["NetError", "check_window", "host", "join", "join_window", "serve"]
 
 BAD_INPUT = {"bad-request", "unknown-room", "room-full", "bad-token", "spectator"}
 
@@ -33,10 +33,6 @@ def host(request: HostRequest) -> HostedRoom:
     from tabletop.net.client import create_room
     from tabletop.net.room import check_spec
 
-    humans = [i for i, kind in enumerate(request.seats) if kind == "human"]
-    if len(humans) > 1:
-        raise InputError("--seats: one human seat (the host's, in its window); the other players join as remote "
-                         "seats with tabletop join")
     seats = tuple("remote" if kind == "human" else kind for kind in request.seats)   # the host joins it
     spec = check_spec("-", request.game, seats, request.seed, request.outcomes, request.options,
                       request.on_drop, request.drop_wait)
@@ -71,6 +67,15 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
                       client.reconnects)
 
 
+def check_window() -> None:
+    """InputError (one line) where the 3D window cannot open: before a room or a seat is taken for it."""
+    from tabletop.sim.view.app import has_display
+
+    if not has_display():
+        raise InputError("no display available for the 3D window: play the seat with `tabletop join URL --headless "
+                         "--as ai` (or random, plan, solved), or watch with --headless --spectate")
+
+
 def join_window(request: JoinRequest, note: Callable[[str], None] | None = None) -> int:
     """The request's seat played in the 3D window (or the game watched) until the window closes.
     A code, seat or token the room does not take is an InputError, as is a window that cannot open
@@ -79,6 +84,7 @@ def join_window(request: JoinRequest, note: Callable[[str], None] | None = None)
     from tabletop.net.window import open_remote
 
     server, code = split_join_url(request.url)
+    check_window()
     try:
         app, window = open_remote(server, code, request.seat, request.name, request.spectate, note=note)
     except Refused as exc:

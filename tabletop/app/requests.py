@@ -458,6 +458,9 @@ class HostRequest(GameRun):
 
         super().__post_init__()
         self.server = server_url(_text(self.server, "server", optional=False))
+        if list(self.seats).count("human") > 1:
+            raise InputError("--seats: one human seat (the host's, in its window); the other players join as "
+                             "remote seats with tabletop join")
 
 
 BOTS = ("random", "ai", "plan", "solved")    # the seats a client plays with no window (the game's own kinds)

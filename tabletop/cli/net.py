@@ -39,6 +39,8 @@ def host(args) -> int:
     request = rq.HostRequest(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
                              options=given_options(args), server=args.server, on_drop=args.on_drop,
                              drop_wait=args.drop_wait)
+    if "human" in request.seats:
+        net.check_window()                        # before the room is made for the window
     try:
         room = net.host(request)
     except net.NetError as exc:
