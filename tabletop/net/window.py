@@ -265,8 +265,8 @@ class RemoteWindow(GameWindow):
             self.ended = f"the connection ended: {event[1]}"
             self.hud.set_notice(self.ended)
             self.hud.set_prompt("press Q to quit")
-        elif kind == "done":
-            self.ended = "the game is over"
+        elif kind == "done":              # the client's game is over: the views say the rest
+            pass
 
     def _view(self, message, view: dict) -> None:
         """A view of the server's: the position it gives shown, from the one shown (a move hopped
@@ -351,7 +351,7 @@ class RemoteWindow(GameWindow):
             self.hud.set_notice(f"{event} {label}: checked - re-simulated here from the seed committed before it, "
                                 f"the same outcome and motion ({self.throws_checked} checked)")
             return motion
-        if self.joined_mid_game:
+        if self.joined_mid_game and self.source.start is not None:   # a device that starts where it last stopped
             self.throws_unchecked += 1
             self.hud.set_notice(f"{event} {reveal.outcome}: not checked (joined mid-game: the table before it "
                                 f"is not known here)")
@@ -388,6 +388,8 @@ class RemoteWindow(GameWindow):
     def waiting(self) -> str:
         if self.match is None:
             return "waiting for the room"
+        if self.ended is not None and not self.state.is_terminal():
+            return f"{self.ended}: press Q to quit"
         if self.sent_step is not None:
             return "wait: your move is on its way to the server"
         s = self.state
