@@ -16,7 +16,7 @@ from tabletop.sim.errors import InputError
 FRONT_END_ONLY = {"help", "quiet", "command", "no_record", "headless"}
 COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "sweep": rq.SweepRequest,
             "validate": rq.ValidateRequest, "bench": rq.BenchRequest, "analyze": rq.AnalyzeRequest,
-            "play": (rq.WindowRequest, rq.ResumeRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
+            "play": (rq.WindowRequest, rq.ResumeRequest, rq.HostRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
             "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest,
             "calibrate": rq.CalibrateRequest, "review": rq.ReviewRequest}
 

@@ -196,6 +196,9 @@ def test_join_as_the_games_own_seats_plays_on_what_the_seat_may_know(server, gam
     (["join", "ws://127.0.0.1:1/abc", "--headless", "--spectate", "--seat", "red"], "--spectate takes no --seat"),
     (["join", "ws://127.0.0.1:1/abc", "--headless", "--as", "human"], "--as: invalid choice"),
     (["serve", "--port", "70000"], "--port: a port from 0 to 65535"),
+    (["play", "knossos", "--online", "ws://127.0.0.1:1", "--headless"], "--online: not with --headless"),
+    (["play", "knossos", "--online", "http://127.0.0.1:1"], "expected a server address ws://HOST:PORT"),
+    (["play", "knossos", "--online", "ws://127.0.0.1:1", "--seats", "human,human"], "one human seat"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, words):
     assert main(args) == 2
@@ -207,7 +210,7 @@ def test_with_no_display_the_window_commands_say_so_before_they_reach_the_server
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     for args in (["join", "ws://127.0.0.1:9/abc"], ["host", GAME, "--server", "ws://127.0.0.1:9", "--seats",
-                                                     "human,ai"]):
+                                                     "human,ai"], ["play", "knossos", "--online", "ws://127.0.0.1:9"]):
         assert main(args) == 2
         err = capsys.readouterr().err
         assert "no display available for the 3D window" in err and err.count("\n") == 1, err
@@ -222,6 +225,20 @@ def test_a_server_out_of_reach_is_one_line_and_exit_1(capsys, monkeypatch):
     assert main(["join", "ws://127.0.0.1:9/abc"]) == 1          # the window's join: a few seconds, one line
     err = capsys.readouterr().err
     assert "cannot reach the server at ws://127.0.0.1:9" in err and "Traceback" not in err, err
+
+
+@pytest.mark.slow
+def test_play_online_makes_the_room_as_host_does(server, capsys):
+    """play GAME --online URL: the room made on the server with the seats given (no human seat here:
+    no window), its join address printed; a headless seat plays it to the end."""
+    url, data = server
+    assert main(["play", "knossos", "--online", url, "--seats", "remote,ai", "--games-to-win", "1",
+                 "--outcomes", "measured", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "knossos, seats red=remote, blue=ai, seed 2, outcomes measured" in out, out
+    address = next(line.split()[1] for line in out.splitlines() if line.startswith("join: "))
+    played = tabletop.join(address, bot="ai")
+    assert played.seat == "red" and played.winner in ("red", "blue")
 
 
 @pytest.mark.slow

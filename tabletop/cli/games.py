@@ -30,6 +30,8 @@ def _echo(line: str) -> None:
 def play(args) -> int:
     from tabletop.app import games
 
+    if args.server is not None:
+        return _online(args)
     if args.resume is not None or args.continue_game:
         return _resume(args)
     if args.from_turn is not None:
@@ -48,6 +50,23 @@ def play(args) -> int:
     if args.screenshot is None:
         window.record = _record(args, args.game, seed)
     return games.play_window(window)
+
+
+def _online(args) -> int:
+    """play GAME --online ws://HOST:PORT: a room made on that server with these seats (default
+    human,remote), the window opened on the human seat: `tabletop host` by another name."""
+    from tabletop.cli.net import host_room
+
+    for given, flag in ((args.resume is not None or args.continue_game, "--resume or --continue"),
+                        (args.headless, "--headless"), (args.screenshot is not None, "--screenshot"),
+                        (args.calibration is not None, "--calibration"), (args.record is not None, "--record")):
+        if given:
+            raise InputError(f"--online: not with {flag} (the server plays and journals the room's game)")
+    if args.game is None:
+        raise InputError("play: name the game")
+    return host_room(rq.HostRequest(game=args.game, seats=args.seats or "human,remote",
+                                    seed=0 if args.seed is None else args.seed, outcomes=args.outcomes,
+                                    options=given_options(args), server=args.server))
 
 
 def _resume(args) -> int:

@@ -34,11 +34,17 @@ def serve(args) -> int:
 
 
 def host(args) -> int:
-    from tabletop.app import net
-
     request = rq.HostRequest(game=args.game, seats=args.seats, seed=args.seed, outcomes=args.outcomes,
                              options=given_options(args), server=args.server, on_drop=args.on_drop,
                              drop_wait=args.drop_wait)
+    return host_room(request)
+
+
+def host_room(request: rq.HostRequest) -> int:
+    """Make the room (`host`, `play --online`), print its join address, and open the window on its
+    human seat when it has one."""
+    from tabletop.app import net
+
     if "human" in request.seats:
         net.check_window()                        # before the room is made for the window
     try:

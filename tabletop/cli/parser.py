@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the replay here (default: GAME-seedS-DATE-TIME.ttr in the user's games folder, "
                            "which `tabletop games` lists)")
     play.add_argument("--no-record", action="store_true", help="write no replay")
+    play.add_argument("--online", dest="server", metavar="ws://HOST:PORT",
+                      help="play on a game server (`tabletop serve`): make a room there with --seats (default "
+                           "human,remote: human is you, in the window; remote a player who joins with the address "
+                           "printed), as `tabletop host` does; --outcomes physics or measured")
 
     recorded = sub.add_parser("games", help="list the recorded games (for play --resume), newest first")
     recorded.add_argument("--folder", type=Path, default=None,
