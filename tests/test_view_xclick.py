@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -246,3 +247,45 @@ def test_a_king_kong_move_in_the_online_window_by_real_clicks(display, tmp_path)
     assert out["selected"] == out["me"] and out["lit"] > 1, out
     assert out["at"] == out["to"], out["notice"]
     assert out["checked"] >= 1 and out["mismatched"] == 0, out
+
+
+@pytest.mark.slow
+def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp_path):
+    """`tabletop play knossos --online URL --seats human,ai`: the room is made, its address printed,
+    a real window opens on the human seat (its title says online); a real Q closes it, exit 0."""
+    env = dict(os.environ, DISPLAY=display)
+    server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--port", "0", "--data", "rooms"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
+    try:
+        url = server.stdout.readline().split()[2]
+        play = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--online", url, "--seats",
+                                 "human,ai", "--games-to-win", "1", "--outcomes", "measured"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        found = subprocess.run(["xdotool", "search", "--sync", "--name", "tabletop - Knossos"], capture_output=True,
+                               text=True, env=env, timeout=120)
+        assert found.stdout.split(), found.stderr
+        title, out, err = "", "", ""
+        for _ in range(20):                 # the window, once it draws (its id as the game's window has it)
+            time.sleep(0.5)
+            ids = subprocess.run(["xdotool", "search", "--name", "tabletop - Knossos"], capture_output=True,
+                                 text=True, env=env).stdout.split()
+            if not ids:
+                continue
+            title = subprocess.run(["xdotool", "getwindowname", ids[-1]], capture_output=True, text=True,
+                                   env=env).stdout
+            # (xdotool may say BadWindow: the window closed on the key before it was done with it)
+            subprocess.run(["xdotool", "key", "--window", ids[-1], "q"], capture_output=True, env=env)
+            try:
+                out, err = play.communicate(timeout=1)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        else:
+            play.kill()
+            out, err = play.communicate()
+    finally:
+        server.kill()                       # (its graceful stop is another test's)
+        server.wait(30)
+    assert "(online)" in title, title
+    assert play.returncode == 0, err[-2000:]
+    assert "join: ws://" in out and "Traceback" not in err, (out, err)
