@@ -17,7 +17,33 @@ import pytest
 pytestmark = pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool")),
                                 reason="needs Xvfb and xdotool (Debian packages xvfb, xdotool)")
 
-SCRIPT = textwrap.dedent('''
+CLICKER = textwrap.dedent('''
+    import subprocess, time
+
+
+    def clicker(app):
+        """click(point): the mouse moved to a 3D point of the table and clicked, by the X server's test
+        extension, then frames drawn until the window has taken the click."""
+        for _ in range(3):
+            app.render_frame()
+        w = app.base.win
+        wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                             check=True).stdout.split()[0]
+
+        def click(point):
+            fx, fy = app.project(point)
+            x, y = int((fx + 1) / 2 * w.get_x_size()), int((1 - fy) / 2 * w.get_y_size())
+            subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
+            for _ in range(3):
+                app.render_frame()
+            subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
+            for _ in range(20):
+                app.render_frame()
+                time.sleep(0.02)
+        return click
+''')
+
+SCRIPT = CLICKER + textwrap.dedent('''
     import json, subprocess, sys, time
     from tabletop.games.registry import GAMES
     from tabletop.gamekit.view.window import open_game
@@ -40,22 +66,7 @@ SCRIPT = textwrap.dedent('''
     ctrl.finish_animation()
     ctrl._apply(ChanceOutcome("5"))           # the test's roll: a 5 from Start
     ctrl.finish_animation()
-    for _ in range(3):
-        app.render_frame()
-    win = app.base.win
-    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
-                         check=True).stdout.split()[0]
-
-    def click(point):
-        fx, fy = app.project(point)
-        x, y = int((fx + 1) / 2 * win.get_x_size()), int((1 - fy) / 2 * win.get_y_size())
-        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
-        for _ in range(3):
-            app.render_frame()
-        subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
-        for _ in range(20):                  # until the window has taken the click
-            app.render_frame()
-            time.sleep(0.02)
+    click = clicker(app)
 
     click(ctrl.adapter.piece_positions(ctrl.state)[me])
     lit = len(ctrl.destinations)
@@ -169,7 +180,7 @@ def test_undo_and_redo_by_a_real_click_and_real_keys(display, tmp_path):
     assert out["undone"] == out["before"] and out["redone"] == out["moved"] and out["again"] == out["before"], out
 
 
-ONLINE_SCRIPT = textwrap.dedent('''
+ONLINE_SCRIPT = CLICKER + textwrap.dedent('''
     import json, subprocess, sys, time
     import tabletop
     from tabletop.net.window import open_remote
@@ -201,22 +212,7 @@ ONLINE_SCRIPT = textwrap.dedent('''
         step = win.step
         win.act(s.legal_actions()[-1])
         pump(lambda: win.step > step)
-    for _ in range(3):
-        app.render_frame()
-    w = app.base.win
-    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
-                         check=True).stdout.split()[0]
-
-    def click(point):
-        fx, fy = app.project(point)
-        x, y = int((fx + 1) / 2 * w.get_x_size()), int((1 - fy) / 2 * w.get_y_size())
-        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
-        for _ in range(3):
-            app.render_frame()
-        subprocess.run(["xdotool", "click", "--window", wid, "1"], check=True)
-        for _ in range(20):                  # until the window has taken the click
-            app.render_frame()
-            time.sleep(0.02)
+    click = clicker(app)
 
     click(win.adapter.piece_positions(win.state)[me])
     lit, selected = len(win.destinations), win.selected
