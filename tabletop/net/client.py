@@ -119,13 +119,14 @@ def bot_chooser(kind: str, seed: int) -> Callable:
 
 def mirror_of(definition, config: dict, mirror: dict, seat, cache: dict):
     """The position of a view's `mirror`, built again only when it must be: a history mirror's new
-    steps are applied to the one built last (kept in `cache`)."""
+    steps are applied to a copy of the one built last (kept in `cache`): a position returned is never
+    changed after (the window holds it as the one shown until the next is played out)."""
     from tabletop.gamekit.record import decode_action
 
     held = cache.get("mirror")
     if "history" in mirror and held is not None and held[0] <= len(mirror["history"]) and \
             mirror["history"][:held[0]][-1:] == held[1]:
-        state = held[2]
+        state = held[2].clone()
         for encoded in mirror["history"][held[0]:]:
             state.apply(decode_action(definition, encoded))
     else:
