@@ -24,7 +24,64 @@ def serve(request: ServeRequest, on_ready: Callable[[str], None] | None = None,
     from tabletop.sim.output import check_output_dir
 
     check_output_dir(request.data, "--data")
-    asyncio.run(run(request.host, request.port, request.data, on_ready, note))
+    _check_listen(request.host, request.port)
+    listening: list[str] = []
+
+    def ready(url: str) -> None:
+        listening.append(url)
+        if on_ready is not None:
+            on_ready(url)
+    try:
+        asyncio.run(run(request.host, request.port, request.data, ready, note))
+    except OSError as exc:
+        if listening or not _listen_error(exc):
+            raise
+        raise InputError(_listen_refusal(request.host, request.port, exc)) from None
+
+
+def _listen_error(exc: OSError) -> bool:
+    import errno
+    import socket
+
+    return isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES)
+
+
+def _listen_refusal(host: str, port: int, exc: OSError) -> str:
+    """The one line for an address the server cannot listen on."""
+    import errno
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return f"--host: {host!r} is not an address or a name this machine can resolve ({exc.strerror or exc})"
+    if exc.errno == errno.EADDRINUSE:
+        return (f"--port: port {port} on {host} is already in use (another server?): give another --port, or "
+                f"--port 0 for a free one")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return (f"--host: this machine has no address {host} to listen on (127.0.0.1: this machine only; "
+                f"0.0.0.0: every address it has)")
+    if exc.errno == errno.EACCES:
+        return f"--port: this user may not listen on port {port} of {host} (ports below 1024 need privileges)"
+    return f"--host/--port: cannot listen on {host}:{port}: {exc.strerror or exc}"
+
+
+def _check_listen(host: str, port: int) -> None:
+    """InputError (one line) where the server could not listen on host:port (in use, an address
+    this machine does not have, a name that does not resolve): checked before any room is restored.
+    Bound as asyncio's server binds (SO_REUSEADDR, IPv6 sockets IPv6 only), then closed."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in infos:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+    except OSError as exc:
+        if _listen_error(exc):
+            raise InputError(_listen_refusal(host, port, exc)) from None
+        raise
 
 
 def host(request: HostRequest) -> HostedRoom:
@@ -54,6 +111,8 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
     from tabletop.net.client import SeatClient, bot_chooser, random_chooser, split_join_url
 
     server, code = split_join_url(request.url)
+    if not request.spectate and request.bot != "random":
+        _check_bot_for_room(server, code, request.bot)
     choose = None if request.spectate else random_chooser(request.seed) if request.bot == "random" else \
         bot_chooser(request.bot, request.seed)
     client = SeatClient(server, code, request.seat, request.name, request.spectate, choose, emit, note)
@@ -65,6 +124,23 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
         raise
     return JoinedSeat(code, client.colour, list(client.log), list(view.get("result", [])), view.get("winner"),
                       client.reconnects)
+
+
+def _check_bot_for_room(server: str, code: str, bot: str) -> None:
+    """InputError (one line) where the room's game has no seat of kind `bot` for a client: asked
+    before the seat is taken (as a spectator that leaves at once), so that no seat is taken by a
+    client that could not play it. A server that cannot be asked now is left to the seat's client."""
+    from tabletop.games.registry import GAMES
+    from tabletop.net.client import check_bot, room_game
+
+    try:
+        game = asyncio.run(room_game(server, code))
+    except Refused as exc:
+        if exc.code in BAD_INPUT:
+            raise InputError(exc.message) from None
+        raise
+    if game in GAMES:
+        check_bot(GAMES[game], bot)
 
 
 def check_window() -> None:

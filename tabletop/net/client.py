@@ -21,6 +21,8 @@ from tabletop.sim.errors import InputError
 FIRST_DELAY_S = 0.25      # the first wait before reconnecting; doubled each failed try ...
 MAX_DELAY_S = 5.0         # ... up to this
 GIVE_UP_S = 60.0          # no connection for this long: the client gives up
+FIRST_REACH_S = 5.0       # ... and this long where it never reached the server (a wrong address, none started)
+CREATE_ANSWER_S = 30.0    # a room asked for and no answer in this long: the client gives up
 MAX_REFUSALS = 10         # actions refused in a row before the client gives up
 FATAL = {"unknown-room", "room-full", "bad-token", "version", "room-closed", "spectator", "not-joined"}
 
@@ -86,6 +88,13 @@ def game_of(view: dict):
     return definition, config, options, None if colour is None else definition.colours.index(colour)
 
 
+def check_bot(definition, kind: str) -> None:
+    """InputError where `definition`'s game has no seat of `kind` that a client can play (`--as`)."""
+    if kind not in definition.seat_kinds or kind == "human":
+        raise InputError(f"--as: {definition.name} has no {kind!r} seat (its seats: "
+                         f"{', '.join(k for k in definition.seat_kinds if k != 'human')})")
+
+
 def bot_chooser(kind: str, seed: int) -> Callable:
     """A seat played by the game's own seat of `kind` ("ai", "plan", ... as `play --seats` names
     them) on the client's mirror of the game (the view's `mirror`: what the seat may know, the rest
@@ -100,9 +109,7 @@ def bot_chooser(kind: str, seed: int) -> Callable:
     def choose(view: dict, legal: list, step: int):
         definition, config, options, seat = game_of(view)
         if "seat" not in made:
-            if kind not in definition.seat_kinds or kind == "human":
-                raise InputError(f"--as: {definition.name} has no {kind!r} seat (its seats: "
-                                 f"{', '.join(k for k in definition.seat_kinds if k != 'human')})")
+            check_bot(definition, kind)
             from tabletop.app.sources import play_outcomes
 
             made["source"] = definition.make_source(play_outcomes(definition, "measured"))
@@ -146,15 +153,27 @@ async def create_room(server: str, game: str, seats, seed: int, outcomes: str, o
                       drop_wait: int = 60) -> p.Created:
     """Make a room on `server`; its `created` message. Refused when the server will not make it,
     NetError when the server cannot be reached."""
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
     try:
         ws = await _connect(server)
+    except InvalidHandshake as exc:      # something answers there, not a websocket server
+        raise InputError(f"{server} is not a tabletop game server (it answered, but not as a websocket server "
+                         f"does: {exc})") from None
     except (OSError, TimeoutError) as exc:
         raise NetError(f"cannot reach the server at {server}: {exc}") from None
     try:
         await ws.send(p.encode(p.Create(game, tuple(seats), seed, outcomes, dict(options), on_drop, drop_wait)))
-        answer = p.parse(await ws.recv(), "server")
-    except p.ProtocolError as exc:
-        raise NetError(f"the server at {server} does not speak this protocol: {exc}") from None
+        answer = p.parse(await asyncio.wait_for(ws.recv(), CREATE_ANSWER_S), "server")
+    except TimeoutError:
+        raise NetError(f"the server at {server} did not answer the room asked for in {CREATE_ANSWER_S:g} s") \
+            from None
+    except p.ProtocolError as exc:       # a websocket server that speaks something else
+        raise InputError(f"{server} is not a tabletop game server (it does not speak this protocol: {exc})") \
+            from None
+    except ConnectionClosed as exc:
+        raise InputError(f"{server} is not a tabletop game server (it closed the connection without answering "
+                         f"the room asked for: {exc})") from None
     finally:
         await ws.close()
     if isinstance(answer, p.Error):
@@ -162,6 +181,30 @@ async def create_room(server: str, game: str, seats, seed: int, outcomes: str, o
     if not isinstance(answer, p.Created):
         raise NetError(f"the server answered a create with {answer.TYPE}")
     return answer
+
+
+async def room_game(server: str, room: str) -> str | None:
+    """The game of `room` on `server`, asked as a spectator that leaves at once (no seat is taken);
+    None where the server cannot be asked now (the seat's own connection then tries again and says
+    why). Refused when the server refuses the room (an unknown code)."""
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+    try:
+        ws = await _connect(server)
+    except (OSError, TimeoutError, InvalidHandshake):
+        return None
+    try:
+        await ws.send(p.encode(p.Join(room, spectate=True)))
+        while True:
+            answer = p.parse(await asyncio.wait_for(ws.recv(), CREATE_ANSWER_S), "server")
+            if isinstance(answer, p.Error):
+                raise Refused(answer.code, answer.message)
+            if isinstance(answer, p.Joined):
+                return answer.game
+    except (p.ProtocolError, ConnectionClosed, TimeoutError, OSError):
+        return None
+    finally:
+        await ws.close()
 
 
 class SeatClient:
@@ -206,18 +249,25 @@ class SeatClient:
         delay, lost_at = FIRST_DELAY_S, None
         from websockets.exceptions import InvalidHandshake
 
+        reached = False                  # a connection was up once: a drop is waited out for give_up_s
         while not self._stopping:
             try:
                 ws = await _connect(self.server)
             except (OSError, TimeoutError, InvalidHandshake) as exc:   # (a server starting: no answer yet)
                 lost_at = lost_at or loop.time()
-                if loop.time() - lost_at > self.give_up_s:
-                    raise NetError(f"cannot reach the server at {self.server} (for {self.give_up_s:g} s): {exc}") \
-                        from None
-                self.note(f"cannot reach the server ({exc}): trying again in {delay:g} s")
-                await asyncio.sleep(delay)
+                limit = self.give_up_s if reached else min(self.give_up_s, FIRST_REACH_S)
+                if loop.time() - lost_at > limit:
+                    if not reached and isinstance(exc, InvalidHandshake):
+                        raise InputError(f"{self.server} is not a tabletop game server (it answered, but not as "
+                                         f"a websocket server does: {exc})") from None
+                    raise NetError(f"cannot reach the server at {self.server} (for {limit:g} s): {exc}") from None
+                wait = max(0.05, min(delay, limit - (loop.time() - lost_at) + 0.05))
+                if reached:                  # (never reached: one line at the end, if it comes to that)
+                    self.note(f"cannot reach the server ({exc}): trying again in {wait:.2g} s")
+                await asyncio.sleep(wait)
                 delay = min(delay * 2, MAX_DELAY_S)
                 continue
+            reached = True
             self.connection = ws
             try:
                 if await self._session(ws):
