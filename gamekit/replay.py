@@ -18,6 +18,7 @@ checked against the header's commitment and every reveal against the secret.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +34,8 @@ from tabletop.sim.record import VERSION as FORMAT_VERSION
 from tabletop.sim.record import (TIME_UNIT, QuantizedMotion, ReplayFile, dequantize_pose, look_digest, motion_sha256,
                                   quantize_motion, quantize_pose)
 
-__all__ = ["Divergence", "Verified", "check_game", "compare_motions", "describe", "game_turns", "summary_lines",
-           "verify"]
+__all__ = ["REVEALED", "Divergence", "Summary", "Verified", "check_game", "compare_motions", "describe", "finished",
+           "game_turns", "spectator_lines", "summarize", "summary_lines", "verify"]
 
 
 def check_game(replay: ReplayFile, game: GameDefinition) -> None:
@@ -53,6 +54,85 @@ def summary_lines(replay: ReplayFile) -> list[str]:
     if replay.end is not None:
         lines.extend(replay.end.get("lines", []))
     return lines
+
+
+REVEALED = "showing every hidden card (--reveal)"
+
+
+def finished(replay: ReplayFile) -> bool:
+    """Whether a recorded game was played to its end: its end record holds a result, and not one
+    of a game left before its end. A game cut off (no end record) or left is unfinished."""
+    end = replay.end
+    return end is not None and not (end.get("result") or {}).get("unfinished")
+
+
+def spectator_lines(replay: ReplayFile, game: GameDefinition) -> list[str] | None:
+    """A recorded game's log (the lines after the banner, before the end record's) as a spectator
+    reads it: the game re-driven by its rules from the recorded actions, and its log as the
+    definition's `seat_view` gives it to no seat (viewer None, as the game server gives it to a
+    spectator): a line a seat hides (a card dealt into a hand) in its public form, or left out
+    where it has none. None when the rules do not re-drive the recording to the log it holds."""
+    recorded = list(replay.header.get("initial_events", []))
+    for turn in replay.turns:
+        recorded.extend(turn.events)
+    try:
+        state = game.make_game(replay.header["config"]).new_initial_state()
+        for turn in replay.turns:
+            for step in turn.steps:
+                if "action" in step:
+                    state.apply(decode_action(game, step["action"]))
+    except (InputError, IllegalMoveError, KeyError, TypeError, ValueError):
+        return None
+    if [str(line) for line in state.events] != recorded:
+        return None
+    return list(game.seat_view(state, None)["log"])
+
+
+@dataclass
+class Summary:
+    """What `replay --summary` prints: `lines` (the banner, the log, the result); `hidden`, how many
+    of the log's lines a seat hides (shown in their public form, or left out, unless `revealed`);
+    `revealed`, whether they are shown whole (--reveal, where something is hidden); `note`, the line
+    that says which (None when nothing is hidden)."""
+
+    lines: list[str]
+    hidden: int = 0
+    revealed: bool = False
+
+    @property
+    def note(self) -> str | None:
+        if not self.hidden:
+            return None
+        if self.revealed:
+            return REVEALED
+        return (f"the game is not over: {self.hidden} log line{'s' if self.hidden != 1 else ''} that a seat hides "
+                f"shown only as the other seats saw them (--reveal shows every hidden card)")
+
+
+def summarize(replay: ReplayFile, game: GameDefinition | None = None, reveal: bool = False) -> Summary:
+    """The summary of a replay: the lines `play` printed (`summary_lines`), except that while the
+    recorded game is not over (`finished`) what its seats hide is shown only as a spectator sees it
+    (`spectator_lines`: the definition's own notion of what a viewer may know), unless `reveal`.
+    A finished game's replay shows everything: the game is over, its hands may be known. `game`
+    is the recorded game's definition (None: a recording of device trials, which hides nothing).
+    InputError when the game has private chance (`private_chance`) and the rules cannot re-drive
+    the recording, so what it hides cannot be told."""
+    lines = summary_lines(replay)
+    if game is None or replay.header.get("kind") == "trials" or finished(replay):
+        return Summary(lines)
+    shown = spectator_lines(replay, game)
+    if shown is None:
+        if game.private_chance and not reveal:
+            raise InputError(f"{replay.path}: the rules do not re-drive this unfinished {game.name} game as "
+                             f"recorded, so what its seats hide cannot be told apart (--reveal prints the log "
+                             f"as recorded, every hidden card with it)")
+        return Summary(lines)
+    banner = list(replay.header.get("banner", []))
+    log = lines[len(banner):len(lines) - len((replay.end or {}).get("lines", []))]
+    hidden = sum((Counter(log) - Counter(shown)).values())     # the lines a spectator does not read whole
+    if not hidden or reveal:
+        return Summary(lines, hidden, reveal and bool(hidden))
+    return Summary(banner + shown + lines[len(banner) + len(log):], hidden)
 
 
 def game_turns(replay: ReplayFile) -> int:
@@ -350,6 +430,10 @@ def _verify_trials(replay: ReplayFile, from_turn: int = 0) -> Verified:
         raise InputError(f"{replay.path}: corrupt replay: its header has no usable device config ({exc})") from None
     if not Path(spec).exists():
         raise InputError(f"{replay.path}: the device spec it was recorded with is gone: {spec}")
+    last = replay.turns[-1].number if replay.turns else 0
+    if not 0 <= from_turn <= last:
+        raise InputError(f"--from-turn: the replay holds trials {replay.turns[0].number if replay.turns else 0}"
+                         f"-{last}, not {from_turn}")
     device = make_device(name, spec, overrides)
     frames = 0
     try:

@@ -151,3 +151,129 @@ def test_estimate_records_its_first_trials(tmp_path):
 ])
 def test_bad_record_trials_options(extra, message):
     _one_line_error(*run("estimate", "sticks", *extra), message)
+
+
+# -- what a replay of a game with hidden hands shows (issue 36) -------------------------------------------
+@pytest.fixture
+def unfinished_kong(tmp_path, monkeypatch):
+    """A 3-player King Kong game cut off (Ctrl-C in a seat) after its first rounds: its replay
+    has no end record, and the log holds every hand dealt and every card drawn. Returns the file,
+    and the rules' state re-driven from its history (its hidden log lines are SeatLines)."""
+    import tabletop
+    from tabletop.games.king_kong import ai
+    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.state import replay as redrive
+
+    class Stops(ai.SEATS["ai"]):
+        calls = 0
+
+        def choose(self, state, rng):
+            Stops.calls += 1
+            if Stops.calls > 15:
+                raise KeyboardInterrupt
+            return super().choose(state, rng)
+
+    monkeypatch.setitem(ai.SEATS, "ai", Stops)
+    path = tmp_path / "kong.ttr"
+    rc, out, err = run("play", "king-kong", "--headless", "--seats", "ai,ai,ai", "--seed", "3", "--outcomes",
+                       "uniform", "--record", path)
+    assert rc == 130 and ReplayFile.open(path).end is None
+    replay = tabletop.open_replay(path)
+    state = redrive(GAMES["king-kong"].make_game(replay.config), replay.history)
+    assert not state.is_terminal()
+    return path, state
+
+
+def test_replay_summary_of_an_unfinished_king_kong_game_prints_no_hidden_card(unfinished_kong):
+    """`replay --summary` of a King Kong game that is not over prints every line as a spectator
+    reads it: the hands dealt and the cards drawn (the AI's included) by their number alone, and
+    says so on stderr; `--reveal` prints them whole and says "showing every hidden card"."""
+    from tabletop.gamekit.state import SeatLine
+
+    path, state = unfinished_kong
+    hidden = [line for line in state.events if isinstance(line, SeatLine)]
+    assert len(hidden) >= 4 and any(" is dealt " in line for line in hidden) \
+        and any(" draws " in line for line in hidden)
+    banner = ReplayFile.open(path).header["banner"]
+    rc, out, err = run("replay", path, "--summary")
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines == banner + [line.public if isinstance(line, SeatLine) else line for line in state.events
+                              if not isinstance(line, SeatLine) or line.public]
+    assert not any(line in lines for line in hidden)
+    assert all(re.fullmatch(r"\w+ (is dealt|draws) \d+ cards?", line.public) for line in hidden)
+    assert f"the game is not over: {len(hidden)} log lines that a seat hides" in err and "--reveal" in err
+    assert "showing every hidden card" not in err
+
+    rc, out, err = run("replay", path, "--summary", "--reveal")
+    assert rc == 0 and out.splitlines() == banner + list(state.events)
+    assert all(line in out.splitlines() for line in hidden)
+    assert "showing every hidden card (--reveal)\n" in err and "not over" not in err
+
+
+def test_replay_summary_of_a_finished_king_kong_game_shows_every_hand(tmp_path):
+    """The game is over: its replay hides nothing (the lines play printed, hands and all), with or
+    without --reveal, and says nothing about hidden cards."""
+    path = tmp_path / "done.ttr"
+    rc, played, err = run("play", "king-kong", "--headless", "--seats", "ai,ai", "--seed", "3", "--outcomes",
+                          "uniform", "--record", path)
+    assert rc == 0 and re.search(r" is dealt (Attack|Escape|Safety|Special|Helicopter)", played)
+    for extra in ((), ("--reveal",)):
+        rc, out, err = run("replay", path, "--summary", *extra)
+        assert rc == 0 and out == played and "hidden" not in err
+
+
+def test_a_game_left_before_its_end_is_not_finished():
+    """A replay's game is finished only by an end record with a result that is not a game left."""
+    from types import SimpleNamespace
+
+    from tabletop.gamekit.replay import finished
+
+    assert not finished(SimpleNamespace(end=None))
+    assert not finished(SimpleNamespace(end={"lines": [], "result": {"winner": None, "turns": 5,
+                                                                       "unfinished": True}}))
+    assert finished(SimpleNamespace(end={"lines": [], "result": {"winner": "red", "turns": 5}}))
+
+
+@pytest.mark.parametrize("extra", [["--verify"], ["--frames", "frames"]])
+def test_reveal_where_it_shows_nothing_is_refused(unfinished_kong, tmp_path, extra):
+    path, _ = unfinished_kong
+    _one_line_error(*run("replay", path, "--reveal", *extra), "--reveal: only with --summary or in the playback "
+                                                              "window")
+
+
+def test_the_playback_window_of_an_unfinished_king_kong_game_hides_the_hands(unfinished_kong):
+    """The window's log and players' panel show only what no seat hides while the game is not
+    over, and say so; with reveal they show every hand and say "showing every hidden card"."""
+    pytest.importorskip("panda3d")
+    from tabletop.games.king_kong.labels import COLOURS
+    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.replay import REVEALED
+    from tabletop.gamekit.state import SeatLine
+    from tabletop.gamekit.view.playback import open_replay
+    from tabletop.sim.view.app import ViewError
+
+    path, state = unfinished_kong
+    hidden = [line for line in state.events if isinstance(line, SeatLine)]
+    for reveal in (False, True):
+        try:
+            app, window, _ = open_replay(path, GAMES, size=(480, 270), offscreen=True, reveal=reveal)
+        except ViewError as exc:
+            pytest.skip(f"no graphics pipe: {exc}")
+        try:
+            panels = []
+            window.hud.set_players = panels.append          # what the players' panel is given to show
+            window.show(window.timeline.duration)
+            shown, rows, panel = list(window.hud.lines), window.hidden_rows(), panels[-1]
+            kinds = window.replay.header["config"]["seats"]
+            every, none = (window.adapter.players(window.timeline.final, kinds, seats) for seats in (range(3), ()))
+        finally:
+            window.adapter.close()
+            app.destroy()
+        assert every != none and all(colour in panel for colour in COLOURS[:3])
+        if reveal:
+            assert all(line in shown for line in hidden) and rows == [REVEALED] and panel == every
+        else:
+            assert not any(line in shown for line in hidden)
+            assert all(line.public in shown for line in hidden if line.public)
+            assert "the game is not over" in rows[0] and "--reveal" in rows[-1] and panel == none

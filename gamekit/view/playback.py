@@ -139,16 +139,25 @@ class Timeline:
 class ReplayWindow:
     """Plays a Timeline in a TableApp: play/pause, turn steps, scrubbing, speed, free camera."""
 
-    def __init__(self, app, game, adapter, replay: ReplayFile, review: dict | None = None):
+    def __init__(self, app, game, adapter, replay: ReplayFile, review: dict | None = None, reveal: bool = False):
         """`review`: the game's review (tabletop.gamekit.review's, as `tabletop review --out` writes
-        it), shown in a panel that follows the playback (R shows and hides it)."""
+        it), shown in a panel that follows the playback (R shows and hides it). While the recorded
+        game is not over, the log and the players' panel show only what no seat hides (as a
+        spectator sees them), unless `reveal`; a finished game's replay shows every hand."""
+        from tabletop.gamekit.replay import finished
+
         self.app, self.adapter, self.replay = app, adapter, replay
+        # hiding: what the seats hide kept from the screen; revealing: shown by --reveal (both False: nothing hidden)
+        self.hiding = bool(adapter.hidden_hands) and not finished(replay) and not reveal
+        self.revealing = bool(adapter.hidden_hands) and not finished(replay) and reveal
         self.review = review
         self.show_review = review is not None
         self._reviewed = {r["index"]: r for r in (review or {}).get("steps", [])}
         adapter.build(app)
         app.freeze_labels()
         self.timeline = Timeline(replay, adapter, game)
+        players = self.timeline.state_before(0).game.players
+        self.viewer = () if self.hiding else tuple(range(players))     # whose hidden lines and hands are shown
         from tabletop.sim.view.hud import Hud
         self.hud = Hud(app.base)
         app.frame(self.hud.free_film_rect())
@@ -211,16 +220,29 @@ class ReplayWindow:
     def _hud(self, state, i: int) -> None:
         tl = self.timeline
         if len(state.events) != self._shown_events:
-            self.hud.lines = list(state.events)
+            from tabletop.gamekit.state import seen_by
+
+            self.hud.lines = [line for line in (seen_by(e, self.viewer) for e in state.events) if line]
             self.hud.scroll_back = 0
             self.hud._show_log()
             self._shown_events = len(state.events)
-        self.hud.set_status("\n".join(self.status_rows(i) + [self.adapter.status(state)] + self.review_rows(i)))
+        self.hud.set_status("\n".join(self.status_rows(i) + self.hidden_rows() + [self.adapter.status(state)]
+                                      + self.review_rows(i)))
         kinds = self.replay.header.get("config", {}).get("seats", ["?"] * 8)
-        self.hud.set_players(self.adapter.players(state, kinds, range(state.game.players)))   # a record: every hand
+        self.hud.set_players(self.adapter.players(state, kinds, self.viewer))
         self.hud.set_banner(self.adapter.result(state) if state.is_terminal() else "")
         if self._slider is not None and not self._dragging_slider:
             self._slider["value"] = self.t / max(tl.duration, 1e-9)
+
+    def hidden_rows(self) -> list[str]:
+        """The status panel's word on the hands of a game not over: hidden, or shown (--reveal)."""
+        from tabletop.gamekit.replay import REVEALED
+
+        if self.revealing:
+            return [REVEALED]
+        if self.hiding:
+            return ["hands hidden: the game is not over", "(--reveal shows them)"]
+        return []
 
     def review_rows(self, i: int) -> list[str]:
         """The review panel at step i (none when hidden or there is no review): each seat's win
@@ -439,9 +461,11 @@ def p_row(colours: list, player: dict) -> str:
             f"luck {100 * player['luck']:+.1f}%")
 
 
-def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False, review: dict | None = None):
+def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = False, review: dict | None = None,
+                reveal: bool = False):
     """(app, ReplayWindow, seconds from opening the file to its first frame drawn, the window
-    itself already open); `review` the game's review, shown in a panel."""
+    itself already open); `review` the game's review, shown in a panel; `reveal` every hidden
+    hand shown while the recorded game is not over (ReplayWindow)."""
     from tabletop.gamekit.view.window import make_adapter
     from tabletop.sim.scene import RecordedScene
     from tabletop.sim.view.app import TableApp
@@ -452,7 +476,7 @@ def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = Fal
         replay = ReplayFile.open(path)
         game, seats, options = replay_config(replay, games)
         adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
-        window = ReplayWindow(app, game, adapter, replay, review)
+        window = ReplayWindow(app, game, adapter, replay, review, reveal)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()
     except BaseException:

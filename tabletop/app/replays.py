@@ -72,7 +72,7 @@ def playback(request: ReplayRequest, review: dict | None = None):
     size = parse_size(request.size)
     if request.turns is not None:
         raise InputError("--turns: only with --frames")
-    app, _, opened = open_replay(request.file, GAMES, size=size, review=review)
+    app, _, opened = open_replay(request.file, GAMES, size=size, review=review, reveal=request.reveal)
     return app, opened
 
 
@@ -117,10 +117,20 @@ class Replay:
 
     @property
     def lines(self) -> list[str]:
-        """What `replay --summary` prints: the lines `play` printed (banner, log, result)."""
-        from tabletop.gamekit.replay import summary_lines
+        """What `replay --summary` prints: the lines `play` printed (banner, log, result), while the
+        game is not over without what its seats hide (`summary`)."""
+        return self.summary().lines
 
-        return summary_lines(self.file)
+    def summary(self, reveal: bool = False):
+        """What `replay --summary [--reveal]` prints (tabletop.gamekit.replay.Summary: its `lines`,
+        and its `note`, the line that says what was hidden or revealed): the lines `play` printed;
+        while the recorded game is not over, the cards its seats hide only as a spectator saw them,
+        unless `reveal`. A finished game's summary shows every line."""
+        from tabletop.gamekit.replay import Summary, finished, summarize, summary_lines
+
+        if self.kind != "game" or finished(self.file):
+            return Summary(summary_lines(self.file))
+        return summarize(self.file, replayed_game(self.file), reveal)
 
     @property
     def description(self) -> str:

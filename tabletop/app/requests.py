@@ -402,9 +402,13 @@ class ReplayRequest:
     max_frames: int = 3000
     size: str = SIZE
     review: str | None = None         # the playback's review panel: a review JSON, or "" to review the game now
+    reveal: bool = False              # show what the seats hide while the recorded game is not over
 
     def __post_init__(self):
         self.file = _path(self.file, "file")
+        if _switch(self.reveal, "reveal") and (self.frames is not None or (self.verify and not self.summary)):
+            raise InputError("--reveal: only with --summary or in the playback window (--frames and --verify "
+                             "show no hand)")
         self.review = None if self.review is None else str(self.review)
         if self.review is not None and (self.summary or self.verify or self.frames is not None):
             raise InputError("--review: only in the playback window (not with --summary, --verify or --frames)")

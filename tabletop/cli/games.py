@@ -127,7 +127,7 @@ def replay(args) -> int:
 
     request = rq.ReplayRequest(file=args.file, summary=args.summary, verify=args.verify, from_turn=args.from_turn,
                                frames=args.frames, fps=args.fps, turns=args.turns, max_frames=args.max_frames,
-                               size=args.size, review=args.review)
+                               size=args.size, review=args.review, reveal=args.reveal)
     if not (request.summary or request.verify):
         if request.frames is not None:
             n, capped = replays.frames(request)
@@ -146,7 +146,10 @@ def replay(args) -> int:
     for warning in replay.warnings:
         print(f"tabletop: warning: {warning}", file=sys.stderr)
     if request.summary:
-        print("\n".join(replay.lines))
+        summary = replay.summary(request.reveal)
+        print("\n".join(summary.lines))
+        if summary.note:
+            print(summary.note, file=sys.stderr)
         print(replay.description, file=sys.stderr)
     if request.verify:
         try:

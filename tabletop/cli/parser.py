@@ -149,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
     rep.add_argument("--summary", action="store_true", help="print the game's log and result (no window)")
+    rep.add_argument("--reveal", action="store_true",
+                     help="with --summary or in the window: show every hidden card (the hands) of a game that is not "
+                          "over; without it such a game's replay shows only what no seat hides (a finished game's "
+                          "shows everything)")
     rep.add_argument("--review", nargs="?", const="", metavar="REVIEW.json",
                      help="the playback window with a review panel (R shows and hides it): the review `tabletop "
                           "review FILE --out REVIEW.json` wrote, or with no file the game reviewed now")
