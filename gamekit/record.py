@@ -61,11 +61,10 @@ def decode_action(game, encoded):
         raise InputError(f"corrupt replay: {encoded!r} is not a {game.name} action") from None
 
 
-def games_dir() -> Path:
-    """Where games are recorded when no file is named: GAMES under the user's application data
-    folder (platformdirs: ~/.local/share/tabletop/games on Linux, ~/Library/Application
-    Support/tabletop/games on macOS, %LOCALAPPDATA%\\tabletop\\games on Windows), or under
-    $TABLETOP_DATA when that is set. `tabletop games` lists what is there."""
+def data_dir() -> Path:
+    """The user's application data folder (platformdirs: ~/.local/share/tabletop on Linux,
+    ~/Library/Application Support/tabletop on macOS, %LOCALAPPDATA%\\tabletop on Windows), or
+    $TABLETOP_DATA when that is set."""
     import os
 
     base = os.environ.get(DATA_ENV)
@@ -73,7 +72,14 @@ def games_dir() -> Path:
         import platformdirs
 
         base = platformdirs.user_data_dir("tabletop", appauthor=False)
-    return Path(base) / "games"
+    return Path(base)
+
+
+def games_dir() -> Path:
+    """Where games are recorded when no file is named: GAMES under the user's application data
+    folder (`data_dir`: ~/.local/share/tabletop/games on Linux). `tabletop games` lists what is
+    there."""
+    return data_dir() / "games"
 
 
 # -- the file's parts ---------------------------------------------------------------------------

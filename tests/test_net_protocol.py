@@ -52,38 +52,38 @@ def refused(frame, side: str = "client") -> str:
 
 
 @pytest.mark.parametrize("frame,code", [
-    (b'{"v": 1, "type": "join", "room": "x"}', "bad-message"),          # binary
+    (b'{"v": 2, "type": "join", "room": "x"}', "bad-message"),          # binary
     ("", "bad-message"),
     ("{", "bad-message"),
     ("[1, 2]", "bad-message"),
     ('{"type": "join", "room": "x"}', "bad-message"),                 # no version
     ('{"v": true, "type": "join", "room": "x"}', "bad-message"),
-    ('{"v": 2, "type": "join", "room": "x"}', "version"),
-    ('{"v": 1, "type": "shout"}', "unknown-type"),
-    ('{"v": 1, "type": ["act"]}', "unknown-type"),
-    ('{"v": 1, "type": {"a": 1}}', "unknown-type"),
-    ('{"v": 1, "type": ""}', "unknown-type"),
-    ('{"v": 1, "type": "created", "room": "x", "game": "g", "seats": []}', "unknown-type"),   # a server's
-    ('{"v": 1, "type": "join"}', "bad-message"),                      # no room
-    ('{"v": 1, "type": "join", "room": "x", "admin": true}', "bad-message"),
-    ('{"v": 1, "type": "join", "room": 5}', "bad-message"),
-    ('{"v": 1, "type": "join", "room": ""}', "bad-message"),
-    ('{"v": 1, "type": "join", "room": "x", "spectate": 1}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1.0, "action": ["roll"]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": true, "action": ["roll"]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": -1, "action": ["roll"]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1, "action": []}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1, "action": [3]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1, "action": ["move", {"a": 1}]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1, "action": ["move", 1e400]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 1, "action": ["move", NaN]}', "bad-message"),
-    ('{"v": 1, "type": "act", "token": "t", "step": 99999999999999999999, "action": ["roll"]}', "bad-message"),
-    ('{"v": 1, "type": "create", "game": "g", "seats": ["remote"], "seed": -3}', "bad-message"),
-    ('{"v": 1, "type": "create", "game": "g", "seats": []}', "bad-message"),
-    ('{"v": 1, "type": "create", "game": "g", "seats": ["a"], "options": {"x": [1]}}', "bad-message"),
+    ('{"v": 99, "type": "join", "room": "x"}', "version"),
+    ('{"v": 2, "type": "shout"}', "unknown-type"),
+    ('{"v": 2, "type": ["act"]}', "unknown-type"),
+    ('{"v": 2, "type": {"a": 1}}', "unknown-type"),
+    ('{"v": 2, "type": ""}', "unknown-type"),
+    ('{"v": 2, "type": "created", "room": "x", "game": "g", "seats": []}', "unknown-type"),   # a server's
+    ('{"v": 2, "type": "join"}', "bad-message"),                      # no room
+    ('{"v": 2, "type": "join", "room": "x", "admin": true}', "bad-message"),
+    ('{"v": 2, "type": "join", "room": 5}', "bad-message"),
+    ('{"v": 2, "type": "join", "room": ""}', "bad-message"),
+    ('{"v": 2, "type": "join", "room": "x", "spectate": 1}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1.0, "action": ["roll"]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": true, "action": ["roll"]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": -1, "action": ["roll"]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1, "action": []}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1, "action": [3]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1, "action": ["move", {"a": 1}]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1, "action": ["move", 1e400]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 1, "action": ["move", NaN]}', "bad-message"),
+    ('{"v": 2, "type": "act", "token": "t", "step": 99999999999999999999, "action": ["roll"]}', "bad-message"),
+    ('{"v": 2, "type": "create", "game": "g", "seats": ["remote"], "seed": -3}', "bad-message"),
+    ('{"v": 2, "type": "create", "game": "g", "seats": []}', "bad-message"),
+    ('{"v": 2, "type": "create", "game": "g", "seats": ["a"], "options": {"x": [1]}}', "bad-message"),
     ("[" * 100_000 + "]" * 100_000, "too-large"),
-    ('{"v": 1, "type": "join", "room": "' + "x" * 20_000 + '"}', "too-large"),
-    ('{"v": 1, "type": "join", "room": "' + "é" * 9_000 + '"}', "too-large"),
+    ('{"v": 2, "type": "join", "room": "' + "x" * 20_000 + '"}', "too-large"),
+    ('{"v": 2, "type": "join", "room": "' + "é" * 9_000 + '"}', "too-large"),
     ("[" * 5000 + "]" * 5000, "bad-message"),
     ('"\\ud800"', "bad-message"),
 ])
@@ -94,5 +94,5 @@ def test_a_bad_frame_is_refused_with_a_code(frame, code):
 def test_deep_nesting_under_the_size_limit_is_refused_not_raised():
     for depth in (1000, 3000, 8000):
         assert refused("[" * depth + "]" * depth) == "bad-message"
-        assert refused('{"v": 1, "type": "act", "token": "t", "step": 1, "action": ["m", '
+        assert refused('{"v": 2, "type": "act", "token": "t", "step": 1, "action": ["m", '
                        + "[" * depth + "]" * depth + "]}") in ("bad-message", "too-large")

@@ -207,22 +207,27 @@ def test_joining_taking_a_seat_back_and_the_joins_that_are_refused(tmp_path):
     assert Recorder(hub).send(p.Join("no-such-room"))[0]["code"] == "unknown-room"
     red = Recorder(hub)
     joined, view = red.send(p.Join(code, seat="red", name="Ann"))
-    assert joined["seat"] == "red" and view["log_from"] == 0 and view["view"]["hand"]
+    # the lobby: nothing dealt or thrown before blue's player is there
+    assert joined["seat"] == "red" and not joined["started"] and view["log_from"] == 0 and not view["view"]["hand"]
+    assert view["step"] == 0 and view["legal"] is None and "waiting for blue" in red.notices[-1]["text"]
     assert Recorder(hub).send(p.Join(code, seat="red"))[0]["code"] == "room-full"
     assert Recorder(hub).send(p.Join(code, seat="green"))[0]["code"] == "room-full"
     assert Recorder(hub).send(p.Join(code, seat="purple"))[0]["code"] == "room-full"
     blue = Recorder(hub)
     assert blue.send(p.Join(code))[0]["seat"] == "blue"
+    notices = [json.loads(f)["text"] for f in red.frames if '"type":"notice"' in f]
+    assert handle.started and red.last_view()["view"]["hand"] and "the game starts" in notices[-1]
     assert Recorder(hub).send(p.Join(code))[0]["code"] == "room-full"
     assert Recorder(hub).send(p.Join(code, token="guess"))[0]["code"] == "bad-token"
     assert Recorder(hub).send(p.Join(code, seat="blue", token=red.token))[0]["code"] == "bad-token"
-    assert Recorder(hub).send({"v": 1, "type": "join", "room": code, "spectate": True, "seat": "red"})[0]["code"] \
+    assert Recorder(hub).send({"v": 2, "type": "join", "room": code, "spectate": True, "seat": "red"})[0]["code"] \
         == "bad-message"
     # red comes back on a new connection with its token: its seat, the whole view again
     again = Recorder(hub)
     joined, view = again.send(p.Join(code, token=red.token))
     assert joined["seat"] == "red" and joined["token"] == red.token
-    assert view["view"] == {**red.last_view()["view"], "log": view["view"]["log"]} and view["log_from"] == 0
+    assert {k: v for k, v in view["view"].items() if k != "rules"} == \
+        {**red.last_view()["view"], "log": view["view"]["log"]} and view["log_from"] == 0
     created = [m["seats"] for m in map(json.loads, again.frames) if m["type"] == "joined"][0]
     assert [s["taken"] for s in created] == [True, True, False] and created[0]["name"] == "Ann"
 
@@ -325,12 +330,12 @@ def test_ten_thousand_random_and_mutated_messages_leave_the_room_intact(tmp_path
         view = sender.last_view() or {"step": 0, "legal": None}
         legal = view.get("legal") or [["roll"]]
         templates = [
-            {"v": 1, "type": "act", "token": sender.token or tokens[0], "step": view["step"],
+            {"v": 2, "type": "act", "token": sender.token or tokens[0], "step": view["step"],
              "action": legal[int(rng.integers(len(legal)))]},
-            {"v": 1, "type": "join", "room": code, "token": tokens[int(rng.integers(3))]},
-            {"v": 1, "type": "join", "room": code, "spectate": True},
-            {"v": 1, "type": "join", "room": code, "seat": ["red", "blue", "green", "pink"][int(rng.integers(4))]},
-            {"v": 1, "type": "create", "game": GAME, "seats": ["remote", "remote"], "seed": 1, "outcomes": "measured"},
+            {"v": 2, "type": "join", "room": code, "token": tokens[int(rng.integers(3))]},
+            {"v": 2, "type": "join", "room": code, "spectate": True},
+            {"v": 2, "type": "join", "room": code, "seat": ["red", "blue", "green", "pink"][int(rng.integers(4))]},
+            {"v": 2, "type": "create", "game": GAME, "seats": ["remote", "remote"], "seed": 1, "outcomes": "measured"},
         ]
         roll = rng.random()
         if roll < 0.1:
@@ -478,6 +483,7 @@ def test_a_dropped_seat_is_waited_for_then_played_by_the_ai_until_its_client_com
     rng = np.random.default_rng(1)
     play_seated(handle, players, rng, lambda: handle.step > 10 and handle.to_act == 0)
     red = players[0]
+    heard = len(players[1].frames)
     hub.leave(red.conn)                                       # red's only connection drops on its turn
     [wait] = clock.waiting()
     assert wait.delay == 45 and handle.kinds[0] == "remote"
@@ -487,7 +493,7 @@ def test_a_dropped_seat_is_waited_for_then_played_by_the_ai_until_its_client_com
     assert refused["code"] in ("not-your-turn", "illegal") and handle.step == step and handle.to_act == 0
     clock.fire()                         # the wait is over: the AI plays red, so the room moves on at once
     assert handle.kinds[0] == "ai" and handle.step > step and handle.to_act != 0
-    texts = [json.loads(f)["text"] for f in players[1].frames if '"notice"' in f]
+    texts = [json.loads(f)["text"] for f in players[1].frames[heard:] if '"notice"' in f]
     assert texts[0].startswith("red dropped: waiting 45 s") and "the AI plays it" in texts[1]
     assert json.loads([f for f in players[1].frames if '"notice"' in f][-1])["seats"][0]["played_by"] == "ai"
     assert (tmp_path / handle.code / "seats.jsonl").read_text() == \

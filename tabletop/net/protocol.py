@@ -2,9 +2,11 @@
 every message, and parsing with size limits and type checks (docs/protocol.md is its document).
 
 Every message is one JSON object in one websocket text frame, with `"v"` (the protocol's version)
-and `"type"`. A client sends `create` (a room), `join` (a seat, or to watch) and `act` (its seat's
-action); the server answers `created`, `joined`, `view` (what that connection's seat may know,
-after every action) and `error`. `parse` turns a frame into one of the message dataclasses below or
+and `"type"`. A client sends `create` (a room), `join` (a seat, or to watch), `act` (its seat's
+action), `start` (the host starts a room before its seats are taken), `say` (a chat message) and
+`list` (the open rooms); the server answers `created`, `joined`, `view` (what that connection's
+seat may know, after every action), `notice` (the seats and the lobby), `chat`, `rooms` and
+`error`. `parse` turns a frame into one of the message dataclasses below or
 raises `ProtocolError` (its `code` one of ERRORS); the server answers that with an `error` message
 (`ProtocolError.reply()`), so a bad frame never reaches the connection loop as an exception.
 """
@@ -14,7 +16,7 @@ import json
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
-VERSION = 1
+VERSION = 2
 MAX_MESSAGE_BYTES = 16 * 1024        # the most a client's message may hold; larger: error "too-large"
 MAX_CLIENT_FRAME = 1024 * 1024       # a client's frame over this closes its connection (websocket code 1009)
 MAX_SERVER_FRAME = 16 * 1024 * 1024  # the most a server's message may hold (a whole view of a long game)
@@ -38,6 +40,10 @@ ERRORS = {
     "busy": "the seat's last action is still being applied",
     "room-closed": "the room's game is over or its worker has stopped",
     "paused": "the room is paused until a seat that dropped comes back (its host chose to pause)",
+    "not-started": "the room waits for its seats to be taken (or for its host to start it)",
+    "not-host": "only the room's host (the key `create` gave) can start it",
+    "chat-limit": "a chat message too long, empty once cleaned, or one too many in a short time",
+    "no-listing": "this server does not list its rooms (`tabletop serve --list` does)",
     "internal": "the server failed on the message; the room is unchanged",
 }
 
@@ -209,28 +215,37 @@ class Act:
 @dataclass(frozen=True)
 class Created:
     """server -> client: the room is made; `room` its code (the join code), `seats` each seat's
-    colour and kind."""
+    colour and kind; `host_key` the secret that starts the room before its seats are all taken
+    (`start`)."""
 
     TYPE: ClassVar[str] = "created"
-    CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seats": _objects}
+    CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seats": _objects, "host_key": _text(128, optional=True)}
     room: str
     game: str
     seats: tuple
+    host_key: str | None = None
 
 
 @dataclass(frozen=True)
 class Joined:
     """server -> client: the connection plays `seat` (a colour; None: it watches) of `room`; `token`
-    is the seat's secret, to act and to take the seat back after a drop (None for a spectator)."""
+    is the seat's secret, to act and to take the seat back after a drop (None for a spectator);
+    `started` whether the game has begun (False: the room's lobby, waiting for its seats); a seat
+    whose connections all drop is kept `drop_wait` seconds, then `on_drop` ("ai": the AI plays it
+    until its player is back; "pause": the room waits)."""
 
     TYPE: ClassVar[str] = "joined"
     CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seat": _text(16, optional=True),
-                              "token": _text(128, optional=True), "seats": _objects}
+                              "token": _text(128, optional=True), "seats": _objects, "started": _switch,
+                              "on_drop": _text(20), "drop_wait": _whole(0, 86400)}
     room: str
     game: str
     seat: str | None
     token: str | None
     seats: tuple
+    started: bool = True
+    on_drop: str = "ai"
+    drop_wait: int = 60
 
 
 @dataclass(frozen=True)
@@ -307,15 +322,95 @@ class Notice:
     while the room waits) and whether the room is `paused`."""
 
     TYPE: ClassVar[str] = "notice"
-    CHECKS: ClassVar[dict] = {"room": CODE, "text": _text(400), "seats": _objects, "paused": _switch}
+    CHECKS: ClassVar[dict] = {"room": CODE, "text": _text(400), "seats": _objects, "paused": _switch,
+                              "started": _switch}
     room: str
     text: str
     seats: tuple
     paused: bool = False
+    started: bool = True
 
 
-CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act)}
-SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal, Notice)}
+CHAT_MOST = 300            # characters of a chat message, once cleaned
+CHAT_RAW_MOST = 4000       # characters a `say` may hold before cleaning
+
+
+@dataclass(frozen=True)
+class Start:
+    """client -> server: the host starts room `room` now, with the key `created` gave it: every
+    remote seat not yet taken is played by the room's AI until a player takes it."""
+
+    TYPE: ClassVar[str] = "start"
+    CHECKS: ClassVar[dict] = {"room": CODE, "host_key": _text(128)}
+    room: str
+    host_key: str
+
+
+@dataclass(frozen=True)
+class Say:
+    """client -> server: a chat message to everyone in the connection's room (a seat's, or a
+    spectator's, marked so). The server removes control characters and runs of white space and
+    refuses one that is empty then, longer than CHAT_MOST characters, or one too many in a short
+    time (`chat-limit`)."""
+
+    TYPE: ClassVar[str] = "say"
+    CHECKS: ClassVar[dict] = {"text": _text(CHAT_RAW_MOST)}
+    text: str
+
+
+@dataclass(frozen=True)
+class List:
+    """client -> server: the server's open rooms (a server that lists them: `rooms`; else
+    `no-listing`)."""
+
+    TYPE: ClassVar[str] = "list"
+    CHECKS: ClassVar[dict] = {}
+
+
+@dataclass(frozen=True)
+class Chat:
+    """server -> client: a chat message of room `room`, from seat `seat` (a colour; None: a
+    spectator, `spectator` True) with its player's `name`, cleaned; `at` when the server took it
+    (ISO 8601). Chat is journaled with the room (chat.jsonl), never in the game's replay."""
+
+    TYPE: ClassVar[str] = "chat"
+    CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "name": _text(40, optional=True),
+                              "spectator": _switch, "text": _text(CHAT_MOST), "at": _text(40)}
+    room: str
+    seat: str | None
+    name: str | None
+    spectator: bool
+    text: str
+    at: str
+
+
+@dataclass(frozen=True)
+class Rooms:
+    """server -> client: the open rooms (a game not over): each its `code`, `game`, `seats` (colour,
+    kind, taken, name) and whether it has `started`."""
+
+    TYPE: ClassVar[str] = "rooms"
+    CHECKS: ClassVar[dict] = {"rooms": _objects}
+    rooms: tuple
+
+
+def clean_text(text: str, most: int) -> str:
+    """`text` as a room shows it: control and format characters (and lone surrogates, private and
+    unassigned code points) removed, every run of white space one space, trimmed; then at most
+    `most` characters."""
+    import unicodedata
+
+    kept = []
+    for c in text:
+        if c.isspace():
+            kept.append(" ")
+        elif unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            kept.append(c)
+    return " ".join("".join(kept).split())[:most]
+
+
+CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act, Start, Say, List)}
+SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal, Notice, Chat, Rooms)}
 MESSAGES = {**CLIENT_MESSAGES, **SERVER_MESSAGES}
 
 

@@ -185,12 +185,14 @@ class Room:
     is told each chance event's commitment and reveal (Proofs)."""
 
     def __init__(self, spec: RoomSpec, data: Path | None = None, observers=(), seeds=None, emit=None, resume=None,
-                 own_journal: bool = True):
+                 own_journal: bool = True, started: bool = True):
         """`resume`: the room's journal (a ReplayFile) when the room is restored (`Room.restore`):
         the game is re-driven through its whole turns (tabletop.gamekit.resume) and its journal
         written again from them before it goes on. `own_journal` False: the room writes its game
         alone, and room.json and the secret are its server's to write (tabletop.net.server writes
-        them before it answers, so that nothing a client was told is lost with the server)."""
+        them before it answers, so that nothing a client was told is lost with the server).
+        `started` False: the room's lobby: nothing is thrown or asked until `start()` (the server
+        starts it once every remote seat is taken, or when its host says)."""
         from tabletop.app.sources import play_outcomes
         from tabletop.gamekit.record import GameRecorder
         from tabletop.gamekit.resume import physics_of, redrive
@@ -212,6 +214,7 @@ class Room:
         self.created = now()
         self.own_journal = own_journal
         self.kinds = list(spec.seats)             # who plays each seat now: a remote one may be the AI's
+        self.started = started
         self._changes: list[tuple[int, int, str]] = []   # a restored room's seat changes still to come
         recorder = None
         if seeds is None:
@@ -292,7 +295,7 @@ class Room:
             raise InputError(f"{folder}: the room's game is over")
         # no journal yet (the server stopped as the room was being made): the game from its start
         room = cls(spec, folder.parent, seeds=CommittedSeeds(secret), emit=emit, resume=replay,
-                   own_journal=own_journal)
+                   own_journal=own_journal, started=bool(meta.get("started", True)))
         colours = room.definition.colours
         room.tokens = {colours.index(c): h for c, h in meta.get("tokens", {}).items()}
         room.names = {colours.index(c): n for c, n in meta.get("names", {}).items()}
@@ -332,8 +335,8 @@ class Room:
 
     def to_act(self) -> int | None:
         """The remote seat whose action the room waits for (None: none); a remote seat the AI
-        plays for now (`set_seat`) is not waited for."""
-        if self.over():
+        plays for now (`set_seat`) is not waited for, nor any seat before the room starts."""
+        if self.over() or not self.started:
             return None
         self._due_changes()
         player = self.state.current_player
@@ -371,9 +374,16 @@ class Room:
             _, seat, kind = self._changes.pop(0)
             self._hand_over(seat, kind)
 
+    def start(self, fill: tuple[int, ...] = ()) -> None:
+        """The game begins (the lobby is over): the remote seats in `fill` (not taken) are played by
+        the AI until a player takes them (journaled as any seat handed over)."""
+        for seat in fill:
+            self.set_seat(seat, "ai")
+        self.started = True
+
     def busy(self) -> bool:
         """Whether the room has a step of its own to take (a chance event, a seat played in the room)."""
-        return not self.over() and self.to_act() is None
+        return self.started and not self.over() and self.to_act() is None
 
     def advance(self) -> list[str]:
         """One step of the room's own: the chance event answered or its seat choosing."""
@@ -398,6 +408,8 @@ class Room:
         colours = self.definition.colours
         if self.over():
             raise RoomError("room-closed", "the game is over")
+        if not self.started:
+            raise RoomError("not-started", "the room waits for its seats to be taken")
         if not isinstance(token, str) or not token_matches(token, self.tokens.get(seat)):
             raise RoomError("bad-token", f"the token is not {colours[seat] if 0 <= seat < len(colours) else seat}'s")
         if self.to_act() != seat:
@@ -449,12 +461,12 @@ class Room:
         seat = self.to_act()
         legal = None if seat is None else [encode_action(self.definition, a) for a in self.state.legal_actions()]
         return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal,
-                "kinds": list(self.kinds)}
+                "kinds": list(self.kinds), "started": self.started}
 
     # -- the journal -------------------------------------------------------------------------------
     def meta(self) -> dict:
         """The room's metadata, as room.json holds it."""
-        return room_meta(self.spec, self.definition, self.created, self.tokens, self.names)
+        return room_meta(self.spec, self.definition, self.created, self.tokens, self.names, self.started)
 
     def _write_meta(self) -> None:
         if self.folder is not None and self.own_journal:
@@ -491,9 +503,11 @@ def read_seat_changes(folder: Path, definition) -> list[tuple[int, int, str]]:
     return changes
 
 
-def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dict) -> dict:
-    """A room's metadata as room.json holds it: the spec, when it was made, and each claimed seat's
-    token hash and name by colour."""
+def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dict, started: bool = True,
+              host: str | None = None) -> dict:
+    """A room's metadata as room.json holds it: the spec, when it was made, each claimed seat's
+    token hash and name by colour, whether its game has started (False: its lobby) and the hash of
+    its host's key."""
     from tabletop.app.sources import play_outcomes
     from tabletop.net.protocol import VERSION
 
@@ -501,7 +515,7 @@ def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dic
     return {"format": META_FORMAT, "version": META_VERSION, "protocol": VERSION, **spec.to_dict(),
             "resolved_outcomes": play_outcomes(definition, spec.outcomes), "created": created,
             "replay": REPLAY_FILE, "tokens": {colours[s]: h for s, h in sorted(tokens.items())},
-            "names": {colours[s]: n for s, n in sorted(names.items())}}
+            "names": {colours[s]: n for s, n in sorted(names.items())}, "started": bool(started), "host": host}
 
 
 def write_meta(folder: Path, meta: dict) -> None:
@@ -530,6 +544,9 @@ def handle(room: Room, command: tuple) -> list[tuple]:
     client, seat, token, action, step) gives ("refused", client, code, message) or, applied, an
     ("update", ...)."""
     kind = command[0]
+    if kind == "start":
+        room.start(tuple(command[1]))
+        return [("update", room.update())]
     if kind == "seat":
         _, seat, who = command
         room.set_seat(seat, who)
@@ -551,24 +568,27 @@ def handle(room: Room, command: tuple) -> list[tuple]:
     return []
 
 
-def open_room(spec: RoomSpec, data: Path | None, secret: bytes | None, emit) -> Room:
+def open_room(spec: RoomSpec, data: Path | None, secret: bytes | None, emit, started: bool = True) -> Room:
     """The room a server runs: new (drawing from `secret`), or, with `secret` None, taken up from its
-    journal in DATA/CODE; room.json and the secret are the server's to write."""
+    journal in DATA/CODE; room.json and the secret are the server's to write. `started` False: in
+    its lobby until the server's ("start", seats) command."""
     from tabletop.gamekit.commit import CommittedSeeds
 
     if secret is None:
-        return Room.restore(Path(data) / spec.code, emit=emit, own_journal=False)
-    return Room(spec, data, seeds=CommittedSeeds(secret), emit=emit, own_journal=False)
+        room = Room.restore(Path(data) / spec.code, emit=emit, own_journal=False)
+        room.started = started
+        return room
+    return Room(spec, data, seeds=CommittedSeeds(secret), emit=emit, own_journal=False, started=started)
 
 
-def run_room(conn, spec: dict, data: str | None, secret: bytes | None) -> None:
+def run_room(conn, spec: dict, data: str | None, secret: bytes | None, started: bool = True) -> None:
     """A room's worker process: make the room (`open_room`: new, or with `secret` None restored),
     send its first update, then take the server's commands (`handle`) and the room's own steps
     (each followed by an update) until the game ends, the server says ("stop",) or goes (the pipe
     closes)."""
     room = None
     try:
-        room = open_room(RoomSpec.from_dict(spec), None if data is None else Path(data), secret, conn.send)
+        room = open_room(RoomSpec.from_dict(spec), None if data is None else Path(data), secret, conn.send, started)
         conn.send(("update", room.update()))
         while not room.over():
             # (a remote seat's action may end the game: then no more waiting for commands, the worker ends)

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import signal
+import time
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
@@ -30,6 +33,11 @@ MAX_ROOMS = 64             # rooms whose game is not over, at most
 FINISHED_KEEP_S = 600      # a finished room is kept this long (its result for those who come back), then let go
 IDLE_UNLOAD_S = 1800       # an unfinished room nobody is connected to for this long is unloaded (its worker
                            # stopped, its journal kept) and taken up again when someone joins it
+CHAT_FILE = "chat.jsonl"   # a room's chat, a message a line, beside its journal (never in the game's replay)
+CHAT_KEEP = 100            # chat messages a room keeps to send one who joins
+CHAT_WINDOW_S = 10.0       # chat rate limits: at most CHAT_PER_CONNECTION messages of one connection ...
+CHAT_PER_CONNECTION = 5
+CHAT_PER_ROOM = 20         # ... and CHAT_PER_ROOM of a whole room in any CHAT_WINDOW_S seconds
 
 
 class Connection:
@@ -43,6 +51,8 @@ class Connection:
         self.deliver = deliver
         self.room: RoomHandle | None = None
         self.viewer: int | None = None
+        self.name: str | None = None
+        self.said: deque = deque()          # when its latest chat messages were taken (the rate limit)
 
     def post(self, message) -> None:
         self.deliver(p.encode(message))
@@ -51,11 +61,11 @@ class Connection:
 class InlineRoom:
     """A room run in the hub's own thread: each command handled, then the room's own steps, at once."""
 
-    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None):
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None, started: bool = True):
         from tabletop.net.room import open_room
 
         self.handle = handle
-        self.room = open_room(spec, data, secret, handle.receive)
+        self.room = open_room(spec, data, secret, handle.receive, started)
         handle.receive(("update", self.room.update()))
         self._run()
 
@@ -82,7 +92,7 @@ class InlineRoom:
 class WorkerRoom:
     """A room run in a worker process of its own (spawned), its pipe read from the event loop."""
 
-    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None):
+    def __init__(self, handle: "RoomHandle", spec, data: Path | None, secret: bytes | None, started: bool = True):
         import multiprocessing
 
         from tabletop.net.room import run_room
@@ -91,7 +101,8 @@ class WorkerRoom:
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
         self.process = context.Process(target=run_room,
-                                       args=(child, spec.to_dict(), None if data is None else str(data), secret),
+                                       args=(child, spec.to_dict(), None if data is None else str(data), secret,
+                                             started),
                                        name=f"tabletop-room-{spec.code[:6]}", daemon=True)
         self.process.start()
         child.close()
@@ -156,12 +167,22 @@ class RoomHandle:
         self.tokens: dict[int, str] = {self.colours.index(c): h for c, h in (meta or {}).get("tokens", {}).items()}
         self.names: dict[int, str | None] = {self.colours.index(c): n for c, n in (meta or {}).get("names", {}).items()}
         self.created = (meta or {}).get("created") or now()
+        remote = [s for s, kind in enumerate(spec.seats) if kind == "remote"]
+        self.started = bool((meta or {}).get("started", True)) if meta is not None else not remote
+        self.host_hash: str | None = (meta or {}).get("host")
+        self.host_key: str | None = None           # a new room's, for its `created` message alone
+        self.chat: deque = deque(maxlen=CHAT_KEEP)
+        self.chat_times: deque = deque()
         secret = None
         if meta is None:
             secret = CommittedSeeds.new().secret
+            self.host_key = new_token()
+            self.host_hash = token_hash(self.host_key)
             if self.folder is not None:
                 write_secret(self.folder, secret)
                 self.write_meta()
+        else:
+            self._read_chat()
         self.viewers: dict[int | None, set[Connection]] = {}
         self.views: dict[int | None, dict] = {}
         self.step, self.to_act, self.over = 0, None, False
@@ -173,7 +194,7 @@ class RoomHandle:
         self.in_flight: int | None = None          # the connection whose action the room is applying
         self.closed: str | None = None             # why the room stopped before its end
         self.proofs: list = []                     # every Commit and Reveal sent so far
-        self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data, secret)
+        self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data, secret, self.started)
 
     def write_meta(self) -> None:
         """room.json as the server knows the room now: written before a client is told of a seat,
@@ -181,7 +202,103 @@ class RoomHandle:
         from tabletop.net.room import room_meta, write_meta
 
         if self.folder is not None:
-            write_meta(self.folder, room_meta(self.spec, self.definition, self.created, self.tokens, self.names))
+            write_meta(self.folder, room_meta(self.spec, self.definition, self.created, self.tokens, self.names,
+                                              self.started, self.host_hash))
+
+    # -- the lobby ----------------------------------------------------------------------------------
+    def waiting_for_seats(self) -> list[int]:
+        """The remote seats no player has taken."""
+        return [s for s, kind in enumerate(self.spec.seats) if kind == "remote" and s not in self.tokens]
+
+    def start(self, by_host: bool = False) -> None:
+        """The game begins: journaled first (room.json), then the worker told; every remote seat not
+        taken is played by the AI until a player takes it; a taken seat whose player is not here is
+        waited for as one that dropped."""
+        if self.started:
+            return
+        fill = tuple(self.waiting_for_seats())
+        if fill and "ai" not in self.definition.seat_kinds:
+            raise RoomError("bad-request", f"{self.definition.title} has no AI seat to play the seats not taken")
+        self.started = True
+        try:
+            self.write_meta()
+        except OSError as exc:
+            self.started = False
+            raise RoomError("internal", f"the server cannot journal the start: {exc}") from None
+        self.backend.send(("start", fill))
+        for seat in fill:
+            self.kinds[seat] = "ai"
+        filled = f": the AI plays {', '.join(self.colours[s] for s in fill)} until a player takes it" if fill else ""
+        self.notice(("the host started the game" if by_host else "every seat is taken: the game starts") + filled)
+        for seat, digest in sorted(self.tokens.items()):
+            if not self.viewers.get(seat):
+                self.dropped(seat)
+
+    def lobby_line(self) -> str:
+        """Who the lobby waits for, in words."""
+        waiting = self.waiting_for_seats()
+        taken = sum(1 for kind in self.spec.seats if kind == "remote") - len(waiting)
+        return (f"{taken} of {taken + len(waiting)} seats taken; waiting for "
+                f"{', '.join(self.colours[s] for s in waiting)} (or the host to start with the AI in their place)")
+
+    # -- chat -----------------------------------------------------------------------------------------
+    def _read_chat(self) -> None:
+        """A restored room's latest chat messages, from its chat journal."""
+        if self.folder is None:
+            return
+        try:
+            lines = (self.folder / CHAT_FILE).read_text().split("\n")[:-1]
+        except (OSError, UnicodeDecodeError):
+            return
+        for line in lines[-CHAT_KEEP:]:
+            try:
+                data = json.loads(line)
+                self.chat.append(p.Chat(self.code, data["seat"], data["name"], bool(data["spectator"]),
+                                        str(data["text"]), str(data["at"])))
+            except (ValueError, KeyError, TypeError):
+                continue              # a line cut off by a crash, or not ours: left out
+
+    def say(self, conn: Connection, text: str, clock: float) -> None:
+        """A chat message of `conn`'s, cleaned, checked against the limits, journaled (chat.jsonl) and
+        sent to everyone in the room; RoomError `chat-limit` (nothing sent) otherwise."""
+        from tabletop.net.room import now
+
+        cleaned = p.clean_text(text, p.CHAT_RAW_MOST)
+        if not cleaned:
+            raise RoomError("chat-limit", "the message is empty once control characters are removed")
+        if len(cleaned) > p.CHAT_MOST:
+            raise RoomError("chat-limit", f"a chat message holds at most {p.CHAT_MOST} characters, not "
+                                          f"{len(cleaned)}")
+        for times in (conn.said, self.chat_times):
+            while times and clock - times[0] > CHAT_WINDOW_S:
+                times.popleft()
+        if len(conn.said) >= CHAT_PER_CONNECTION:
+            raise RoomError("chat-limit", f"at most {CHAT_PER_CONNECTION} messages in {CHAT_WINDOW_S:g} s: "
+                                          f"wait a moment")
+        if len(self.chat_times) >= CHAT_PER_ROOM:
+            raise RoomError("chat-limit", f"the room takes at most {CHAT_PER_ROOM} messages in {CHAT_WINDOW_S:g} s: "
+                                          f"wait a moment")
+        seat = conn.viewer
+        name = self.names.get(seat) if seat is not None else conn.name
+        message = p.Chat(self.code, self.colour(seat), name, seat is None, cleaned, now())
+        if self.folder is not None:
+            try:
+                with open(self.folder / CHAT_FILE, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"seat": message.seat, "name": message.name, "spectator": message.spectator,
+                                         "text": message.text, "at": message.at}, ensure_ascii=False) + "\n")
+            except OSError as exc:
+                raise RoomError("internal", f"the server cannot journal the message: {exc}") from None
+        conn.said.append(clock)
+        self.chat_times.append(clock)
+        self.chat.append(message)
+        for conns in self.viewers.values():
+            for other in conns:
+                other.post(message)
+
+    def listing(self) -> dict:
+        """The room as `rooms` lists it."""
+        return {"code": self.code, "game": self.spec.game, "started": self.started,
+                "seats": [{k: seat[k] for k in ("colour", "kind", "taken", "name")} for seat in self.seats()]}
 
     def colour(self, viewer: int | None) -> str | None:
         return None if viewer is None else self.colours[viewer]
@@ -190,6 +307,8 @@ class RoomHandle:
         out = []
         for s, (c, k) in enumerate(zip(self.colours, self.spec.seats)):
             seat = {"colour": c, "kind": k, "taken": s in self.tokens, "name": self.names.get(s)}
+            if k == "remote" and s not in self.tokens and self.kinds[s] == "ai":
+                seat["kind"] = "ai"           # a seat no player took when the host started: the AI's until one does
             if k == "remote":
                 connected = bool(self.viewers.get(s))
                 seat.update(connected=connected,
@@ -200,7 +319,7 @@ class RoomHandle:
     def notice(self, text: str) -> None:
         """Tell every viewer of a change of the seats (and the server's log)."""
         self.hub.note(f"room {self.code}: {text}")
-        message = p.Notice(self.code, text, tuple(self.seats()), bool(self.paused_for))
+        message = p.Notice(self.code, text, tuple(self.seats()), bool(self.paused_for), self.started)
         for conns in self.viewers.values():
             for conn in conns:
                 conn.post(message)
@@ -210,6 +329,9 @@ class RoomHandle:
         """The last connection of remote `seat` went: wait `drop_wait` seconds for it, then what the
         host chose (the AI plays the seat, or the room pauses)."""
         if self.over or self.closed is not None or self.spec.seats[seat] != "remote" or seat in self.timers:
+            return
+        if not self.started:             # the lobby keeps a seat for its player, however long
+            self.notice(f"{self.colours[seat]} left the lobby: the seat is kept for its player; {self.lobby_line()}")
             return
         then = "the AI plays it" if self.spec.on_drop == "ai" else "the room pauses"
         self.notice(f"{self.colours[seat]} dropped: waiting {self.spec.drop_wait} s for it to come back, then {then}")
@@ -334,10 +456,14 @@ class Hub:
     """The rooms by code and the connections by id; `receive(conn, frame)` answers one frame."""
 
     def __init__(self, data: Path | None = None, inline: bool = False, note: Callable[[str], None] | None = None,
-                 max_rooms: int = MAX_ROOMS, schedule: Callable | None = None):
+                 max_rooms: int = MAX_ROOMS, schedule: Callable | None = None, listing: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
         """`schedule(seconds, callback)` runs `callback` later and returns what `.cancel()`s it (the
-        event loop's call_later by default; a test's clock)."""
+        event loop's call_later by default; a test's clock); `clock()` the seconds chat's rate
+        limits count in; `listing` whether `list` is answered with the open rooms."""
         self.schedule = schedule or _call_later
+        self.clock = clock
+        self.listing = listing
         self.data = None if data is None else Path(data)
         self.inline = inline
         self.note = note or (lambda text: None)
@@ -431,7 +557,8 @@ class Hub:
         try:
             message = p.parse(frame, "client")
             about = message.TYPE
-            {"create": self._create, "join": self._join, "act": self._act}[about](conn, message)
+            {"create": self._create, "join": self._join, "act": self._act, "start": self._start, "say": self._say,
+             "list": self._list}[about](conn, message)
         except p.ProtocolError as exc:
             conn.post(exc.reply())
         except RoomError as exc:
@@ -456,7 +583,33 @@ class Hub:
         self.rooms[spec.code] = handle
         self.note(f"room {spec.code}: {spec.game}, seats {','.join(spec.seats)}, seed {spec.seed}, "
                   f"outcomes {spec.outcomes}")
-        conn.post(p.Created(spec.code, spec.game, tuple(handle.seats())))
+        conn.post(p.Created(spec.code, spec.game, tuple(handle.seats()), handle.host_key))
+
+    def _start(self, conn: Connection, message: p.Start) -> None:
+        handle = self.rooms.get(message.room) or self._load(message.room)
+        if handle is None:
+            raise RoomError("unknown-room", "no room has that code")
+        if not token_matches(message.host_key, handle.host_hash):
+            raise RoomError("not-host", "the key is not this room's host's")
+        if handle.over or handle.closed is not None:
+            raise RoomError("room-closed", "the game is over")
+        if handle.started:
+            return conn.post(p.Notice(handle.code, "the game has started already", tuple(handle.seats()),
+                                      bool(handle.paused_for), True))
+        handle.start(by_host=True)
+        if conn.room is not handle:                # the host's own connection hears it too
+            conn.post(p.Notice(handle.code, "the game starts", tuple(handle.seats()), bool(handle.paused_for), True))
+
+    def _say(self, conn: Connection, message: p.Say) -> None:
+        if conn.room is None:
+            raise RoomError("not-joined", "join a room before chatting")
+        conn.room.say(conn, message.text, self.clock())
+
+    def _list(self, conn: Connection, message: p.List) -> None:
+        if not self.listing:
+            raise RoomError("no-listing", "this server does not list its rooms: ask the host for the room's address")
+        rooms = [h.listing() for h in self.rooms.values() if not h.over and h.closed is None]
+        conn.post(p.Rooms(tuple(rooms)))
 
     def _join(self, conn: Connection, message: p.Join) -> None:
         handle = self.rooms.get(message.room) or self._load(message.room)
@@ -464,6 +617,7 @@ class Hub:
             raise RoomError("unknown-room", "no room has that code")
         colours = handle.colours
         token = None
+        name = p.clean_text(message.name, 40) or None if message.name is not None else None
         if message.spectate:
             if message.seat is not None or message.token is not None:
                 raise RoomError("bad-message", "a spectator takes no seat and needs no token")
@@ -477,27 +631,48 @@ class Hub:
         else:
             viewer = self._free_seat(handle, message.seat)
             token = new_token()
-            handle.tokens[viewer], handle.names[viewer] = token_hash(token), message.name
+            handle.tokens[viewer], handle.names[viewer] = token_hash(token), name
             try:
                 handle.write_meta()
             except OSError as exc:         # not journaled, not given: the seat stays free
                 del handle.tokens[viewer], handle.names[viewer]
                 raise RoomError("internal", f"the server cannot journal the seat: {exc}") from None
-            handle.backend.send(("claim", viewer, handle.tokens[viewer], message.name))
-            self.note(f"room {handle.code}: {colours[viewer]} taken" + (f" by {message.name}" if message.name else ""))
+            handle.backend.send(("claim", viewer, handle.tokens[viewer], name))
         self.leave(conn)
         self.connections[conn.id] = conn
-        conn.room, conn.viewer = handle, viewer
+        conn.room, conn.viewer, conn.name = handle, viewer, name
         handle.viewers.setdefault(viewer, set()).add(conn)
-        conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats())))
-        if viewer is not None and message.token is not None:
-            handle.returned(viewer)
+        conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats()),
+                           handle.started, handle.spec.on_drop, handle.spec.drop_wait))
+        for said in handle.chat:                    # the room's latest chat
+            conn.post(said)
+        start_now = False
+        if viewer is not None and message.token is None:
+            who = f"{colours[viewer]} taken" + (f" by {name}" if name else "")
+            if handle.started and handle.kinds[viewer] == "ai":       # a seat the AI held since the start
+                handle.backend.send(("seat", viewer, "remote"))
+                handle.kinds[viewer] = "remote"
+                handle.notice(f"{who}: the player plays it from now on, in place of the AI")
+            elif handle.started:
+                handle.notice(who)
+            elif handle.waiting_for_seats():
+                handle.notice(f"{who}; {handle.lobby_line()}")
+            else:
+                handle.notice(who)
+                start_now = True
+        elif viewer is not None and message.token is not None:
+            if handle.started:
+                handle.returned(viewer)
+            else:
+                handle.notice(f"{colours[viewer]} is back in the lobby; {handle.lobby_line()}")
         for proof in handle.proofs:                # every commitment and reveal so far
             conn.post(proof)
         if viewer in handle.views:
             conn.post(handle.view_message(viewer, 0, handle.views[viewer]))
         if handle.closed is not None:
             conn.post(p.Error("room-closed", f"the room stopped: {handle.closed}", "join"))
+        if start_now:                              # the last seat taken: the game begins
+            handle.start()
 
     def _free_seat(self, handle: RoomHandle, colour: str | None) -> int:
         """The seat a join with no token takes: the one it names, else the first free remote seat."""
@@ -511,7 +686,8 @@ class Hub:
             if kinds[seat] != "remote":
                 raise RoomError("room-full", f"{colour} is played in the room ({kinds[seat]})")
             if seat in handle.tokens:
-                raise RoomError("room-full", f"{colour} is taken: take it back with its token")
+                raise RoomError("room-full", f"{colour} is taken: the machine that took it takes it back with the "
+                                             f"same `tabletop join`; from another machine give its --token")
             return seat
         free = [s for s, kind in enumerate(kinds) if kind == "remote" and s not in handle.tokens]
         if not free:
@@ -529,6 +705,8 @@ class Hub:
             raise RoomError("room-closed", "the game is over" if handle.over else f"the room stopped: {handle.closed}")
         if not token_matches(message.token, handle.tokens.get(seat)):
             raise RoomError("bad-token", f"the token is not {handle.colours[seat]}'s")
+        if not handle.started:
+            raise RoomError("not-started", "the game has not started: " + handle.lobby_line())
         if handle.paused_for:
             raise RoomError("paused", "the room is paused until " + ", ".join(handle.colours[s] for s in
                                                                               sorted(handle.paused_for))
@@ -556,14 +734,14 @@ class Hub:
 
 async def serve(host: str, port: int, data: Path | None, on_ready: Callable[[str], None] | None = None,
                 note: Callable[[str], None] | None = None, inline: bool = False,
-                stop: asyncio.Event | None = None) -> None:
+                stop: asyncio.Event | None = None, listing: bool = False) -> None:
     """Serve rooms on ws://host:port (port 0: a free one) until `stop` is set, SIGTERM comes or the
     task is cancelled (Ctrl-C); `on_ready(url)` is told the address once it listens. Every room's
     worker is stopped on the way out (a game not over stays cut off in its journal: restorable)."""
     from websockets.asyncio.server import serve as ws_serve
     from websockets.exceptions import ConnectionClosed
 
-    hub = Hub(data, inline, note)
+    hub = Hub(data, inline, note, listing=listing)
     hub.restore()
 
     async def connection(ws) -> None:
