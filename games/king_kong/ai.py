@@ -27,13 +27,28 @@ class HeuristicSeat:
     GROOVE_RISK, GROOVE_RISK_PER_NOTCH, ADJACENT_RISK = 0.3, 0.1, 0.15
     OWN_RISK_WEIGHT, CLIMB_COST = 3.0, 0.5
 
+    _memo: dict | None = None      # while `choose` scores one position: what every move's score shares
+
     def choose(self, state: State, rng: np.random.Generator):
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        scores = np.array([self.score(state, a) for a in legal])
+        self._memo = {}                # the position's attack spaces and Kong's reach, worked out once
+        try:
+            scores = np.array([self.score(state, a) for a in legal])
+        finally:
+            self._memo = None
         best = np.flatnonzero(scores == scores.max())
         return legal[int(best[rng.integers(len(best))])]
+
+    def _memoized(self, key, compute):
+        """compute() once per position scored by `choose` (every call outside it computes)."""
+        memo = self._memo
+        if memo is None:
+            return compute()
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
 
     # -- scores ---------------------------------------------------------------------------------
     def score(self, state: State, action) -> float:
@@ -62,6 +77,9 @@ class HeuristicSeat:
 
     def attack_spaces(self, state: State, p: int) -> dict[str, float]:
         """Spaces it could attack from now -> the best attack's value."""
+        return self._memoized(("attack", p), lambda: self._attack_spaces(state, p))
+
+    def _attack_spaces(self, state: State, p: int) -> dict[str, float]:
         deck, out = state.game.deck, {}
         held = {deck[c].groove: c for c in state.hands[p] if deck[c].is_mission}
         for groove, place in state.groove_places().items():
@@ -73,14 +91,15 @@ class HeuristicSeat:
 
     def space_value(self, state: State, p: int, to: str, escaping: bool = False) -> float:
         g = state.game
-        near = g.geometry.near(state.climb * g.kong.samples, state.twist * g.kong.samples)
+        near = self._memoized("near", lambda: g.geometry.near(state.climb * g.kong.samples,
+                                                              state.twist * g.kong.samples))
         safe = 0.0 if g.board.space(to).is_window and to in near else 1.0
         if escaping:
             return safe
         targets = self.attack_spaces(state, p)
         if to in targets:
             return 100.0 + targets[to]
-        dist = g.board.distances(to, state.covered())
+        dist = g.board.distances(to, self._memoized("covered", state.covered))
         closest = min((dist[s] for s in targets if s in dist), default=None)
         return (-float(closest) if closest is not None else -10.0) + safe
 
