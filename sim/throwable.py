@@ -57,6 +57,31 @@ from tabletop.sim.errors import SpecError
 
 SHAPES = ("cuboid", "cylinder", "half-cylinder")
 MODES = ("drop", "toss", "roll")
+# the [shape] keys each kind reads, and the [gesture] keys each mode reads (beside kind/mode and
+# material, speed, spin, azimuth_deg and aim_back): a --set of another is refused (it would do nothing)
+SHAPE_KEYS = {"cuboid": ("size",), "cylinder": ("radius", "height", "edge_radius"),
+              "half-cylinder": ("radius", "length", "segments", "margin")}
+GESTURE_KEYS = {"drop": ("height",), "toss": ("height", "start", "yaw_deg", "spin_axis", "elevation_deg"),
+                "roll": ("start", "yaw_deg", "spin_axis", "lift")}
+_SHAPE_COMMON = ("kind", "material")
+_GESTURE_COMMON = ("mode", "speed", "spin", "azimuth_deg", "aim_back")
+
+
+def check_set(overrides, kind: str, mode: str) -> None:
+    """SpecError for a `--set shape.KEY` that the shape `kind` does not read, or a `--set
+    gesture.KEY` that the gesture `mode` does not (a half-cylinder has no `size`, a drop no
+    `start`): such a value would be accepted and do nothing."""
+    for name, _ in overrides:
+        table, _, key = name.partition(".")
+        if table == "shape" and key not in _SHAPE_COMMON + SHAPE_KEYS[kind]:
+            others = "; ".join(f"a {k}'s: " + ", ".join(v) for k, v in SHAPE_KEYS.items() if k != kind)
+            raise SpecError(f"--set {name}: a {kind} has no {key} (its dimensions: {', '.join(SHAPE_KEYS[kind])}; "
+                            f"{others})")
+        if table == "gesture" and key not in _GESTURE_COMMON + GESTURE_KEYS[mode]:
+            uses = [m for m, keys in GESTURE_KEYS.items() if key in keys]
+            raise SpecError(f"--set {name}: the gesture mode {mode} reads no {key}"
+                            + (f" (only {' and '.join(uses)} {'does' if len(uses) == 1 else 'do'}: --set gesture.mode={uses[0]})"
+                               if uses else ""))
 
 
 # -- rotations (pure Python: used a few times per throw) ----------------------------------------

@@ -163,3 +163,102 @@ def test_join_as_a_seat_kind_the_rooms_game_has_not_is_refused_before_the_seat_i
     # an unknown room is refused before any seat is asked for, too
     assert main(["join", f"{url}/nosuch", "--headless", "--as", "ai"]) == 2
     assert "no room has that code" in capsys.readouterr().err
+
+
+# -- options that would do nothing in the mode chosen ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def knossos_game(tmp_path_factory) -> Path:
+    """A short recorded Knossos game (a solved game: its review is exact)."""
+    path = tmp_path_factory.mktemp("knossos") / "k.ttr"
+    assert main(["play", "knossos", "--headless", "--outcomes", "measured", "--games-to-win", "1", "--seed", "1",
+                 "--record", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("args,words", [
+    (["play", "knossos", "--headless", "--screenshot", "x.png"], "--screenshot: not with --headless"),
+    (["play", "knossos", "--headless", "--after-turns", "5"], "--after-turns: not with --headless"),
+    (["play", "knossos", "--headless", "--size", "800x600"], "--size: not with --headless"),
+    (["play", "knossos", "--headless", "--pace", "0"], "--pace: not with --headless"),
+    (["play", "knossos", "--after-turns", "5"], "--after-turns: only with --screenshot"),
+    (["play", "knossos", "--screenshot", "x.png", "--pace", "0"], "--pace: not with --screenshot"),
+    (["play", "knossos", "--screenshot", "x.png", "--record", "r.ttr"], "--record: not with --screenshot"),
+    (["play", "knossos", "--online", "ws://127.0.0.1:9", "--size", "800x600"], "--online: not with --size"),
+    (["play", "knossos", "--online", "ws://127.0.0.1:9", "--no-record"], "--online: not with --no-record"),
+    (["play", "--continue", "knossos", "--after-turns", "5"], "--after-turns: only with --screenshot"),
+    (["analyze", "knossos", "--solve", "--plot", "x.png"], "--plot: not with --solve"),
+    (["analyze", "knossos", "--solve", "--games", "10"], "--games: not with --solve"),
+    (["analyze", "knossos", "--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "--workers: not with --scheduler"),
+    (["estimate", "tipper", "--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "--workers: not with --scheduler"),
+    (["bench", "--rules", "--trials", "5"], "--trials: not with --rules"),
+    (["bench", "--rules", "--devices", "die"], "--devices: not with --rules"),
+    (["bench", "--quick", "--scaling-trials", "10"], "--scaling-trials: not with --quick"),
+    (["join", "ws://127.0.0.1:9/abc", "--headless", "--spectate", "--as", "ai"], "--as: not with --spectate"),
+    (["join", "ws://127.0.0.1:9/abc", "--headless", "--spectate", "--seed", "4"], "--seed: not with --spectate"),
+    (["calibrate", "tipper", "--observed", "x.csv", "--budget", "10"], "--budget: only with --plan"),
+    (["calibrate", "tipper", "--observed", "x.csv", "--holdout-points", "0", "--holdout-trials", "5"],
+     "--holdout-trials: not with --holdout-points 0"),
+    (["estimate", "throw", "--set", "shape.kind=half-cylinder", "--set", "shape.size=[0.1,0.02,0.02]"],
+     "--set shape.size: a half-cylinder has no size"),
+    (["estimate", "throw", "--set", "shape.radius=0.01"], "--set shape.radius: a cuboid has no radius"),
+    (["estimate", "throw", "--set", "gesture.start=+z"], "--set gesture.start: the gesture mode drop reads no start"),
+    (["estimate", "throw", "--set", "gesture.mode=roll", "--set", "gesture.elevation_deg=[10,20]"],
+     "the gesture mode roll reads no elevation_deg (only toss does"),
+])
+def test_an_option_that_would_do_nothing_is_one_line_and_exit_2(args, words, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1, err
+
+
+def test_a_throw_override_its_shape_reads_still_runs(tmp_path):
+    """The refusal is of a key the kind does not read, never of one it does."""
+    out = tmp_path / "h.json"
+    assert main(["estimate", "throw", "--set", "shape.kind=half-cylinder", "--set", "shape.length=0.1",
+                 "--set", "gesture.mode=toss", "--set", "gesture.start=flat", "--trials", "1", "--quiet",
+                 "--out", str(out)]) == 0
+    assert out.exists()
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--summary", "--size", "0x0"], "--size: only in the playback window or with --frames"),
+    (["--verify", "--size", "640x360"], "--size: only in the playback window or with --frames"),
+    (["--fps", "10"], "--fps: only with --frames"),
+    (["--summary", "--frames", "out"], "--frames: not with --summary or --verify"),
+])
+def test_replay_options_that_would_do_nothing_are_one_line(knossos_game, extra, words, capsys, tmp_path,
+                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(knossos_game), *extra]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1, err
+
+
+def test_review_refuses_a_rollout_seat_the_game_has_not_and_rollout_options_of_an_exact_review(knossos_game, capsys):
+    assert main(["review", str(knossos_game), "--rollout-seat", "nosuch", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--rollout-seat: knossos has no 'nosuch' seat" in err and err.count("\n") == 1, err
+    for extra in (["--rollout-seat", "ai"], ["--rollouts", "64"], ["--workers", "2"], ["--seed", "3"]):
+        assert main(["review", str(knossos_game), *extra, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]}: knossos is solved here, so its review is exact" in err and err.count("\n") == 1, err
+    assert main(["review", str(knossos_game), "--estimate", "--rollout-seat", "nosuch", "--quiet"]) == 2
+    assert "has no 'nosuch' seat" in capsys.readouterr().err
+
+
+def test_verify_from_a_turn_beyond_the_end_is_refused(knossos_game, tmp_path, capsys):
+    """A game's and a trials recording's alike; a trials recording verified from a turn inside it
+    verifies (its first frame finds the body where the trial before left it)."""
+    turns = int(run_cli("replay", str(knossos_game), "--summary").stderr.split(": ")[1].split()[0])
+    assert main(["replay", str(knossos_game), "--verify", "--from-turn", str(turns + 10)]) == 2
+    err = capsys.readouterr().err
+    assert f"--from-turn: the replay holds turns 1-{turns}, not {turns + 10}" in err and err.count("\n") == 1, err
+    trials = tmp_path / "d.ttr"
+    assert main(["estimate", "die", "--trials", "3", "--record-trials", "3", "--record", str(trials), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(trials), "--verify", "--from-turn", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "--from-turn: the replay holds trials 0-2, not 50" in err and err.count("\n") == 1, err
+    assert main(["replay", str(trials), "--verify", "--from-turn", "2"]) == 0
+    assert "verified from turn 2: 1 turns" in capsys.readouterr().out

@@ -26,7 +26,7 @@ from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, run_until_settled
 from tabletop.sim.spec import Table
-from tabletop.sim.throwable import Gesture, Release, load_shape
+from tabletop.sim.throwable import Gesture, Release, check_set, load_shape
 from tabletop.sim.world import World
 
 NAME = "throw"
@@ -80,6 +80,7 @@ class Throw(Device):
         self.wall_thickness = t.number("wall_thickness", 0.005, 0.2)
         self.floor_thickness = t.number("floor_thickness", 0.005, 0.2)
         self.gesture = Gesture(spec.table("gesture"), self.shape)
+        check_set(self.overrides, self.shape.kind, self.gesture.mode)
         rd = spec.table("reading")
         self.tilt_tol = rd.number("tilt_deg", 0.5, 30.0)
         self.height_tol = rd.number("height_tol", 1e-5, 0.05)

@@ -93,6 +93,11 @@ def _name(value: Any, what: str) -> str:
     return value
 
 
+def _no_workers_with_scheduler(workers: int, scheduler: str | None) -> None:
+    if scheduler is not None and workers != 1:
+        raise InputError("--workers: not with --scheduler (the cluster's own workers run the trials)")
+
+
 @dataclass
 class DeviceRun:
     """What every batch of a device's trials takes."""
@@ -111,6 +116,7 @@ class DeviceRun:
         self.spec = _path(self.spec, "spec")
         self.overrides = _overrides(self.overrides)
         self.scheduler = _text(self.scheduler, "scheduler")
+        _no_workers_with_scheduler(self.workers, self.scheduler)
 
 
 @dataclass
@@ -234,7 +240,7 @@ class BenchRequest:
 
     def __post_init__(self):
         self.trials = _count(self.trials, "trials", optional=True)
-        self.devices = tuple(d for d in _texts(self.devices, "devices") if d)
+        self.devices = tuple(d for d in _texts(self.devices, "devices") if d) if self.devices is not None else ()
         self.out = _path(self.out, "out")
         _switch(self.quick, "quick")
         _switch(self.rules, "rules")
@@ -244,6 +250,14 @@ class BenchRequest:
             raise InputError(f"--rules-seats: random or ai, got {self.rules_seats!r}")
         if self.rules_games is not None and not self.rules:
             raise InputError("--rules-games: only with --rules")
+        if self.rules:                # the devices' options do nothing there
+            for flag, given in (("--trials", self.trials is not None), ("--devices", bool(self.devices)),
+                                ("--scaling-trials", self.scaling_trials != 2000)):
+                if given:
+                    raise InputError(f"{flag}: not with --rules (it times the rules, no device; --rules-games "
+                                     f"sets its games)")
+        if self.quick and self.scaling_trials != 2000:
+            raise InputError("--scaling-trials: not with --quick (a quick bench makes no scaling runs)")
 
 
 @dataclass
@@ -300,6 +314,12 @@ class WindowRequest(PlayRequest):
         self.pace = _number(self.pace, "pace", optional=False)
         if self.pace < 0:
             raise InputError(f"--pace: must be 0 or more seconds, got {self.pace:g}")
+        if self.after_turns and self.screenshot is None:
+            raise InputError("--after-turns: only with --screenshot (the turns the AI plays before the picture)")
+        if self.screenshot is not None and self.pace != 0.8:
+            raise InputError("--pace: not with --screenshot (the turns before the picture are played at once)")
+        if self.screenshot is not None and self.record is not None:
+            raise InputError("--record: not with --screenshot (a screenshot records no game)")
 
 
 @dataclass
@@ -385,6 +405,14 @@ class AnalyzeRequest(GameRun):
             setattr(self, name, _path(getattr(self, name), name))
         _switch(self.resume, "resume")
         _switch(self.solve, "solve")
+        _no_workers_with_scheduler(self.workers, self.scheduler)
+        if self.solve:                 # it solves the game: no game is played, no plot drawn
+            for flag, given in (("--games", self.games != 1000), ("--seed", self.seed != 0),
+                                ("--workers", self.workers != 1), ("--scheduler", self.scheduler is not None),
+                                ("--plot", self.plot is not None), ("--resume", self.resume)):
+                if given:
+                    raise InputError(f"{flag}: not with --solve (it solves the game for perfect play: no game is "
+                                     f"played, nothing is plotted; --out and --policy keep what it finds)")
 
 
 @dataclass
@@ -423,6 +451,13 @@ class ReplayRequest:
             raise InputError(f"--from-turn: must be 0 or more, got {self.from_turn}")
         if (self.summary or self.verify) and (self.turns is not None or self.max_frames != 3000):
             raise InputError("--turns and --max-frames: only with --frames")
+        if (self.summary or self.verify) and self.frames is not None:
+            raise InputError("--frames: not with --summary or --verify (one of them at a time)")
+        if (self.summary or self.verify) and self.size != SIZE:
+            raise InputError("--size: only in the playback window or with --frames (--summary and --verify draw "
+                             "nothing)")
+        if self.frames is None and self.fps != 30.0:
+            raise InputError("--fps: only with --frames (the window plays back in real time)")
         if self.from_turn and not self.verify:
             raise InputError("--from-turn: only with --verify")
 
@@ -496,6 +531,9 @@ class JoinRequest:
         self.seed = _seed(self.seed)
         if self.spectate and self.seat is not None:
             raise InputError("--spectate takes no --seat: a spectator sees every seat's public view")
+        if self.spectate and (self.bot != "random" or self.seed != 0):
+            raise InputError(f"{'--as' if self.bot != 'random' else '--seed'}: not with --spectate (a spectator "
+                             f"plays no seat)")
 
 
 def request_fields(request_type) -> list[str]:
@@ -558,6 +596,10 @@ class CalibrateRequest(DeviceRun):
             setattr(self, name, _path(getattr(self, name), name))
         if self.resume and self.out is None:
             raise InputError("--resume needs --out: the checkpoint lives beside the result file")
+        if self.budget != 300 and not self.plan:
+            raise InputError("--budget: only with --plan (the more tallies weighed in the plan)")
+        if self.holdout_trials != 100 and not self.holdout_points:
+            raise InputError("--holdout-trials: not with --holdout-points 0 (no held-out check is run)")
 
 
 @dataclass

@@ -101,6 +101,26 @@ def _options(definition, config: dict) -> dict:
     return definition.check_options({o.name: config[o.name] for o in definition.options if o.name in config})
 
 
+def _rollout_seat(definition, kind: str) -> str:
+    """`kind` where the game has such a seat to roll out with; InputError (one line) otherwise."""
+    if kind not in definition.seat_kinds or kind == "human":
+        raise InputError(f"--rollout-seat: {definition.name} has no {kind!r} seat to roll out with; use one of "
+                         f"{', '.join(k for k in definition.seat_kinds if k != 'human')}")
+    return kind
+
+
+def _no_rollout_options(definition, request: ReviewRequest) -> None:
+    """InputError (one line) for a rollout option given to a review that is exact (a solved game
+    reviewed without --estimate plays no rollouts)."""
+    from dataclasses import fields
+
+    defaults = {f.name: f.default for f in fields(ReviewRequest)}
+    for name in ("rollout_seat", "rollouts", "seed", "workers"):
+        if getattr(request, name) != defaults[name]:
+            raise InputError(f"--{name.replace('_', '-')}: {definition.name} is solved here, so its review is exact "
+                             f"and plays no rollouts (add --estimate to review it by rollouts)")
+
+
 def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> ReviewResult:
     """Review the recorded game `request.file`; --out and --plot written (the JSON first)."""
     from tabletop.gamekit import review as rv
@@ -112,13 +132,14 @@ def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> 
     source, weighed = review_source(definition, config)
     fair = fair_source(definition)
     players = len(game.new_initial_state().returns())
+    if request.rollout_seat is not None:             # checked whether or not rollouts are played
+        _rollout_seat(definition, request.rollout_seat)
     solved = None if request.estimate else definition.solved_values(game, table_dicts(source), reporter.note)
+    if solved is not None:
+        _no_rollout_options(definition, request)
     rollouts, kind = None, None
     if solved is None:
-        kind = request.rollout_seat or definition.review_seat
-        if kind not in definition.seat_kinds or kind == "human":
-            raise InputError(f"--rollout-seat: {definition.name} has no {kind!r} seat to roll out with; use one of "
-                             f"{', '.join(k for k in definition.seat_kinds if k != 'human')}")
+        kind = _rollout_seat(definition, request.rollout_seat or definition.review_seat)
         options = _options(definition, config)
         rollouts = rv.Rollouts([definition.make_seat(kind, source, options) for _ in range(players)], source,
                                request.seed, definition.max_turns)

@@ -27,9 +27,31 @@ def _echo(line: str) -> None:
     print(line, flush=True)
 
 
+def _unused_options(args) -> None:
+    """play's options that would do nothing in the mode chosen: one line (the window's options
+    with --headless or --online, --after-turns with no --screenshot, --record with one)."""
+    window = (("--screenshot", args.screenshot is not None), ("--after-turns", args.after_turns != 0),
+              ("--size", args.size != rq.SIZE), ("--pace", args.pace != 0.8))
+    if args.headless:
+        for flag, given in window:
+            if given:
+                raise InputError(f"{flag}: not with --headless (no window is drawn)")
+    if args.server is not None:
+        for flag, given in (*window[1:], ("--from-turn", args.from_turn is not None),
+                            ("--no-record", args.no_record)):
+            if given:
+                raise InputError(f"--online: not with {flag} (the window opens on the room's human seat as "
+                                 f"`tabletop join` opens it; the server plays and journals the room's game)")
+    if args.after_turns != 0 and args.screenshot is None:
+        raise InputError("--after-turns: only with --screenshot (the turns the AI plays before the picture)")
+    if args.screenshot is not None and args.record is not None:
+        raise InputError("--record: not with --screenshot (a screenshot records no game)")
+
+
 def play(args) -> int:
     from tabletop.app import games
 
+    _unused_options(args)
     if args.server is not None:
         return _online(args)
     if args.resume is not None or args.continue_game:

@@ -209,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
     bench.add_argument("--trials", type=_positive_int, default=None,
                        help="trials per device (default 100, 20 with --quick)")
-    bench.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
+    bench.add_argument("--devices", default=None, help="comma-separated devices (default: all)")
     bench.add_argument("--out", type=Path, help="write the figures as JSON to this file")
     bench.add_argument("--quick", action="store_true", help="fewer trials, no scaling runs")
     bench.add_argument("--scaling-trials", type=_positive_int, default=2000,
