@@ -15,6 +15,8 @@ turn (its actions and log lines) decodes without its pose frames.
 Each chunk is written whole and flushed as soon as its turn is finished, so a file cut at any
 byte (a crash, a kill) opens with a warning and every turn before the cut. A complete chunk whose
 CRC fails is corruption, an error: a replay is a record, and a damaged record is not guessed at.
+So is a chunk whose length field runs past the end of the file while whole chunks follow it (or
+whose CRC holds for exactly the bytes left): a damaged length, never read as a file cut short.
 
 Reader API, for the window and the command line::
 
@@ -522,6 +524,11 @@ class ReplayFile:
                 if header is None:
                     raise InputError(f"{path}: replay truncated inside its header ({len(data)} bytes): "
                                      "nothing to play")
+                damage = _damaged_length(data, pos)
+                if damage is not None:
+                    where = f"chunk {chunk_no} at byte {pos}" + (f", after turn {turns[-1].number}" if turns else
+                                                                 ", before the first turn")
+                    raise InputError(f"{path}: corrupt replay: {where}: {damage}")
                 warnings.append(cls._cut_warning(path, turns, len(data) - pos))
                 break
             kind, length, crc = CHUNK.unpack_from(data, pos)
@@ -577,3 +584,38 @@ class ReplayFile:
 
 def _json_payload(payload) -> object:
     return json.loads(zlib.decompress(payload))
+
+
+def _whole_chunk_at(data: bytes, view, q: int) -> bool:
+    """Whether a whole chunk of a known kind whose CRC holds begins at byte `q`."""
+    if data[q] not in KIND_NAMES or len(data) - q < CHUNK.size:
+        return False
+    _, length, crc = CHUNK.unpack_from(data, q)
+    stop = q + CHUNK.size + length
+    return stop <= len(data) and zlib.crc32(view[q + CHUNK.size:stop], zlib.crc32(view[q:q + 5])) == crc
+
+
+def _damaged_length(data: bytes, pos: int) -> str | None:
+    """Why the chunk at `pos`, whose length field runs past the end of the file, is damaged
+    rather than cut off (None where it may be cut off). A file cut short ends inside its last
+    chunk; a chunk whose length field was damaged is followed by whole chunks (their CRCs hold),
+    or, the last one, holds exactly the rest of the file with its CRC holding for that length."""
+    view = memoryview(data)
+    kind, length, crc = CHUNK.unpack_from(data, pos) if len(data) - pos >= CHUNK.size else (None, None, None)
+    if kind is None:
+        return None
+    start = pos + CHUNK.size
+    rest = len(data) - start
+    as_whole = zlib.crc32(view[start:], zlib.crc32(struct.pack("<BI", kind, rest)))
+    if as_whole == crc:
+        return (f"its length field says {length} bytes, but its CRC holds for the {rest} bytes that follow it "
+                f"to the end of the file: the length field is damaged (a file cut short ends inside its last chunk)")
+    import re
+
+    for found in re.compile(b"[" + bytes(sorted(KIND_NAMES)) + b"]").finditer(data, start):
+        q = found.start()
+        if _whole_chunk_at(data, view, q):
+            return (f"its length field says {length} bytes, past the end of the file, but a whole "
+                    f"{KIND_NAMES[data[q]]} chunk follows at byte {q}: the chunk is damaged, not cut off (a file "
+                    f"cut short ends inside its last chunk)")
+    return None

@@ -262,3 +262,94 @@ def test_verify_from_a_turn_beyond_the_end_is_refused(knossos_game, tmp_path, ca
     assert "--from-turn: the replay holds trials 0-2, not 50" in err and err.count("\n") == 1, err
     assert main(["replay", str(trials), "--verify", "--from-turn", "2"]) == 0
     assert "verified from turn 2: 1 turns" in capsys.readouterr().out
+
+
+# -- play --continue ------------------------------------------------------------------------------------------------
+def _cut_after(path: Path, turn_index: int) -> None:
+    """The recording cut off inside the chunk after its turn `turn_index` (as a crash leaves it)."""
+    from tabletop.sim.record import ReplayFile
+
+    data = path.read_bytes()
+    kept = ReplayFile.open(path).turns[turn_index]
+    path.write_bytes(data[:data.index(kept.payload) + len(kept.payload) + 7])
+
+
+def test_continue_never_takes_up_a_game_already_played_on(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    assert main(["play", "knossos", "--headless", "--outcomes", "measured", "--games-to-win", "1", "--seed", "4"]) == 0
+    (cut,) = (tmp_path / "data" / "games").iterdir()
+    _cut_after(cut, 5)
+    capsys.readouterr()
+    assert main(["play", "knossos", "--continue", "--headless"]) == 0         # played on to its end
+    assert f"resumed from {cut.name}" in capsys.readouterr().out
+    (played_on,) = [p for p in (tmp_path / "data" / "games").iterdir() if p != cut]
+    assert main(["games"]) == 0
+    assert f"played on in {played_on.name}" in capsys.readouterr().out
+    assert main(["play", "knossos", "--continue", "--headless"]) == 2         # not the cut one again
+    err = capsys.readouterr().err
+    assert "--continue: no unfinished knossos game" in err and err.count("\n") == 1, err
+    # the game played on, cut off in its turn: --continue takes up that one, never the first again
+    _cut_after(played_on, 8)
+    assert main(["play", "knossos", "--continue", "--headless"]) == 0
+    assert f"resumed from {played_on.name}" in capsys.readouterr().out
+
+
+# -- a damaged chunk-length field -----------------------------------------------------------------------------------
+def _damage_length(path: Path, turn_index: int, by: int) -> bytes:
+    """The recording with the length field of its turn chunk `turn_index` made `by` bytes longer."""
+    import struct
+
+    from tabletop.sim.record import CHUNK, ReplayFile
+
+    data = bytearray(path.read_bytes())
+    turn = ReplayFile.open(path).turns[turn_index]
+    at = data.index(turn.payload) - CHUNK.size
+    kind, length, crc = CHUNK.unpack_from(data, at)
+    assert kind == ord("T") and length == len(turn.payload)
+    struct.pack_into("<I", data, at + 1, length + by)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("by", [10 ** 6, 2 ** 31])
+def test_a_damaged_chunk_length_is_refused_by_replay_review_and_resume_alike(knossos_game, tmp_path, capsys, by):
+    """A length field that runs past the end of the file is not a file cut short when whole chunks
+    follow it: replay, review and play --resume refuse it in one line, never the turns before it
+    alone as a game cut off; a file cut inside its last chunk still opens with its warning."""
+    damaged = tmp_path / "damaged.ttr"
+    damaged.write_bytes(_damage_length(knossos_game, 8, by))
+    for args in (["replay", str(damaged), "--summary"], ["replay", str(damaged), "--verify"],
+                 ["review", str(damaged), "--quiet"],
+                 ["play", "--resume", str(damaged), "--headless", "--no-record"]):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert "corrupt replay: chunk" in err and "after turn 8" in err and "the chunk is damaged, not cut off" in err \
+            and err.count("\n") == 1, (args, err)
+    assert main(["games", "--folder", str(tmp_path)]) == 0
+    assert "damaged.ttr: does not read (" in capsys.readouterr().out
+    # the last chunk (the end record) damaged alike: its CRC holds for the rest of the file
+    data = knossos_game.read_bytes()
+    import struct
+
+    end_at = _tail_chunk_start(data)
+    assert data[end_at] == ord("E")
+    broken = bytearray(data)
+    struct.pack_into("<I", broken, end_at + 1, len(data) - end_at)
+    damaged.write_bytes(bytes(broken))
+    assert main(["replay", str(damaged), "--summary"]) == 2
+    assert "the length field is damaged" in capsys.readouterr().err
+    # cut inside a chunk (a crash): still the turns before it, with the warning
+    cut = tmp_path / "cut.ttr"
+    cut.write_bytes(data[:_tail_chunk_start(data) - 40])
+    assert main(["replay", str(cut), "--summary"]) == 0
+    assert "truncated after turn" in capsys.readouterr().err
+
+
+def _tail_chunk_start(data: bytes) -> int:
+    """Where the last chunk of a whole replay file begins (walking the chunks by their lengths)."""
+    from tabletop.sim.record import CHUNK, PRELUDE
+
+    pos = last = PRELUDE.size
+    while pos < len(data):
+        last = pos
+        pos += CHUNK.size + CHUNK.unpack_from(data, pos)[1]
+    return last

@@ -128,5 +128,6 @@ def test_continue_plays_on_the_newest_game_a_crash_cut_off(tmp_path, monkeypatch
     assert main(["games"]) == 0
     listed = capsys.readouterr().out
     assert "2 recorded games" in listed and f"resumed from {made.name}" in listed
-    assert main(["play", "king-kong", "--continue", "--headless"]) == 0      # the cut one is still the newest unfinished
-    capsys.readouterr()
+    # the cut one was played on (to the end): --continue never takes it up again
+    assert main(["play", "king-kong", "--continue", "--headless"]) == 2
+    assert "no unfinished king-kong game" in capsys.readouterr().err

@@ -194,7 +194,8 @@ def games(request: GamesRequest) -> tuple[Path, list[dict]]:
 def recorded_games(folder: Path | None = None) -> list[dict]:
     """The games recorded in `folder` (None: the user's games folder), newest first: each its
     file, game, when it was recorded, seats, turns, and whether it is finished, left or cut off
-    (a crash), and the file it was resumed from. A file that does not read is listed as such."""
+    (a crash), the file it was resumed from, and (`continued`) the newest recording in the folder
+    that was resumed from it, if any. A file that does not read is listed as such."""
     from tabletop.gamekit.record import games_dir
     from tabletop.gamekit.replay import game_turns
     from tabletop.sim.record import ReplayFile
@@ -215,19 +216,25 @@ def recorded_games(folder: Path | None = None) -> list[dict]:
                      "seats": list(replay.header.get("config", {}).get("seats", [])), "turns": game_turns(replay),
                      "status": status, "winner": result.get("winner"),
                      "resumed_from": (replay.header.get("resumed_from") or {}).get("file")})
-    return sorted(rows, key=lambda row: row["recorded"], reverse=True)
+    rows = sorted(rows, key=lambda row: row["recorded"], reverse=True)
+    for row in rows:                 # a game played on already: the newest recording resumed from it
+        row["continued"] = next((other["file"].name for other in rows
+                                 if other.get("resumed_from") == row["file"].name and other is not row), None)
+    return rows
 
 
 def latest_unfinished(game: str, folder: Path | None = None) -> Path:
-    """`play GAME --continue`: the newest recorded game of GAME that did not finish."""
+    """`play GAME --continue`: the newest recorded game of GAME that did not finish and was not
+    played on already (a recording in the folder resumed from it: that one is taken up instead,
+    if it did not finish either)."""
     from tabletop.gamekit.record import games_dir
 
     name = definition_of(game).name
     for row in recorded_games(folder):
-        if row["game"] == name and row.get("status") in ("left", "cut off"):
+        if row["game"] == name and row.get("status") in ("left", "cut off") and row.get("continued") is None:
             return row["file"]
-    raise InputError(f"--continue: no unfinished {name} game in {folder or games_dir()} (tabletop games lists "
-                     f"the recorded games)")
+    raise InputError(f"--continue: no unfinished {name} game in {folder or games_dir()} that was not played on "
+                     f"already (tabletop games lists the recorded games; play --resume FILE takes up any)")
 
 
 def games_folder() -> Path:

@@ -125,9 +125,10 @@ def recorded(args) -> int:
             continue
         status = row["status"] + (f", winner {row['winner']}" if row["status"] == "finished" and row["winner"] else "")
         came = f", resumed from {row['resumed_from']}" if row["resumed_from"] else ""
+        came += f", played on in {row['continued']}" if row.get("continued") else ""
         print(f"  {when}  {row['game']:16s} {','.join(row['seats']):24s} {row['turns']:4d} turns  {status}{came}  "
               f"{row['file'].name}")
-    if any(row.get("status") in ("left", "cut off") for row in rows):
+    if any(row.get("status") in ("left", "cut off") and not row.get("continued") for row in rows):
         print("play one on: tabletop play --resume FILE (or tabletop play GAME --continue for the newest)")
     return 0
 
