@@ -353,3 +353,24 @@ def _tail_chunk_start(data: bytes) -> int:
         last = pos
         pos += CHUNK.size + CHUNK.unpack_from(data, pos)[1]
     return last
+
+
+# -- tables printed to a file or a pipe -----------------------------------------------------------------------------
+def test_a_table_printed_to_a_pipe_keeps_its_full_names(tmp_path):
+    """rich lays a pipe out at 80 columns unless told: the sensitivity table's inputs were cut
+    ("materials.pairs.…"); printed to a pipe (no COLUMNS) every name is whole, no cell cut."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "throw", "--trials", "2", "--quiet",
+                           "--sensitivity", "--sensitivity-trials", "1"], capture_output=True, text=True,
+                          timeout=300, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("│ materials.pairs.")]
+    assert rows and any("materials.pairs.felt/polystyrene.restitution " in row for row in rows), proc.stdout
+    assert "…" not in proc.stdout, proc.stdout
+    # COLUMNS, where given, still rules
+    narrow = subprocess.run([sys.executable, "-m", "tabletop.cli", "estimate", "throw", "--trials", "2", "--quiet",
+                             "--sensitivity", "--sensitivity-trials", "1"], capture_output=True, text=True,
+                            timeout=300, env={**env, "COLUMNS": "60"}, cwd=tmp_path)
+    assert narrow.returncode == 0 and max(len(line) for line in narrow.stdout.splitlines()) <= 60

@@ -4,8 +4,23 @@ progress=True."""
 from __future__ import annotations
 
 import contextlib
+import os
 
 from tabletop.app.longrun import Bar, Reporter
+
+PIPED_WIDTH = 1000    # the columns rich lays out for a file or a pipe: a table there is never cut at 80
+
+
+def console(stderr: bool = False):
+    """A rich Console on stdout (or stderr): a terminal's width on a terminal; printed to a file or
+    a pipe, PIPED_WIDTH columns (rich's 80 would cut a table's names, "materials.pairs.…"), unless
+    COLUMNS says how wide."""
+    from rich.console import Console
+
+    out = Console(stderr=stderr)
+    if not out.is_terminal and not os.environ.get("COLUMNS"):
+        out = Console(stderr=stderr, width=PIPED_WIDTH)
+    return out
 
 
 class _RichBar(Bar):
@@ -24,9 +39,7 @@ class ConsoleReporter(Reporter):
     (or stdout: `steps_out`), and the result shown by `show`."""
 
     def __init__(self, quiet: bool = False, show=None, steps_out: bool = False):
-        from rich.console import Console
-
-        self.err = Console(stderr=True)
+        self.err = console(stderr=True)
         self.quiet, self._show, self.steps_out = quiet, show, steps_out
 
     def note(self, text: str) -> None:

@@ -10,9 +10,9 @@ from tabletop.app.longrun import Interrupted
 def say_interrupted(exc: Interrupted, argv: list[str]) -> int:
     """Ctrl-C in a long run: one line (where the checkpoint is and the command that resumes it);
     exit 130."""
-    from rich.console import Console
+    from tabletop.app.console import console
 
-    err = Console(stderr=True)
+    err = console(stderr=True)
     if exc.checkpoint is None:
         hint = " (give --out to keep a checkpoint)" if exc.resumable else ""
         err.print(f"[yellow]interrupted: no result written{hint}[/yellow]", soft_wrap=True)

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tabletop.app.console import console as wide_console
 from tabletop.app.outcomes import outcome_notes
 
 
 def show_estimate(result) -> None:
     """The command's tables of an estimate result, on stdout."""
-    from rich.console import Console
-
-    console = Console()
+    console = wide_console()
     _print_table(console, result)
     if "against" in result:
         a = result["against"]
@@ -23,21 +22,16 @@ def show_estimate(result) -> None:
 
 
 def show_converge(result) -> None:
-    from rich.console import Console
-
-    _print_converge(Console(), result)
+    _print_converge(wide_console(), result)
 
 
 def show_sweep(result) -> None:
-    from rich.console import Console
-
-    console = Console()
+    console = wide_console()
     console.print(_sweep_table(result["device"], result["trials_each"], result["param"], result.labels,
                                result["rows"], console.width))
 
 
 def show_validate(result) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -50,7 +44,7 @@ def show_validate(result) -> None:
     for n, r in enumerate(rows, 1):
         table.add_row(str(n), r["case"], r["cite"], r["published"], r["ours"], str(r["trials"]),
                       _verdict_markup(r["verdict"], verdict_text(r)) + f" [{n}]")
-    console = Console()
+    console = wide_console()
     console.print(table)
     console.print("rules:")
     for n, r in enumerate(rows, 1):
@@ -64,11 +58,9 @@ def show_bench(result) -> None:
 
 
 def show_analyze(result) -> None:
-    from rich.console import Console
-
     from tabletop.gamekit.analyze import print_report
 
-    print_report(Console(), result.to_dict())
+    print_report(wide_console(), result.to_dict())
 
 
 def _sweep_table(device: str, trials: int, name: str, labels, rows: list[dict], width: int):
@@ -230,7 +222,6 @@ def _verdict_markup(verdict: str, text: str) -> str:
 
 def _print_summary(title: str, columns: list[str], rows: list[list[str]], note: str) -> None:
     """A bench's figures as a table on stdout (the JSON only goes to --out)."""
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title)
@@ -238,6 +229,6 @@ def _print_summary(title: str, columns: list[str], rows: list[list[str]], note: 
         table.add_column(column, justify="left" if i == 0 else "right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    console = Console()
+    console = wide_console()
     console.print(table)
     console.print(note, style="dim", highlight=False)
