@@ -1,14 +1,15 @@
 """King of the Hill rules, table-driven: every rule of the rulebook and every resolved ambiguity."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 
 from tabletop.gamekit.errors import IllegalMoveError
-from tabletop.games.king_of_the_hill.board import load_board
-from tabletop.games.king_of_the_hill.rules import (CHANCE, IN_CRATER, ChanceOutcome, Game, Move, Pass,
-                                          Phase, State, Variant)
+from tabletop.games.king_of_the_hill.board import CRATER_LABELS, load_board
+from tabletop.games.king_of_the_hill.rules import (CHANCE, IN_CRATER, TIPPER_LABELS, ChanceOutcome, Game, Move,
+                                                  Pass, Phase, State, Variant)
 from tabletop.sim.errors import SpecError
 
 BOARD = load_board()
@@ -244,6 +245,85 @@ def test_illegal_moves_raise_and_leave_the_state_unchanged(action, match):
     with pytest.raises(IllegalMoveError, match=match):
         s.apply(action)
     assert (str(s), list(s.history), list(s.events)) == before
+
+
+# -- what a player reads names marbles as players do (issue 36) ---------------------------------------
+NUMBERED = r"marble \d|\b(red|blue|green|yellow)-[AB]?\d"       # "marble 0", "red-1", "red-A1"
+
+
+@pytest.mark.parametrize("setup, action, message", [
+    (dict(track={1: 10}), Move(1, 3),
+     "red's second marble cannot move now: red's first marble is still in the drawer and must enter first"),
+    (dict(), Move(1, 3), "red's second marble waits in the drawer: red's first marble enters first"),
+    (dict(track={0: 10, 1: 12}), Move(2, 3), "blue's first marble belongs to blue, not to red"),
+    (dict(track={0: 10, 1: 12}), Move(0, 4),
+     "red's first marble cannot move 4: the Tipper gave 3, so the distance must be 3"),
+    (dict(track={0: ZONE[1], 1: 10}), Move(0, 3), "red's first marble is safe in the Finish Zone and never moves "
+                                                  "again"),
+    (dict(track={0: L - 1, 1: 10}, roll="6"), Move(0, 6),
+     "red's first marble cannot move 6: it would overshoot the Finish Zone (seat #6 does not exist)"),
+    (dict(track={0: 5, 1: 6, 2: 7, 3: 8, 4: 30, 5: 31, 6: 32, 7: 33}, variant=Variant.SPECIAL_TWO_PLAYER),
+     Move(2, 3), "red's first marble of set B cannot move now: red moves a marble of set A this turn "
+                 "(the sets take turns)"),
+    (dict(track={0: 10, 1: 12}), Pass(), "red cannot pass: a legal move exists"),
+])
+def test_a_refused_move_names_the_marble_as_players_do(setup, action, message):
+    """The rules' reason names the marble ("red's first marble"), never its number, and says why."""
+    s = position(**setup)
+    with pytest.raises(IllegalMoveError) as refused:
+        s.apply(action)
+    assert str(refused.value) == message
+    assert not re.search(NUMBERED, message)
+
+
+def test_a_move_refused_before_the_tilt_or_after_the_end_names_the_marble():
+    """The checks every game shares (a chance event pending, the game over) name the move as the
+    log does, not by the marble's number."""
+    s = Game(2).new_initial_state()
+    with pytest.raises(IllegalMoveError, match="^red's first marble enters 1: the tipper must be answered first$"):
+        s.apply(Move(0, 1))
+    s = position(track={0: ZONE[1], 1: L - 1, 2: 3, 3: 4}, roll="3")
+    s.apply(Move(1, 3))
+    with pytest.raises(IllegalMoveError, match="^blue's first marble moves 3: the game is over$"):
+        s.apply(Move(2, 3))
+
+
+def test_every_log_line_of_a_game_names_marbles_as_players_do():
+    """A whole 4-player game and a Special 2 Player Game, knocks into the crater included: the log
+    names each marble "red's first marble" ("... of set A"), never by a number."""
+    from tabletop.gamekit.chance import TableOutcomes
+    from tabletop.gamekit.match import Match
+    from tabletop.games.king_of_the_hill.ai import GreedySeat
+
+    source = TableOutcomes({"tipper": {label: 1 / 7 for label in TIPPER_LABELS},
+                            "crater": {label: 1 / len(CRATER_LABELS) for label in CRATER_LABELS}})
+    for players, variant in ((4, Variant.STANDARD), (2, Variant.SPECIAL_TWO_PLAYER)):
+        match = Match(Game(players, variant).new_initial_state(), [GreedySeat() for _ in range(players)], source,
+                      seed=3)
+        match.play()
+        events = match.state.events
+        assert match.state.is_terminal() and any("knocks" in line for line in events)
+        assert not [line for line in events if re.search(NUMBERED, line)]
+        assert all(any(re.match(f"{c}'s first marble( of set A)? enters ", line) for line in events)
+                   for c in ("red", "blue", "green", "yellow")[:players])
+        if variant is Variant.SPECIAL_TWO_PLAYER:
+            assert any("'s second marble of set B " in line for line in events)
+
+
+def test_the_window_says_why_a_marble_cannot_move_in_the_rules_words_once():
+    """The window's reason for a click on the player's own marble is the rules' own sentence,
+    which names the marble once; its numbered choices name the marble too."""
+    pytest.importorskip("panda3d")
+    from tabletop.games.king_of_the_hill.view import HillAdapter
+    from tabletop.sim.scene import RecordedScene
+
+    adapter = HillAdapter(2, "standard", RecordedScene({}))
+    s = position(track={1: 10})
+    assert adapter.why_not(s, 1) == ("red's second marble cannot move now: red's first marble is still in the "
+                                     "drawer and must enter first")
+    assert adapter.why_not(s, 2) == "blue's first marble cannot move: it belongs to blue; you play red"
+    assert [text for _, text, _ in adapter.piece_choices(s)] == ["red's first marble: enter from the drawer, 3 "
+                                                                 "spaces to space 2"]
 
 
 def test_chance_outcomes_are_checked():

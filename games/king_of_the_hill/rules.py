@@ -44,6 +44,7 @@ from enum import StrEnum
 from typing import Union
 
 from tabletop.gamekit import state as base
+from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
@@ -52,6 +53,7 @@ IN_CRATER = -2   # track index of a knocked marble until the crater answers
 TIPPER_LABELS = ("1", "2", "3", "4", "5", "6", "J")
 J_MAX = 10
 COLOURS = ("red", "blue", "green", "yellow")
+ORDINALS = ("first", "second")
 
 
 class Variant(StrEnum):
@@ -69,6 +71,10 @@ class Phase(StrEnum):
 
 @dataclass(frozen=True)
 class Move:
+    """Move `marble` (its number in the state's `track`: the API's and the replays' encoding)
+    `distance` spaces. Its text names the number; a message a player reads names the marble as
+    players do (`Game.marble_name`, `State.describe`)."""
+
     marble: int
     distance: int
 
@@ -116,10 +122,13 @@ class Game:
         return (marble % self.marbles_per_player) // 2
 
     def marble_name(self, marble: int) -> str:
+        """The marble as players name it: "red's first marble" (the one that enters first),
+        "blue's second marble"; in the Special 2 Player Game "red's first marble of set A"."""
         i = marble % self.marbles_per_player
+        name = f"{COLOURS[self.owner(marble)]}'s {ORDINALS[i % 2]} marble"
         if self.variant is Variant.SPECIAL_TWO_PLAYER:
-            return f"{COLOURS[self.owner(marble)]}-{'AB'[i // 2]}{i % 2 + 1}"
-        return f"{COLOURS[self.owner(marble)]}-{i + 1}"
+            return f"{name} of set {'AB'[i // 2]}"
+        return name
 
     def new_initial_state(self) -> "State":
         return State(self)
@@ -261,24 +270,65 @@ class State(base.State):
         else:
             self._apply_move(action)
 
-    def _illegal(self, action: Action) -> str:
-        """Why an action that is not among the legal moves is not allowed."""
+    def describe(self, action: Action) -> str:
+        """An action in the words of the log: "red's first marble moves 4", "red passes"."""
+        if isinstance(action, Move) and 0 <= action.marble < len(self.track):
+            verb = "enters" if self.track[action.marble] == DRAWER else "moves"
+            return f"{self.game.marble_name(action.marble)} {verb} {action.distance}"
         if isinstance(action, Pass):
-            return "pass: a legal move exists, so the turn cannot be passed"
+            return f"{self._player(self.current)} passes"
+        return str(action)
+
+    def _check(self, action: Action) -> None:
+        """The base's checks, a refused move named as players name it (the base names the action
+        by its text, which numbers the marble)."""
+        try:
+            super()._check(action)
+        except IllegalMoveError as exc:
+            text, prefix = str(exc), f"{action}: "
+            if isinstance(action, (Move, Pass)) and text.startswith(prefix):
+                raise IllegalMoveError(f"{self.describe(action)}: {text[len(prefix):]}") from None
+            raise
+
+    def _illegal(self, action: Action) -> str:
+        """Why an action that is not among the legal moves is not allowed, the marble named as
+        players name it ("red's first marble cannot move 4: ...")."""
+        g = self.game
+        if isinstance(action, Pass):
+            return f"{self._player(self.current)} cannot pass: a legal move exists"
         if not isinstance(action, Move):
             return f"{action!r}: not a King of the Hill action"
-        if not 0 <= action.marble < len(self.track):
-            return f"{action}: there is no marble {action.marble}"
-        if self.game.owner(action.marble) != self.current:
-            return (f"{action}: marble {action.marble} belongs to {self._player(self.game.owner(action.marble))}, "
-                    f"not to {self._player(self.current)}")
-        if action.distance not in self.distances():
+        m, d = action.marble, action.distance
+        if not 0 <= m < len(self.track):
+            return f"{action}: there is no marble {m} (the API numbers them 0-{len(self.track) - 1})"
+        name, owner = g.marble_name(m), g.owner(m)
+        if owner != self.current:
+            return f"{name} belongs to {self._player(owner)}, not to {self._player(self.current)}"
+        L, where = g.board.path_length, self.track[m]
+        if where >= L:
+            return f"{name} is safe in the Finish Zone and never moves again"
+        if d not in self.distances():
             allowed = "1-10" if self.roll == "J" else self.roll
-            return f"{action}: the Tipper gave {self.roll}, so the distance must be {allowed}"
-        if action.marble not in self.movable_marbles():
-            return (f"{action}: marble {action.marble} may not move now "
-                    f"(a marble still in the drawer must enter first, or it is the other set's turn)")
-        return f"{action}: {self.destination(action.marble, action.distance)[2]}"
+            return f"{name} cannot move {d}: the Tipper gave {self.roll}, so the distance must be {allowed}"
+        movable = self.movable_marbles()
+        if m not in movable:
+            if g.variant is Variant.SPECIAL_TWO_PLAYER and g.marble_set(m) != self.active_set(self.current):
+                return (f"{name} cannot move now: {self._player(self.current)} moves a marble of set "
+                        f"{'AB'[self.active_set(self.current)]} this turn (the sets take turns)")
+            entering = movable[0] if movable and self.track[movable[0]] == DRAWER else None
+            if entering is not None and where == DRAWER:
+                return f"{name} waits in the drawer: {g.marble_name(entering)} enters first"
+            if entering is not None:
+                return (f"{name} cannot move now: {g.marble_name(entering)} is still in the drawer and must "
+                        f"enter first")
+            if where == DRAWER:
+                return f"{name} cannot enter with {d}: {self._reason(m, d)}"
+            return f"{name} cannot move now"
+        return f"{name} cannot {'enter' if where == DRAWER else 'move'} {d}: {self._reason(m, d)}"
+
+    def _reason(self, marble: int, distance: int) -> str:
+        """Why `destination` refuses the move ("" when it allows it)."""
+        return self.destination(marble, distance)[2] or "no such move now"
 
     def _player(self, p: int) -> str:
         return COLOURS[p]
