@@ -131,8 +131,8 @@ class TableAdapter:
         for action in self.piece_actions(state, piece):
             try:
                 state.clone().apply(action)
-            except IllegalMoveError as exc:
-                return f"{name} cannot move: {exc}"
+            except IllegalMoveError as exc:       # the rules' sentence, the piece named once
+                return str(exc) if str(exc).startswith(f"{name} ") else f"{name} cannot move: {exc}"
         movers = [self.piece_name(p) for p in range(len(self.piece_bodies)) if self.destinations(state, p)]
         if movers:
             return f"{name} has no legal move now; {', '.join(movers)} can move"

@@ -515,19 +515,6 @@ class HillAdapter(TableAdapter):
             return []
         return [Move(piece, d) for d in state.distances()]
 
-    def why_not(self, state: State, piece: int) -> str:
-        """The player's own marble: the rules' reason as it stands, which names the marble already
-        ("red's first marble cannot move 4: ..."); else the window's (another's marble, a tilt due)."""
-        if state.phase is Phase.MOVE and self.owner(piece) == state.current:
-            from tabletop.gamekit.errors import IllegalMoveError
-
-            for action in self.piece_actions(state, piece):
-                try:
-                    state.clone().apply(action)
-                except IllegalMoveError as exc:
-                    return str(exc)
-        return super().why_not(state, piece)
-
     def owner(self, piece: int) -> int:
         return self.game.owner(piece)
 
