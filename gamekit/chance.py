@@ -165,6 +165,16 @@ def measured_tables(devices: Iterable[str]) -> dict[str, dict[str, float]]:
     return tables
 
 
+def table_not_found(path: str | Path) -> InputError:
+    """The one line for a --outcomes table file that is not there: what writes one, and the
+    packaged tables a bare name finds anywhere."""
+    from tabletop.sim.paths import assets_dir
+
+    packaged = sorted(p.name for p in (assets_dir() / "measured").glob("*.json"))
+    return InputError(f"outcome table not found: {path} (`tabletop estimate DEVICE --out FILE.json` writes one; "
+                      f"the packaged tables, found by their bare names from any folder: {', '.join(packaged)})")
+
+
 def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     """{device: {label: p}} from an `estimate` JSON file, or from a calibration file (`tabletop
     calibrate --out`: the calibrated odds of each device it calibrates); a bad file is an InputError."""
@@ -176,7 +186,7 @@ def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
         device = data["device"]
         probs = {label: float(v["p"]) for label, v in data["probabilities"].items()}
     except FileNotFoundError:
-        raise InputError(f"outcome table not found: {path}") from None
+        raise table_not_found(path) from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         raise InputError(f"{path}: not a tabletop estimate result (needs device and probabilities)") from None
     if not probs or sum(probs.values()) <= 0 or min(probs.values()) < 0:

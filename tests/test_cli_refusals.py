@@ -3,6 +3,7 @@ given: each is one line on stderr and exit 2 now (issue 36)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import subprocess
 import sys
@@ -374,3 +375,28 @@ def test_a_table_printed_to_a_pipe_keeps_its_full_names(tmp_path):
                              "--sensitivity", "--sensitivity-trials", "1"], capture_output=True, text=True,
                             timeout=300, env={**env, "COLUMNS": "60"}, cwd=tmp_path)
     assert narrow.returncode == 0 and max(len(line) for line in narrow.stdout.splitlines()) <= 60
+
+
+# -- README commands that need a checkout or an earlier command's file ---------------------------------------------
+def test_a_table_file_that_is_not_there_says_what_writes_one_and_the_packaged_names(tmp_path, monkeypatch, capsys):
+    """The README's `--outcomes table:tipper.json,...` run in a folder where the first command did
+    not run: one line saying what writes such a file and which tables any folder finds by name."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "king-of-the-hill", "--headless", "--seats", "ai,ai,ai", "--outcomes",
+                 "table:tipper.json,crater-10k-seed1.json"]) == 2
+    err = capsys.readouterr().err
+    assert "outcome table not found: tipper.json (`tabletop estimate DEVICE --out FILE.json` writes one" in err, err
+    assert "tipper-10k-seed1.json" in err and err.count("\n") == 1, err
+
+
+def test_the_readme_says_where_a_command_needs_a_checkout_or_an_earlier_file():
+    """A plain install has no scripts/: every fenced `python scripts/...` line says it runs from a
+    checkout; the fenced command that reads tipper.json says whose file it is."""
+    readme = (HERE.parent / "README.md").read_text()
+    fenced = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    lines = [line for block in fenced for line in block.splitlines()]
+    scripts = [line for line in lines if line.startswith("python scripts/")]
+    assert scripts and all("checkout" in line.partition("#")[2] for line in scripts), scripts
+    tables = [line for line in lines if "table:tipper.json" in line]
+    assert tables and all("the first command's" in line.partition("#")[2] for line in tables), tables
+    assert "not scripts/, so they run\nfrom the checkout's root" in readme
