@@ -225,13 +225,14 @@ class GameDefinition:
     review_seat = "plan"                    # the seat kind that plays every chair of a review's
                                             # rollouts where the game is not solved (a seat kind)
 
-    def solved_values(self, game, tables: dict, emit=None):
+    def solved_values(self, game, tables: dict, emit=None, progress=None):
         """Each seat's win probability under perfect play, exactly, for the positions of `game` (the
         rules' Game a replay's config makes) with chance from `tables` ({event: {label: p}}): a
         function of a state (any node: a decision node's value is its best move's, a chance node's
         the expectation of its outcomes under the tables, a finished game's its result) to a list of
         floats, one per seat. None where the game with these rules, seats and tables is not solved:
-        a review then estimates by rollouts. `emit` is told before a solve that takes minutes.
+        a review then estimates by rollouts. `emit` is told before a solve that takes minutes;
+        `progress(fraction, doing)`, where given, while it runs (the window's hint shows it).
         None by default."""
         return None
 

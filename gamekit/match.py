@@ -185,16 +185,31 @@ class Match:
         return self.state
 
     # -- taking back ------------------------------------------------------------------------------
+    def _undo_depth(self, players) -> int:
+        """How many decisions `undo(players)` takes back (0: none): back to the latest decision of
+        one of `players`, never past a decision of another seat the match does not play (a seat of
+        None: another human's), never once the game is over."""
+        if self.is_over():
+            return 0
+        for depth, entry in enumerate(reversed(self._undo), 1):
+            if entry[4] in players:
+                return depth
+            if self.seats[entry[4]] is None:
+                return 0
+        return 0
+
     def can_undo(self, players) -> bool:
         """Whether a decision of one of `players` since the last chance event can be taken back."""
-        return not self.is_over() and any(entry[4] in players for entry in self._undo)
+        return self._undo_depth(players) > 0
 
     def undo(self, players):
-        """Take back the latest decision of one of `players` (the window's human seats) since the
-        last chance event, and every decision after it (the seats' generator goes back with them,
-        so the same seats choose the same again): the position, the log and the recording are as
-        before it. Returns the decision taken back (None: none can be; never across a chance
-        event, never once the game is over). `redo` plays it again."""
+        """Take back the latest decision of one of `players` (the window's human seat at the screen)
+        since the last chance event, and every decision after it (the seats' generator goes back
+        with them, so the same seats choose the same again): the position, the log and the
+        recording are as before it. Never a decision of another seat this match does not play
+        (another human's at the same screen): where one came after, nothing is taken back. Returns
+        the decision taken back (None: none can be; never across a chance event, never once the
+        game is over). `redo` plays it again."""
         if not self.can_undo(players):
             return None
         taken = 0

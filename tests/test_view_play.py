@@ -201,13 +201,15 @@ def test_king_kong_no_ai_card_reaches_the_human(open_window):
 
 
 def test_king_kong_two_humans_pass_the_screen(open_window):
-    """Two human seats at one screen: when a human seat is to act the screen is covered until
-    Enter, then only that seat's hand is shown (the other human's counted), and neither sees the
-    other's draws in the log."""
+    """Two human seats at one screen: after a human's turn the table stays in view (the mover's
+    hand on the panel, the next player's counted) until Enter passes the screen; then it is
+    covered until Enter again, and only the seat to act sees its hand; neither sees the other's
+    draws in the log; no line of the hand-over stays once it is done."""
     from direct.showbase.MessengerGlobal import messenger
 
     app, ctrl = open_window("king-kong", ["human", "human", "ai"], seed=5)
-    curtains = set()
+    ctrl.curtain_hold = 0.0
+    curtains, handovers = set(), set()
     for _ in range(2000):
         s = ctrl.state
         if s.is_terminal() or s.turn > 12:
@@ -222,12 +224,73 @@ def test_king_kong_two_humans_pass_the_screen(open_window):
             assert ctrl.state is s and "pass the screen" in ctrl.hud.notice.getText()
             messenger.send("enter")
             assert not ctrl.curtain and ctrl.hud.curtain.is_hidden()
+            assert ctrl.hud.notice.getText() == "" and "pass the screen" not in ctrl.hud.prompt.getText()
             check_nothing_hidden_shown(ctrl, {human})
             continue
+        if ctrl.handing_over is not None:
+            mover, human = ctrl.at_screen, ctrl.handing_over
+            handovers.add((mover, human))
+            assert mover != human and ctrl.hud.curtain.is_hidden()
+            check_nothing_hidden_shown(ctrl, {mover})            # the mover's own hand, still
+            assert ctrl.hud.banner.getText() == f"Pass the screen to {ctrl.adapter.seat_name(human)}: press Enter"
+            assert not ctrl.choices and ctrl.hud.buttons["pass"]["text"] == "Pass the screen  [Enter]"
+            messenger.send("1")                                   # nothing of the next player's to choose
+            assert ctrl.state is s and "press Enter to pass the screen" in ctrl.hud.notice.getText()
+            messenger.send("enter")
+            assert ctrl.curtain and ctrl.handing_over is None and ctrl.hud.banner.getText() == ""
+            assert ctrl.hud.notice.getText() == ""
+            continue
         human = ctrl._human_turn()
-        check_nothing_hidden_shown(ctrl, {human} if human is not None else set())
+        check_nothing_hidden_shown(ctrl, {ctrl.at_screen} if ctrl.at_screen is not None else set())
         step(ctrl)
-    assert curtains == {0, 1}
+    assert curtains == {0, 1} and {(0, 1), (1, 0)} <= handovers
+
+
+def test_the_mover_sees_the_move_land_before_the_curtain(open_window):
+    """Hotseat King Kong: a human's move by a click plays its hop, and the screen stays uncovered for
+    as long as the mover looks (frames for 5 s of the clock): the curtain drops only on the mover's
+    Enter, and a second Enter at once (a double press) does not lift it for the next player."""
+    from direct.showbase.MessengerGlobal import messenger
+    from tabletop.games.king_kong.rules import Move
+
+    app, ctrl = open_window("king-kong", ["human", "human", "ai"], seed=5)
+    ctrl.curtain_hold = 0.0
+    for _ in range(600):                                    # on to a human's move of the pawn by a click
+        s = ctrl.state
+        if ctrl.curtain:
+            messenger.send("enter")
+        elif ctrl.handing_over is not None:
+            messenger.send("enter")
+        elif not s.is_chance_node() and ctrl.human(s.current_player) and \
+                any(isinstance(a, Move) for a in s.legal_actions()):
+            break
+        else:
+            step(ctrl)
+    mover = ctrl.state.current_player
+    ctrl.select(mover)
+    dest = next(d for d in ctrl.destinations if isinstance(d.action, Move))
+    click_at(app, ctrl, dest.position)
+    assert ctrl.anim is not None and not ctrl.curtain       # the hop plays in view
+    clock = 0.0
+    while ctrl.anim is not None or ctrl.handing_over is None:
+        if ctrl.anim is None:
+            step(ctrl)                                      # the AI's replies and the throws after the move
+        else:
+            ctrl._advance(1 / 30)
+            clock += 1 / 30
+        assert not ctrl.curtain
+    for _ in range(150):                                    # the mover looks at it for 5 s: no curtain
+        ctrl._update(type("Task", (), {"cont": 1})())
+    assert not ctrl.curtain and ctrl.handing_over is not None and ctrl.at_screen == mover
+    ctrl.curtain_hold = 0.6
+    messenger.send("enter")                                 # passes the screen
+    assert ctrl.curtain
+    messenger.send("enter")                                 # pressed twice at once: still covered
+    assert ctrl.curtain
+    ctrl._curtain_since -= 1.0
+    messenger.send("enter")                                 # the next player, ready
+    assert not ctrl.curtain and ctrl.at_screen == ctrl._human_turn() != mover
+    assert ctrl.hud.notice.getText() == "" and not ctrl.hud.banner.getText()
 
 
 def test_a_seat_line_is_read_whole_only_by_its_seat():

@@ -105,3 +105,107 @@ def test_the_window_takes_back_and_plays_again_and_records_only_what_was_played(
     recorded = [step["action"] for turn in replay.turns for step in turn.steps]
     assert recorded == [encode_action(GAMES["knossos"], a) for a in ctrl.state.history]
     assert verify(replay, GAMES["knossos"]).turns == ctrl.state.turn
+
+
+def _kk_hotseat_handover(open_window):  # noqa: F811
+    """Hotseat King Kong (red and blue human, green AI) on to the moment red's turn is over with a
+    decision of red's that Ctrl+Z could take back, blue to act next: the window asks red to pass
+    the screen."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    from tests.test_view import step
+
+    app, ctrl = open_window("king-kong", ["human", "human", "ai"], seed=5)
+    ctrl.curtain_hold = 0.0
+    for _ in range(600):
+        if ctrl.curtain:
+            messenger.send("enter")                  # the player to act says they are ready
+        elif ctrl.handing_over is not None and ctrl.match.can_undo({ctrl.at_screen}):
+            return app, ctrl
+        elif ctrl.handing_over is not None:
+            messenger.send("enter")                  # passes the screen
+        else:
+            step(ctrl)
+    raise AssertionError("no hand-over after an undoable decision")
+
+
+@pytest.mark.slow
+def test_blues_ctrl_z_in_hotseat_king_kong_cannot_take_back_reds_move(open_window):  # noqa: F811
+    """Two humans at one screen (King Kong, red and blue): red's decisions since the last chance
+    event stand once blue is at the screen. Blue's Ctrl+Z (and the Undo button) takes back nothing
+    and says why; red's own Ctrl+Z, before passing the screen, takes back red's decision."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = _kk_hotseat_handover(open_window)
+    red, blue = ctrl.at_screen, ctrl.handing_over
+    assert (red, blue) == (0, 1)
+    history = list(ctrl.state.history)
+    assert ctrl.match.can_undo({red, blue})          # the old Ctrl+Z (every human seat's) would take it back
+    messenger.send("enter")                          # red passes the screen
+    assert ctrl.curtain and ctrl.at_screen is None
+    messenger.send("control-z")                      # behind the curtain: nothing
+    assert ctrl.state.history == history
+    messenger.send("enter")                          # blue is ready
+    assert not ctrl.curtain and ctrl.seat_at_screen() == blue
+    assert ctrl.hud.buttons["undo"]["state"] == "disabled"
+    messenger.send("control-z")
+    assert ctrl.state.history == history, "blue's Ctrl+Z took back red's move"
+    notice = ctrl.hud.notice.getText()
+    assert notice.startswith("nothing to take back") and "blue may take back only blue's own" in notice, notice
+    ctrl.hud.buttons["undo"]["command"]()            # the button alike
+    assert ctrl.state.history == history
+    messenger.send("control-y")
+    assert ctrl.state.history == history
+
+
+@pytest.mark.slow
+def test_the_mover_takes_back_their_own_move_before_passing_the_screen(open_window):  # noqa: F811
+    """Red's turn is over and red has not passed the screen yet: red's Ctrl+Z takes back red's own
+    decision and the AI's after it (the hand-over is gone: red decides again), Ctrl+Y plays it again
+    and the hand-over comes back."""
+    from direct.showbase.MessengerGlobal import messenger
+
+    app, ctrl = _kk_hotseat_handover(open_window)
+    red = ctrl.at_screen
+    after = list(ctrl.state.history)
+    messenger.send("control-z")
+    assert ctrl.hud.notice.getText().startswith("taken back: ")
+    s = ctrl.state
+    assert len(s.history) < len(after) and s.history == after[:len(s.history)]
+    assert s.current_player == red and not s.is_chance_node() and ctrl.handing_over is None
+    assert ctrl.choices and not ctrl.hud.banner.getText()
+    messenger.send("control-y")
+    ctrl.finish_animation()
+    assert ctrl.hud.notice.getText().startswith("played again: ")
+    while ctrl.handing_over is None and not ctrl.curtain:     # the AI's replies, the same again
+        from tests.test_view import step
+        step(ctrl)
+    assert list(ctrl.state.history) == after and ctrl.handing_over is not None
+
+
+def test_undo_never_takes_back_another_outside_seats_decision():
+    """Match.undo({1}) takes back seat 1's latest decision and the AI seats' after it, never a
+    decision of another seat the match does not play (seat 0, a human): then nothing."""
+    match, source = _kk_match(4)
+    try:
+        match.seats[1] = None                        # two human seats: 0 and 1
+        for _ in range(400):
+            s = match.state
+            if match.is_over():
+                break
+            players = [e[4] for e in match._undo]
+            if 0 in players and 1 in players and players.index(1) < len(players) - 1 - players[::-1].index(0):
+                break                                # seat 0 decided after seat 1
+            if s.chance_event is not None:
+                match.step()
+            elif match.seats[s.current_player] is None:
+                match.apply(s.legal_actions()[-1])
+            else:
+                match.step()
+        else:
+            raise AssertionError("no decision of seat 0 after seat 1's")
+        history = list(match.state.history)
+        assert not match.can_undo({1}) and match.undo({1}) is None and match.state.history == history
+        assert match.can_undo({0}) and match.undo({0}) is not None
+    finally:
+        source.close()

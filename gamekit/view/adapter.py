@@ -201,11 +201,22 @@ class TableAdapter:
 
     def menu(self, state) -> list:
         """The current decision's actions that are not a piece going somewhere (roll or fly,
-        end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons."""
+        end the turn, a spinner's choice, which cards to discard...): shown as numbered buttons,
+        one for each distinct choice (actions said alike, such as discarding one or the other of
+        two copies of a card, are one; so is an action said as a lit space says it)."""
         from tabletop.gamekit.state import Pass
 
-        placed = {d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)}
-        return [a for a in state.legal_actions() if a not in placed and a != Pass()]
+        placed = [d.action for piece in range(len(self.piece_bodies)) for d in self.destinations(state, piece)]
+        said = {self.action_text(state, a) for a in placed}     # one entry per distinct choice: two copies
+        out = []                                                # of a card are one choice, said once
+        for action in state.legal_actions():
+            if action in placed or action == Pass():
+                continue
+            text = self.action_text(state, action)
+            if text not in said:
+                said.add(text)
+                out.append(action)
+        return out
 
     def menu_title(self, state) -> str:
         return "choose:"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
@@ -56,6 +57,8 @@ class Animation:
 class GameWindow:
     """The game loop of the window; `adapter` knows one game's table, pieces and rules."""
 
+    curtain_hold = 0.6     # seconds after the curtain drops before Enter lifts it (a double press passes only)
+
     def __init__(self, app, game, adapter, seats: list[str], seed: int, pace: float = 0.8, record=None,
                  options: dict | None = None, resume=None):
         self.app = app
@@ -84,9 +87,17 @@ class GameWindow:
         self.resume = resume           # (a recorded game, the turn to play on from): the first game
         self.hint = False              # H: the human's win probability and the best move (off by default)
         self._values = None            # the solved game's values (a function of a state), once asked for
+        self._values_config = None     # the replay config they are the values of
         self.humans = [p for p, kind in enumerate(seats) if kind == "human"]
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None   # whose eyes are on the screen
         self.curtain = False           # the screen is covered until the next human seat is ready
+        self.handing_over = None       # the human seat to come to the screen, once the one there passes it
+        self._curtain_since = 0.0      # when the curtain dropped (a second Enter at once does not lift it)
+        self.question: Question | None = None   # the question in the box over the window (quit? solve?)
+        self.record_path: Path | None = None    # the current game's replay file
+        self.config: dict = {}         # the current game's replay config (its rules' Game)
+        self.hint_solver = BackgroundSolve      # how the hint's solve runs in the background (tests give another)
+        self.solving = None            # the hint's solve in the background, while it runs
         adapter.build(app)
         app.freeze_labels()
         self.hud = Hud(app.base)
@@ -95,6 +106,12 @@ class GameWindow:
         app.before_draw(self._place_keys, "lit-keys")
         self.new_game()
         app.add_task(self._update, "game-update")
+        app.add_task(self._solve_task, "hint-solve")
+
+    def _solve_task(self, task):
+        if self.solving is not None:
+            self._poll_solve()
+        return task.cont
 
     # -- game lifetime ---------------------------------------------------------------------
     @property
@@ -121,17 +138,22 @@ class GameWindow:
             state = self.adapter.new_state()
             config = self.game.replay_config(self.seat_kinds, "physics", self.options)   # as headless play's
             banner = [self.game.banner(self.seat_kinds, self.seed, "physics", self.options)]
+        self.config = config
         recorder = self._start_recording(state, config, banner, resume)
         self.match = Match(state, self.seats, self.source, self.seed, banner=banner,
                            result_lines=self.game.result_lines, observers=[recorder], max_turns=self.game.max_turns,
                            seeds=seeds, undo=True)
         self.anim = None
-        self._values = None
+        if not callable(self._values) or self._values_config != self.config:
+            self._values = None          # (a solved game's values serve each game of the same rules)
         self.at_screen = self.humans[0] if len(self.humans) == 1 else None
         self.curtain = False
+        self.handing_over = None
+        self._close_question()
         self._clear_selection()
         self.hud.clear_log()
         self.hud.set_banner("")
+        self.hud.set_notice("")
         self.adapter.place_pieces(self.app, self.state)
         for line in self.match.lines:
             self.hud.log(line)
@@ -143,11 +165,13 @@ class GameWindow:
         from tabletop.gamekit.record import GameRecorder
 
         self.games_started += 1
+        self.record_path = None
         if self.record is None:
             return None
         path = Path(self.record)
         if self.games_started > 1:
             path = path.with_name(f"{path.stem}-{self.games_started}{path.suffix}")
+        self.record_path = path
         return GameRecorder(path, self.game, config, self.seed, state, self.source, banner, resume=resume, undo=True)
 
     def _end_match(self) -> None:
@@ -178,7 +202,7 @@ class GameWindow:
             if (self.app.camera.target - target).length() < 1e-3:
                 self._camera_back = None
         s = self.state
-        if s.is_terminal():
+        if s.is_terminal() or self.question is not None:      # (the game waits while a question is asked)
             return task.cont
         if s.is_chance_node():
             if not (self.human(self.actor()) and self.adapter.needs_gesture(s)):
@@ -312,14 +336,22 @@ class GameWindow:
     # -- the display -----------------------------------------------------------------------
     def viewer(self) -> set[int]:
         """The seats whose hidden cards the screen may show now: in a game with hidden hands,
-        with one human seat, that seat's; with two or more, the one at the screen while it is
-        that seat's turn (none between); with no human seat, or once the game is over, all."""
+        with one human seat, that seat's; with two or more, the one at the screen (none while the
+        curtain is down); with no human seat, or once the game is over, all."""
         every = set(range(len(self.seat_kinds)))
         if not self.adapter.hidden_hands or not self.humans or self.state.is_terminal():
             return every
         if len(self.humans) == 1:
             return {self.humans[0]}
-        return {self.at_screen} if self.at_screen is not None and self._human_turn() == self.at_screen else set()
+        return {self.at_screen} if self.at_screen is not None and not self.curtain else set()
+
+    def seat_at_screen(self) -> int | None:
+        """The human seat whose player is at the screen, the one whose decisions Ctrl+Z may take
+        back: the only human seat; with two or more in a game with hidden hands, the seat that
+        lifted the curtain (until it passes the screen on; None behind the curtain); with two or
+        more and nothing hidden, the human seat to act, or between its turns the one that acted
+        last. None with no human seat."""
+        return self.at_screen if self.humans else None
 
     def _human_turn(self) -> int | None:
         """The human seat that must act now (a move, or a throw by hand), or None."""
@@ -331,26 +363,67 @@ class GameWindow:
         return s.current_player if self.human(s.current_player) else None
 
     def _pass_screen(self) -> None:
-        """Two or more human seats at one screen in a game with hidden hands: when another human
-        seat is to act, the screen is covered until that player says they are ready, so nobody
-        sees a hand but its owner."""
+        """Two or more human seats at one screen. With hidden hands: when another human seat is to
+        act, the player at the screen first sees their move land and what followed it, then passes
+        the screen with Enter (`handing_over`); the screen is then covered until the next player says
+        they are ready, so nobody sees a hand but its owner. With nothing hidden: the human seat to
+        act is the one at the screen."""
         human = self._human_turn()
-        if (self.adapter.hidden_hands and len(self.humans) > 1 and human is not None
-                and human != self.at_screen):
-            self.at_screen = None
-            self.curtain = True
-            name = self.adapter.seat_name(human)
-            self.hud.set_curtain(f"Pass the screen to {name}", f"{name}: press Enter (or click) when ready "
-                                 f"to see your hand", self.lift_curtain)
-        elif not self.curtain:
-            self.hud.set_curtain("", "", None)
+        if len(self.humans) < 2 or self.state.is_terminal():
+            self.handing_over = None
+            if self.curtain:
+                self.curtain = False
+                self.hud.set_curtain("", "", None)
+            return
+        if not self.adapter.hidden_hands:
+            if human is not None:
+                self.at_screen = human
+            return
+        self.handing_over = None
+        if self.curtain:
+            if human is not None:      # (whose turn it is may have changed behind it: say whom it waits for)
+                self._curtain_text(human)
+            return
+        self.hud.set_curtain("", "", None)
+        if human is None or human == self.at_screen:
+            return
+        if self.at_screen is None:     # nobody to hand over from (the game's first human turn)
+            self._drop(human)
+        else:
+            self.handing_over = human
+
+    def _curtain_text(self, human: int) -> None:
+        name = self.adapter.seat_name(human)
+        self.hud.set_curtain(f"Pass the screen to {name}",
+                             f"{name}: press Enter (or click Ready) when you are at the screen, to see your hand",
+                             self.lift_curtain)
+
+    def drop_curtain(self) -> None:
+        """The player at the screen passes it on (Enter after their turn): the screen is covered
+        until the next human seat's player is ready."""
+        human = self._human_turn()
+        if human is not None and not self.curtain:
+            self._drop(human)
+            self._refresh()
+
+    def _drop(self, human: int) -> None:
+        self.handing_over = None
+        self.at_screen = None
+        self.curtain = True
+        self._curtain_since = _now()
+        self._clear_selection()
+        self.hud.set_notice("")
+        self._curtain_text(human)
 
     def lift_curtain(self) -> None:
-        """The human seat to act is at the screen: show its hand."""
-        if self.curtain:
+        """The human seat to act is at the screen: show its hand. (Not within `curtain_hold` seconds
+        of the curtain dropping: a double press of Enter passes the screen, never shows the next hand
+        to the player who passed it.)"""
+        if self.curtain and _now() - self._curtain_since >= self.curtain_hold:
             self.curtain = False
             self.at_screen = self._human_turn()
             self.hud.set_curtain("", "", None)
+            self.hud.set_notice("")
             self._refresh()
 
     def _refresh(self) -> None:
@@ -359,38 +432,46 @@ class GameWindow:
         self._pass_screen()
         viewer = self.viewer()
         self.hud.set_reader(lambda line: seen_by(line, viewer))
-        self.hud.set_status(a.status(s))
         self.hud.set_players(a.players(s, self.seat_kinds, viewer))
         human_chance = s.is_chance_node() and self.human(self.actor()) and a.needs_gesture(s)
         human_move = not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
-        if self.curtain:                        # nothing to choose until the player is at the screen
+        covered = self.curtain or self.handing_over is not None
+        if covered:                  # nothing to choose until the player to act is at the screen
             human_chance = human_move = False
         self.hud.enable("chance", human_chance)
         passing = human_move and s.legal_actions() == [Pass()]
-        self.hud.enable("pass", passing)
-        self.hud.enable("undo", self.match.can_undo(set(self.humans)) and not self.curtain)
-        self.hud.enable("redo", human_move and self.match.redo_action() is not None)
+        self.hud.enable("pass", passing or self.handing_over is not None)
+        self.hud.relabel("pass", "Pass the screen  [Enter]" if self.handing_over is not None else "Pass  [Enter]")
+        seat = self.seat_at_screen()
+        self.hud.enable("undo", seat is not None and not self.curtain and self.match.can_undo({seat}))
+        self.hud.enable("redo", self._redoable() is not None)
         self.menu = a.menu(s) if human_move else []
-        hint = self._hint(s) if self.hint and human_move and not self.curtain else None
+        hint = self._hint(s) if self.hint and human_move else None
+        self.hud.set_status(self._status_text(hint))
         mark = (lambda actions, text: text + hint.mark(actions)) if hint is not None else (lambda actions, text: text)
         self.choices = [(mark([action], a.action_text(s, action)), lambda act=action: self.act(act))
-                        for action in (self.menu if not self.curtain else [])]
-        for piece, text, group in a.piece_choices(s) if human_move and not self.curtain else []:
+                        for action in self.menu]
+        for piece, text, group in a.piece_choices(s) if human_move else []:
             run = (lambda act=group[0].action: self.act(act)) if len(group) == 1 else \
                 (lambda p=piece, g=group: self.select(p, g))
             self.choices.append((mark([d.action for d in group], text), run))
         if hint is not None:
-            self.hud.set_status(a.status(s) + "\n" + hint.bar)
             best = next((piece for piece, _, group in a.piece_choices(s)
                          if any(d.action == hint.best for d in group)), None)
             if best is not None and self.selected is None:
                 a.highlight(self.app, best)
         self.hud.set_menu(a.menu_title(s) if self.choices else "", self.choices)
+        self.hud.set_banner(a.result(s) if s.is_terminal() else
+                            f"Pass the screen to {a.seat_name(self.handing_over)}: press Enter"
+                            if self.handing_over is not None else "")
         if s.is_terminal():
-            self.hud.set_banner(a.result(s))
             self.hud.set_prompt("press N for a new game")
         elif self.curtain:
             self.hud.set_prompt(f"pass the screen to {a.seat_name(self._human_turn())}: Enter when ready")
+        elif self.handing_over is not None:
+            back = " (Ctrl+Z takes it back)" if seat is not None and self.match.can_undo({seat}) else ""
+            self.hud.set_prompt(f"{a.seat_name(seat)}: your turn is over{back}; Enter hides your hand and passes "
+                                f"the screen to {a.seat_name(self.handing_over)}")
         elif human_chance:
             self.hud.set_prompt(a.chance_prompt(s))
         elif passing:
@@ -400,6 +481,15 @@ class GameWindow:
             self.hud.set_prompt(a.move_prompt(s) + keys)
         else:
             self.hud.set_prompt("")
+
+    def _status_text(self, hint=None) -> str:
+        """The status panel: the game's status, the hint's bar, the hint's solve while it runs."""
+        text = self.adapter.status(self.state)
+        if hint is not None:
+            text += "\n" + hint.bar
+        if self.solving is not None:
+            text += "\n" + self.solving.line()
+        return text
 
     def _clear_selection(self) -> None:
         self.selected = None
@@ -422,6 +512,8 @@ class GameWindow:
             return "the game is over: press N for a new game"
         if self.curtain:
             return f"pass the screen to {self.adapter.seat_name(self._human_turn())}: press Enter when ready"
+        if self.handing_over is not None:
+            return f"press Enter to pass the screen to {self.adapter.seat_name(self.handing_over)}"
         if s.is_chance_node():
             if self.human(self.actor()) and self.adapter.needs_gesture(s):
                 return self.adapter.chance_prompt(s)
@@ -516,7 +608,11 @@ class GameWindow:
             self.hud.set_notice(f"nothing to choose: {self.hud.prompt.getText() or 'no move now'}")
 
     def click(self, x: float, y: float) -> str | None:
-        """A left click at film coordinates (x, y): select a piece or move to a destination."""
+        """A left click at film coordinates (x, y): select a piece or move to a destination (with a
+        question on the screen: no to it)."""
+        if self.question is not None:
+            self.answer("mouse1")
+            return None
         tag = self.app.pick(x, y, prefer="dest:" if self.destinations else "")
         if tag is None:
             if self.selected is not None:
@@ -540,17 +636,21 @@ class GameWindow:
         b = self.app.base
         self.controls = ViewControls(self.app, self.hud, self.click)
         self.controls.orbit_keys()
-        keys = {"f1": self._help, "escape": self.quit, "q": self.quit, "n": self.new_game,
+        keys = {"f1": self._help, "escape": self.quit_key, "q": self.quit_key, "n": self.new_game,
                 "space": self.chance_key, "enter": self.pass_key, "f": self._toggle_follow,
-                ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5)}
-        for key, fn in keys.items():
-            b.accept(key, fn)
+                ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5), "h": self.toggle_hint,
+                "y": lambda: None, "control-z": self.undo, "control-y": self.redo,
+                "control-shift-z": self.redo}
         for i in range(1, 11):              # 1-9, and 0 for the tenth (a J offers ten)
-            b.accept(str(i % 10), self.choose, [i - 1])
-        b.accept("h", self.toggle_hint)
-        b.accept("control-z", self.undo)
-        b.accept("control-y", self.redo)
-        b.accept("control-shift-z", self.redo)
+            keys[str(i % 10)] = (lambda n=i - 1: self.choose(n))
+        self._keys_bound = set(keys)
+        for key, fn in keys.items():
+            b.accept(key, self.key, [key, fn])
+        thrower = b.buttonThrowers[0].node() if getattr(b, "buttonThrowers", None) else None
+        if thrower is not None:             # every other key too, to answer a question with
+            if not thrower.get_button_down_event():
+                thrower.set_button_down_event("tabletop-button")
+            b.accept(thrower.get_button_down_event(), self._any_button)
         self.hud.button("undo", "Undo [Ctrl+Z]", self.undo, 4, half=0)
         self.hud.button("redo", "Redo [Ctrl+Y]", self.redo, 4, half=1)
         self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
@@ -558,17 +658,90 @@ class GameWindow:
         self.hud.button("new", "New game  [N]", self.new_game, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
 
+    def key(self, name: str, fn: Callable[[], None]) -> None:
+        """A key the window binds: it answers the question on the screen if there is one, else does
+        what it does."""
+        if self.question is not None:
+            self.answer(name)
+        else:
+            fn()
+
+    def _any_button(self, name: str) -> None:
+        """Any key or button pressed (the window's keyboard): a key the window does not bind answers
+        the question on the screen (no: stay), as a bound one does (through `key`, so no key answers
+        twice); modifier keys alone, the mouse and the wheel do not."""
+        if self.question is None or name in self._keys_bound:
+            return
+        bare = name.rpartition("-")[2] or name
+        if bare in MODIFIERS or bare.startswith(("mouse", "wheel")) or name.endswith("-up"):
+            return
+        self.answer(bare)
+
+    # -- questions ---------------------------------------------------------------------------------
+    def ask(self, title: str, text: str, on_yes: Callable[[], None], yes_keys=("y",), yes_label: str = "Yes  [Y]",
+            no_label: str = "No  [Esc]", on_no: Callable[[], None] | None = None) -> None:
+        """A question in a box over the window: a key of `yes_keys` (or its button) runs `on_yes`;
+        any other key, a click elsewhere or its No button takes the box away (and runs `on_no`).
+        The game waits while it is asked."""
+        self.question = Question(tuple(yes_keys), on_yes, on_no)
+        self.hud.set_question(title, text, (yes_label, lambda: self.answer(yes_keys[0])),
+                              (no_label, lambda: self.answer("escape")))
+
+    def answer(self, key: str) -> None:
+        """The question on the screen answered by `key` (one of its yes keys: yes; any other: no)."""
+        q = self.question
+        if q is None:
+            return
+        self._close_question()
+        run = q.on_yes if key in q.yes_keys else q.on_no
+        if run is not None:
+            run()
+
+    def _close_question(self) -> None:
+        self.question = None
+        self.hud.set_question("")
+
+    def quit_question(self) -> str | None:
+        """What Q (or Esc) asks before it quits: None quits at once (no game, or the game over).
+        A window that plays elsewhere (online) says here what becomes of its seat."""
+        if self.match is None or self.state.is_terminal():
+            return None
+        if self.record_path is not None:
+            kept = (f"What was played is recorded in {self.record_path.name}: "
+                    f"tabletop play {self.game.name} --continue plays it on.")
+        else:
+            kept = "It is not recorded: it cannot be played on later."
+        return f"This game is not over. {kept}"
+
+    def quit_key(self) -> None:
+        """Q or Esc: quit, after asking first while a game is in progress (Q again or Y quits; any
+        other key stays)."""
+        question = self.quit_question()
+        if question is None:
+            self.quit()
+            return
+        self.ask("Quit the game?", question, self.quit, yes_keys=("q", "y"), yes_label="Quit  [Q or Y]",
+                 no_label="Stay  [Esc]", on_no=lambda: self.hud.set_notice("you stay: the game goes on"))
+
     # -- the hint -------------------------------------------------------------------------------
     def toggle_hint(self) -> None:
         """H: show (or hide) the human's win probability and the best move, where the game is
-        solved (exact values: no estimate, no search that could see a hidden card)."""
+        solved (exact values: no estimate, no search that could see a hidden card). Where the
+        solve takes minutes and is not made yet, H offers to make it in the background."""
         self.hint = not self.hint
         if self.hint and self.adapter.hidden_hands:
             self.hint = False
             self.hud.set_notice("no hint in a game of hidden cards: a hint would have to see them")
             return
-        self.hud.set_notice(f"hint {'on' if self.hint else 'off'}" + (": your win probability, each choice's, "
-                                                                       "and the best move lit" if self.hint else ""))
+        if self.hint and self._solved_values() is None and self._values == NEEDS_SOLVE:
+            self.hint = False
+            self._offer_solve()
+            return
+        if self.hint and self.solving is not None:
+            self.hud.set_notice("hint on: it shows once the solve in the background is done")
+        else:
+            self.hud.set_notice(f"hint {'on' if self.hint else 'off'}" + (": your win probability, each "
+                                "choice's, and the best move lit" if self.hint else ""))
         self._refresh()
 
     def _hint(self, s):
@@ -585,13 +758,19 @@ class GameWindow:
             after.append(values(nxt)[mover])
         return Hint(self.adapter, mover, values(s), legal, after)
 
+    def _tables(self) -> dict:
+        from tabletop.gamekit.chance import measured_tables
+
+        return measured_tables(self.game.devices)
+
     def _solved_values(self):
         """The solved game's values for the measured tables (what the simulated gadgets give), or
-        None with the reason in the notice (a game not solved, or a solve not yet made that takes
-        minutes: `tabletop analyze GAME --solve` makes it once)."""
-        if self._values is None:
-            from tabletop.gamekit.chance import measured_tables
-
+        None with the reason in the notice: a game not solved; a solve that takes minutes, not made
+        yet (`_values` is then NEEDS_SOLVE: H offers to make it in the background); the solve
+        running in the background."""
+        if self.solving is not None:
+            return None
+        if self._values is None or self._values == NEEDS_SOLVE:
             class Minutes(Exception):
                 pass
 
@@ -599,47 +778,108 @@ class GameWindow:
                 raise Minutes(text)
 
             try:
-                found = self.game.solved_values(self.state.game, measured_tables(self.game.devices), refuse)
+                found = self.game.solved_values(self.state.game, self._tables(), refuse)
             except Minutes:
-                found = None
-                why = (f"the hint needs {self.game.title} solved for the measured tables, which takes minutes: "
-                       f"run `tabletop analyze {self.game.name} --solve` once")
-            else:
-                why = f"no hint here: {self.game.title} with these seats and rules is not solved"
-            self._values = found if found is not None else why
+                found = NEEDS_SOLVE
+            if found is None:
+                found = f"no hint here: {self.game.title} with these seats and rules is not solved"
+            self._values, self._values_config = found, self.config
+        if self._values == NEEDS_SOLVE:
+            self.hud.set_notice(f"the hint needs {self.game.title} solved once (minutes): press H to solve it "
+                                f"in the background")
+            return None
         if isinstance(self._values, str):
             self.hud.set_notice(self._values)
             return None
         return self._values
 
+    def _offer_solve(self) -> None:
+        self.ask("Solve the game for the hint?",
+                 f"The hint needs {self.game.title} solved for the measured tables: about 4 minutes on 2 cores "
+                 f"and 2 GB of memory, once (it is kept for every later game). It runs in the background: "
+                 f"play on meanwhile; its progress shows in the status panel, and the hint comes on when it is "
+                 f"done.", self.start_solve, yes_keys=("y", "enter", "h"), yes_label="Solve  [Y or Enter]",
+                 no_label="Not now  [Esc]", on_no=lambda: self.hud.set_notice("no hint: the game is not solved"))
+
+    def start_solve(self) -> None:
+        """Solve the game for the hint in the background (`hint_solver`: another process); the hint
+        comes on when it is done."""
+        if self.solving is not None:
+            return
+        self.solving = self.hint_solver(self.game, self.config, self._tables())
+        self.hint = True
+        self.hud.set_notice("solving in the background: play on; the hint comes on when it is done")
+        self._refresh()
+
+    def _poll_solve(self) -> None:
+        """The background solve's news: its progress in the status panel; once done, the hint on."""
+        job = self.solving
+        news = job.poll()
+        if news is None:
+            self.hud.set_status(self._status_text())
+            return
+        self.solving = None
+        kind, value = news
+        if kind == "done":
+            self._values, self._values_config = value, job.config
+            self.hud.set_notice(f"{self.game.title} solved ({job.elapsed()}): the hint is on (H hides it)")
+        else:
+            self._values, self.hint = None, False
+            self.hud.set_notice(f"the solve failed: {value}")
+        self._refresh()
+
     # -- taking back ----------------------------------------------------------------------------
     def undo(self) -> None:
-        """Ctrl+Z: take back the latest human decision since the last chance event, and the AI
-        seats' decisions after it (never a throw, a tilt or a spin: what chance gave stands)."""
+        """Ctrl+Z: take back the latest decision of the human seat at the screen since the last
+        chance event, and the AI seats' decisions after it (never a throw, a tilt or a spin: what
+        chance gave stands; never another human's decision: at one screen each player takes back
+        only their own)."""
         if self.anim is not None:
             self.hud.set_notice("wait until the pieces stop moving")
             return
         if self.curtain:
             self.hud.set_notice(self.waiting())
             return
-        action = self.match.undo(set(self.humans))
+        seat = self.seat_at_screen()
+        action = self.match.undo({seat}) if seat is not None else None
         if action is None:
-            why = ("the game is over" if self.state.is_terminal() else
-                   "no decision of yours since the last chance event: what chance gave stands" if self.humans else
-                   "no human seat: nothing of yours to take back")
-            self.hud.set_notice(f"nothing to take back: {why}")
+            self.hud.set_notice(f"nothing to take back: {self._why_no_undo(seat)}")
             return
         self._after_taking_back()
         self.hud.set_notice(f"taken back: {self.adapter.action_text(self.state, action)} (Ctrl+Y plays it again)")
 
+    def _why_no_undo(self, seat: int | None) -> str:
+        if self.state.is_terminal():
+            return "the game is over"
+        if not self.humans:
+            return "no human seat: nothing of yours to take back"
+        if seat is None:
+            return "nobody is at the screen yet"
+        mine = self.match.can_undo(set(self.humans))      # a human decision, but another's since
+        name = self.adapter.seat_name(seat)
+        if len(self.humans) > 1 and mine:
+            return f"{name} may take back only {name}'s own decisions, and another player has decided since"
+        return f"no decision of {name}'s since the last chance event: what chance gave stands" \
+            if len(self.humans) > 1 else "no decision of yours since the last chance event: what chance gave stands"
+
+    def _redoable(self):
+        """The decision Ctrl+Y would play again now (None: none): the one the player at the screen
+        took back last, while the game stands where it was taken back."""
+        action = self.match.redo_action()
+        s = self.state
+        if action is None or self.anim is not None or self.curtain or self.handing_over is not None or \
+                s.is_terminal() or s.is_chance_node() or not self.human(s.current_player) or \
+                s.current_player != self.seat_at_screen():
+            return None
+        return action if action in s.legal_actions() else None
+
     def redo(self) -> None:
         """Ctrl+Y: play the decision taken back again (until a new decision is made)."""
-        action = self.match.redo_action()
         if self.anim is not None or self.curtain:
             self.hud.set_notice(self.waiting() or "wait until the pieces stop moving")
             return
-        if action is None or self.state.is_terminal() or self.state.is_chance_node() or \
-                not self.human(self.state.current_player):
+        action = self._redoable()
+        if action is None:
             self.hud.set_notice("nothing to play again: no decision taken back since the last one made")
             return
         text = self.adapter.action_text(self.state, action)
@@ -665,9 +905,13 @@ class GameWindow:
             self.hud.set_notice(self.waiting() or f"nothing to throw now: {self.hud.prompt.getText()}")
 
     def pass_key(self) -> None:
+        """Enter: pass the screen to the next player (after a turn), say ready behind the curtain,
+        or pass a turn with no legal move."""
         s = self.state
         if self.curtain:
             self.lift_curtain()
+        elif self.handing_over is not None:
+            self.drop_curtain()
         elif (not s.is_terminal() and not s.is_chance_node() and self.human(s.current_player)
                 and s.legal_actions() == [Pass()]):
             self.act(Pass())
@@ -686,7 +930,11 @@ class GameWindow:
         self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
 
     def close(self) -> None:
-        """Close the recording (a game left unfinished ends with a line saying so)."""
+        """Close the recording (a game left unfinished ends with a line saying so); a solve in the
+        background stops."""
+        if self.solving is not None:
+            self.solving.cancel()
+            self.solving = None
         self._end_match()
 
     def quit(self) -> None:
@@ -702,10 +950,13 @@ HELP = [
     "  left click  select your piece, then click a lit space (elsewhere: cancel)",
     "  1-9, 0  the n-th numbered choice, or the n-th lit space of the selected piece (0: the tenth)",
     "  Space  the chance action (tilt, throw, roll, spin) when it is yours",
-    "  Enter  pass when you have no legal move",
-    "  Ctrl+Z  take back your last decision (back to the last chance event, never past it)",
+    "  Enter  pass when you have no legal move; at one screen, pass the screen on after your turn, and say "
+    "you are ready when it comes to you",
+    "  Ctrl+Z  take back your last decision (back to the last chance event, never past it; at one screen, "
+    "only your own)",
     "  Ctrl+Y  play it again",
-    "  H  the hint on / off: your win probability, each choice's, the best move lit (solved games)",
+    "  H  the hint on / off: your win probability, each choice's, the best move lit (solved games; "
+    "where the solve takes minutes, H offers to make it in the background)",
     "  left/right drag  orbit the camera",
     "  middle drag, wheel  pan, zoom",
     "  arrow keys  orbit",
@@ -717,8 +968,120 @@ HELP = [
     "  [ ] or PgUp PgDn  scroll the log",
     "  N  new game",
     "  F1  this help",
-    "  Esc or Q  quit",
+    "  Esc or Q  quit (a game in progress asks first: Q again or Y quits, any other key stays)",
 ]
+
+
+NEEDS_SOLVE = "needs a solve"     # _values of a game whose solve takes minutes and is not made yet
+MODIFIERS = {"shift", "control", "alt", "meta", "lshift", "rshift", "lcontrol", "rcontrol", "lalt", "ralt", "lmeta",
+             "rmeta", "caps_lock", "num_lock", "scroll_lock"}
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+@dataclass
+class Question:
+    """A question on the screen: the keys that answer yes, what yes does, what no does."""
+
+    yes_keys: tuple
+    on_yes: Callable[[], None]
+    on_no: Callable[[], None] | None = None
+
+
+class BackgroundSolve:
+    """A game solved for the hint in another process (the window's frames never wait for it): its
+    progress as the game's solve reports it, then the solution loaded here on a thread from the
+    cache the other process wrote. `poll()`: None while it runs, then ("done", values) or
+    ("error", text)."""
+
+    def __init__(self, definition, config: dict, tables: dict, target=None, expected_s: float = 240.0):
+        import multiprocessing
+        import threading
+
+        self.definition, self.config, self.tables = definition, config, tables
+        self.began = _now()
+        self.expected_s = expected_s
+        self.fraction, self.doing = 0.0, "starting"
+        self.result = None
+        self._loader: threading.Thread | None = None
+        ctx = multiprocessing.get_context("spawn")     # (never a fork of a process with a window)
+        self.queue = ctx.Queue()
+        self.process = ctx.Process(target=target or solve_job, args=(definition.name, config, tables, self.queue),
+                                   daemon=True, name="tabletop-hint-solve")
+        self.process.start()
+
+    def elapsed(self) -> str:
+        s = int(_now() - self.began)
+        return f"{s // 60}:{s % 60:02d}"
+
+    def line(self) -> str:
+        """The progress line for the status panel."""
+        n = 20
+        filled = min(n, round(self.fraction * n))
+        return f"solving for the hint: {self.doing}  [{'#' * filled}{'.' * (n - filled)}] {self.elapsed()}"
+
+    def poll(self):
+        import queue
+
+        if self.result is not None:
+            return self.result
+        while True:
+            try:
+                news = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            kind = news[0]
+            if kind == "progress":
+                self.fraction, self.doing = max(self.fraction, float(news[1])), str(news[2])
+            elif kind == "error":
+                self.result = ("error", news[1])
+            elif kind == "solved" and self._loader is None:
+                self._load()
+        if self.result is None and self._loader is None and not self.process.is_alive() and self.queue.empty():
+            self.result = ("error", f"the solving process ended without a solution (exit {self.process.exitcode})")
+        return self.result
+
+    def _load(self) -> None:
+        """The solution read from the cache on a thread of this process (seconds for a large one)."""
+        import threading
+
+        self.fraction, self.doing = 1.0, "loading the solution"
+
+        def load():
+            def refuse(text: str):
+                raise RuntimeError("the solve in the background left no solution in the cache")
+            try:
+                values = self.definition.solved_values(self.definition.make_game(self.config), self.tables, refuse)
+            except Exception as exc:      # noqa: BLE001 (said in the window, one line)
+                self.result = ("error", str(exc))
+            else:
+                self.result = ("done", values) if values is not None else ("error", "the game is not solved")
+
+        self._loader = threading.Thread(target=load, daemon=True, name="tabletop-hint-load")
+        self._loader.start()
+
+    def cancel(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)
+
+
+def solve_job(name: str, config: dict, tables: dict, out) -> None:
+    """In the solving process: the game `name` with `config` solved for `tables` (cached by the
+    game's own solve), telling `out` its progress ("progress", fraction, doing), then ("solved",) or
+    ("error", text)."""
+    from tabletop.games.registry import GAMES
+
+    definition = GAMES[name]
+    try:
+        definition.solved_values(definition.make_game(config), tables, lambda text: None,
+                                 progress=lambda fraction, doing: out.put(("progress", fraction, doing)))
+    except Exception as exc:   # noqa: BLE001 (the window says it in one line)
+        out.put(("error", f"{type(exc).__name__}: {exc}"))
+    else:
+        out.put(("solved",))
 
 
 class Hint:

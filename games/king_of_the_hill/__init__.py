@@ -19,14 +19,14 @@ class KingOfTheHill(GameDefinition):
     review_seat = "ai"                     # a review's rollouts of 3-4 players (the `plan` seat's
                                            # expectimax makes a game 1-2 s, a review hours)
 
-    def solved_values(self, game, tables: dict, emit=None):
+    def solved_values(self, game, tables: dict, emit=None, progress=None):
         """The standard two-player game solved (games/king_of_the_hill/solve.py) for the tipper and
         crater tables: the mover's win probability, and 1 less it for the other; before play the
         turn-order tilts are solved here too (a fresh tilt-off is even by symmetry; after the
         first tilt, the second's table decides who starts). None for three or four players, the
         Special 2 Player Game, or tables without both devices. A solve not cached takes about 4
-        minutes on 2 cores (`emit` is told); the measured and fair tables' are cached by `analyze
-        --solve`."""
+        minutes on 2 cores (`emit` is told; `progress(fraction, doing)` as it goes); the measured
+        and fair tables' are cached by `analyze --solve`."""
         from tabletop.games.king_of_the_hill.rules import ChanceOutcome, Phase, Variant
         from tabletop.games.king_of_the_hill.solve import check_tables, is_cached, solve, standard_board
 
@@ -36,7 +36,9 @@ class KingOfTheHill(GameDefinition):
         if emit is not None and standard_board(game.board) is None and not is_cached(chosen):
             emit("solving King of the Hill for two players with these tables (about 4 minutes on 2 cores; cached "
                  "after)")
-        solution = solve(chosen, board=game.board)
+        if progress is not None:
+            progress(0.0, "building the table of every position")
+        solution = solve(chosen, board=game.board, progress=None if progress is None else _sweeps(progress))
         tipper = chosen["tipper"]
 
         def first(state) -> float:
@@ -168,6 +170,25 @@ class KingOfTheHill(GameDefinition):
     def analysis(self):
         from tabletop.games.king_of_the_hill.analysis import analysis
         return analysis(self)
+
+
+def _sweeps(progress):
+    """solve's progress (sweep, the sweep's largest change) as progress(fraction, doing): the table of
+    positions built (about a third of the time), then the values settling from the first sweep's
+    change down to the solver's tolerance (on a log scale)."""
+    import math
+
+    from tabletop.games.king_of_the_hill.solve import TOLERANCE
+
+    first = []
+
+    def told(sweep: int, change: float) -> None:
+        if not first:
+            first.append(max(change, TOLERANCE * 10))
+        span = math.log(first[0] / TOLERANCE)
+        done = math.log(first[0] / max(change, TOLERANCE)) / span if span > 0 else 1.0
+        progress(1 / 3 + 2 / 3 * min(1.0, max(0.0, done)), f"values settling, sweep {sweep}")
+    return told
 
 
 def _variant(players: int, variant: str):

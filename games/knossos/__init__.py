@@ -45,7 +45,7 @@ class Knossos(GameDefinition):
         return {"game": self.name, "solve": report, "outcomes": outcomes, "games_to_win": games_to_win,
                 "exit_rule": exit_rule, "policy": str(policy) if policy is not None else None}
 
-    def solved_values(self, game, tables: dict, emit=None):
+    def solved_values(self, game, tables: dict, emit=None, progress=None):
         """The solved match (games/knossos/solve.py) for the sticks table, the games to win and the
         exit rule of `game`: each player's match-win probability (about 1.5 s the first time for a
         table, then cached)."""

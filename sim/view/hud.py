@@ -101,6 +101,21 @@ class Hud:
                                            pos=(0, 0, -0.2), frameSize=(-0.3, 0.3, -0.035, 0.07), frameColor=BUTTON,
                                            text_fg=TEXT, relief=DGG.FLAT, pressEffect=1)
         self.curtain.hide()
+        self.question = DirectFrame(parent=a2d, frameColor=KEY_PLATE, sortOrder=95,      # its rim
+                                    frameSize=(-0.79, 0.79, -0.31, 0.31))
+        self.question_body = DirectFrame(parent=self.question, frameColor=(0.06, 0.07, 0.1, 1),
+                                         frameSize=(-0.78, 0.78, -0.3, 0.3))
+        self.question_title = OnscreenText(text="", pos=(0, 0.17), scale=0.065, fg=(1, 0.9, 0.4, 1), mayChange=True,
+                                           parent=self.question_body)
+        self.question_text = OnscreenText(text="", pos=(0, 0.07), scale=0.04, fg=TEXT, mayChange=True,
+                                          parent=self.question_body)
+        self.question_yes = DirectButton(parent=self.question_body, text="", text_scale=0.045, pos=(-0.33, 0, -0.22),
+                                         frameSize=(-0.3, 0.3, -0.035, 0.07), frameColor=BUTTON, text_fg=TEXT,
+                                         relief=DGG.FLAT, pressEffect=1)
+        self.question_no = DirectButton(parent=self.question_body, text="", text_scale=0.045, pos=(0.33, 0, -0.22),
+                                        frameSize=(-0.3, 0.3, -0.035, 0.07), frameColor=BUTTON, text_fg=TEXT,
+                                        relief=DGG.FLAT, pressEffect=1)
+        self.question.hide()
         self.lines: list[str] = []
         self.reader = str              # how the screen's viewer reads a log line (hidden cards)
         self.scroll_back = 0
@@ -174,6 +189,45 @@ class Hud:
         self.curtain_text.setText(text)
         self.curtain_button["command"] = ready
         self.curtain.show()
+
+    def set_question(self, title: str, text: str = "", yes: tuple[str, object] | None = None,
+                     no: tuple[str, object] | None = None) -> None:
+        """A question in a box over the middle of the window: `title`, `text` (wrapped to the box),
+        and two buttons, `yes` and `no` ((label, command) each); an empty title takes it away."""
+        if not title:
+            self.question.hide()
+            return
+        self.question_title.setText(title)
+        node, scale = self.question_text.textNode, self.question_text.getScale()[0]
+        rows = [row for line in text.split("\n") for row in wrap(node, line, 1.44 / scale)]
+        self.question_text.setText("\n".join(rows))
+        row = self._row(0.04)
+        half = max(0.3, 0.2 + 0.5 * len(rows) * row + 0.1)
+        top = half - 0.13
+        self.question_title.setPos(0, top)
+        self.question_text.setPos(0, top - 0.09)
+        bottom = top - 0.09 - (len(rows) - 1) * row - 0.12
+        for button, (label, command) in ((self.question_yes, yes or ("", None)), (self.question_no, no or ("", None))):
+            button["text"] = label
+            button["command"] = command
+            button.setZ(bottom)
+            button.show() if label else button.hide()
+        low = bottom - 0.07
+        self.question_body["frameSize"] = (-0.78, 0.78, low, half)
+        self.question["frameSize"] = (-0.79, 0.79, low - 0.01, half + 0.01)
+        self.question.show()
+
+    def question_shown(self) -> str:
+        """The question on the screen (its title and text), or "" when none is."""
+        if self.question.is_hidden():
+            return ""
+        return f"{self.question_title.getText()}\n{self.question_text.getText()}"
+
+    def relabel(self, key: str, text: str) -> None:
+        """A button's label changed (the pass button says what Enter does now)."""
+        b = self.buttons.get(key)
+        if b is not None and b["text"] != text:
+            b["text"] = text
 
     def key_label(self, key: str) -> OnscreenText:
         """A number key to stand over a lit space on the screen (placed by the caller): dark on a
