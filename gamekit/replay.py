@@ -312,16 +312,17 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
                     k += 1
                 elif isinstance(action, ChanceOutcome):
                     raise Divergence(f"{where}: {action} without a chance event")
+                said = state.describe(action)      # in the players' words, before it changes the position
                 try:
                     state.apply(action)
                 except IllegalMoveError as exc:
                     raise Divergence(f"{where}: the recorded action is illegal: {exc}") from None
                 if state.events[seen:] != list(step.get("events", [])):
-                    raise Divergence(f"{where}: after {action} the log says {state.events[seen:]}, "
+                    raise Divergence(f"{where}: after {said} the log says {state.events[seen:]}, "
                                      f"the replay says {step.get('events')}")
                 seen = len(state.events)
                 if turn.number != state.turn:
-                    raise Divergence(f"{where}: the rules are at turn {state.turn} after {action}")
+                    raise Divergence(f"{where}: the rules are at turn {state.turn} after {said}")
         if replay.end is not None:
             winner = entry.winner(state)
             if replay.end.get("result", {}).get("winner") != winner:

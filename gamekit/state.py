@@ -9,7 +9,8 @@ chance outcome, applies it and appends it to `history`, so `Game.replay(history)
 A game's State subclass keeps only its rules: `is_terminal`, `chance_event`, `chance_outcomes`,
 `_moves` (the legal moves at a decision node), `_apply_chance` and `_apply_action`, and the
 messages that say why an action is not allowed (`_illegal`, optionally `_bad_label`,
-`_not_chance`, `_is_legal`).
+`_not_chance`, `_is_legal`, and `describe`, an action in the words a player reads, which begins
+every refusal: a game whose actions number their pieces or cards names them as players do).
 
 The moves a decision node offers are listed once: `legal_actions()` keeps the list it returned
 until the next `apply`, and `apply` takes one of those very action objects as legal without
@@ -125,7 +126,12 @@ class State:
 
     def _illegal(self, action) -> str:
         """The message of an action that is not allowed at this decision node."""
-        return f"{action}: not allowed now"
+        return f"{self.describe(action)}: not allowed now"
+
+    def describe(self, action) -> str:
+        """An action in the words a player reads (a refusal begins with it): by default its text;
+        a game whose actions number their pieces or cards names them as players do."""
+        return str(action)
 
     # -- queries -----------------------------------------------------------------------------
     @property
@@ -170,17 +176,17 @@ class State:
 
     def _check(self, action) -> None:
         if self.is_terminal():
-            raise IllegalMoveError(f"{action}: {self.over_message}")
+            raise IllegalMoveError(f"{self.describe(action)}: {self.over_message}")
         chance = self.chance_event is not None
         if isinstance(action, ChanceOutcome):
             if not chance:
-                raise IllegalMoveError(f"{action}: {self._not_chance()}")
+                raise IllegalMoveError(f"{self.describe(action)}: {self._not_chance()}")
             reason = self._bad_label(action.label)
             if reason:
-                raise IllegalMoveError(f"{action}: {reason}")
+                raise IllegalMoveError(f"{self.describe(action)}: {reason}")
             return
         if chance:
-            raise IllegalMoveError(f"{action}: {self._must_answer()}")
+            raise IllegalMoveError(f"{self.describe(action)}: {self._must_answer()}")
         for offered in self._offered:
             if offered is action:
                 return

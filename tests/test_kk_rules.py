@@ -464,7 +464,7 @@ def test_attacking_is_optional():
      "the left foot groove is over the track: no pawn fits there"),
     (dict(pos={0: "R2-5", 1: "R2-5"}, hands={0: [A_LH]}, grooves={1: "left_hand"}), Attack("left_hand", A_LH),
      "blue is already in the left hand groove"),
-    (dict(pos={0: "R2-5"}, hands={0: [A_RH]}), Attack("left_hand", A_RH), "red holds no card 5 naming the left hand"),
+    (dict(pos={0: "R2-5"}, hands={0: [A_RH]}), Attack("left_hand", A_RH), "red holds no such card naming the left hand"),
     (dict(pos={0: "R2-4"}, hands={0: [A_LH, A_RF]}), Attack("left_hand", A_LH),
      "the left hand groove is in R2-5, not reachable from R2-4"),
     (dict(pos={0: "R2-5"}, hands={0: [A_LH]}), Attack("tail", A_LH), "Kong has no groove 'tail'"),
@@ -640,18 +640,20 @@ def test_a_reshuffle_happens_mid_refill():
     (Phase.MOVE, ChanceOutcome("3"), "no chance event is pending"),
     (Phase.MOVE, Pass(), "a legal move exists, so the 3 must be used"),
     (Phase.MOVE, Attack("left_hand", A_LH), "red must now decide move"),
-    (Phase.TURN, Fly(A_LH, "L1-1"), "red holds no Helicopter Ride card 0"),
+    (Phase.TURN, Fly(A_LH, "L1-1"), "^fly by Helicopter Ride to L1-1: red holds no such Helicopter Ride card$"),
     (Phase.TURN, Fly(HELI, START), "a pawn must move at least one space"),
     (Phase.SPIN_OUTER, ChanceOutcome("L3"), "the spin-outer cannot give 'L3'"),
     (Phase.SPIN_INNER, ChanceOutcome("U4"), "the spin-inner cannot give 'U4'"),
-    (Phase.DISCARD, Discard((A_RH,)), "red does not hold all of the cards"),
-    (Phase.SAFETY_NET, SafetyNet(A_LH), "red holds no Safety Net card 0"),
+    (Phase.DISCARD, Discard((A_RH,)), r"^discard Attack Right Hand: red does not hold all of these cards \(hand: "
+                                      r"Attack Left Hand, Helicopter Ride, Safety Net\)$"),
+    (Phase.SAFETY_NET, SafetyNet(A_LH), "^play the Safety Net: red holds no such Safety Net card$"),
 ])
 def test_illegal_actions_raise_and_leave_the_state_unchanged(phase, action, message):
     s = position(phase, hands={0: [A_LH, HELI, NET]}, roll=3, played={0: A_LF})
     before = (str(s), list(s.events), list(s.history), list(s.draw), list(s.discard))
-    with pytest.raises(IllegalMoveError, match=message):
+    with pytest.raises(IllegalMoveError, match=message) as refused:
         s.apply(action)
+    assert not re.search(r"card \d|cards? \[", str(refused.value))     # cards by name, never by number
     assert (str(s), list(s.events), list(s.history), list(s.draw), list(s.discard)) == before
 
 

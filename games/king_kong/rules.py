@@ -449,7 +449,26 @@ class State(base.State):
         return f"no chance event is pending ({self._who()} must decide: {self._pending()})"
 
     def _illegal(self, action: Action) -> str:
-        return f"{action}: {self._why_not(action)}"
+        return f"{self.describe(action)}: {self._why_not(action)}"
+
+    def describe(self, action: Action) -> str:
+        """An action as a player reads it (a refusal begins with it): its cards by their names, as
+        the log names them (the action's own text numbers them in the deck)."""
+        deck = self.game.deck
+        cards = getattr(action, "cards", (getattr(action, "card", None),))
+        if any(not isinstance(c, int) or not 0 <= c < len(deck.cards) for c in cards):
+            return str(action)
+        if isinstance(action, Fly):
+            return f"fly by Helicopter Ride to {action.to}"
+        if isinstance(action, Attack):
+            return f"attack the {_groove(action.groove)} with {deck[action.card]}"
+        if isinstance(action, Escape):
+            return f"escape with {deck[action.card]} to {action.to}"
+        if isinstance(action, SafetyNet):
+            return "play the Safety Net"
+        if isinstance(action, Discard):
+            return f"discard {deck.names(action.cards)}"
+        return str(action)
 
     def _is_legal(self, action: Action) -> bool:
         """`action in legal_actions()`, without listing every flight and move."""
@@ -835,14 +854,14 @@ class State(base.State):
             return f"a legal move exists, so the {self.roll} must be used"
         if isinstance(action, Fly):
             if action.card not in self.hands[p] or deck[action.card].kind is not Kind.HELICOPTER:
-                return f"{name} holds no Helicopter Ride card {action.card}"
+                return f"{name} holds no such Helicopter Ride card"
             if action.to == self.pos[p]:
                 return "a pawn must move at least one space"
             return f"{action.to} is covered by Kong"
         if isinstance(action, (Move, Escape)):
             if isinstance(action, Escape):
                 if action.card not in self.hands[p] or deck[action.card].kind is not Kind.ESCAPE:
-                    return f"{name} holds no Escape Equipment card {action.card}"
+                    return f"{name} holds no such Escape Equipment card"
                 steps = deck[action.card].spaces
             else:
                 steps = self.roll
@@ -850,12 +869,12 @@ class State(base.State):
         if isinstance(action, Attack):
             return self._why_not_attack(action)
         if isinstance(action, SafetyNet):
-            return f"{name} holds no Safety Net card {action.card}"
+            return f"{name} holds no such Safety Net card"
         if isinstance(action, Discard):
-            return f"{name} does not hold all of the cards {list(action.cards)} (hand: {sorted(self.hands[p])})"
+            return f"{name} does not hold all of these cards (hand: {deck.names(sorted(self.hands[p]))})"
         if isinstance(action, Climb):
             return f"the spinner gave {self.inner}: climb {' or '.join(str(c.notches) for c in self.legal_actions())}"
-        return f"not allowed now (legal: {', '.join(str(a) for a in self.legal_actions())})"
+        return f"not allowed now (legal: {'; '.join(self.describe(a) for a in self.legal_actions())})"
 
     def _special_played(self, p: int) -> bool:
         card = self.played[p]
@@ -884,7 +903,7 @@ class State(base.State):
             return f"Kong has no groove {action.groove!r} (grooves: {', '.join(GROOVES)})"
         card = action.card
         if card not in self.hands[p] or not deck[card].is_mission or deck[card].groove != action.groove:
-            return f"{COLOURS[p]} holds no card {card} naming the {_groove(action.groove)}"
+            return f"{COLOURS[p]} holds no such card naming the {_groove(action.groove)}"
         place = self.game.geometry.place(action.groove, self.climb, self.twist)
         if not place.attackable:
             return f"the {_groove(action.groove)} groove is {place}: no pawn fits there"
@@ -893,7 +912,7 @@ class State(base.State):
             return f"{COLOURS[holder]} is already in the {_groove(action.groove)} groove"
         if self.pos[p] not in place.spaces:
             return f"the {_groove(action.groove)} groove is {place}, not reachable from {_at(self.pos[p])}"
-        return "offer the lowest-numbered card of a kind"
+        return f"another copy of {deck[card]} stands for this choice (the rules offer one card of a kind)"
 
     def __str__(self) -> str:
         parts = []

@@ -44,7 +44,6 @@ from enum import StrEnum
 from typing import Union
 
 from tabletop.gamekit import state as base
-from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.gamekit.state import CHANCE, TERMINAL, ChanceOutcome, Pass, replay  # noqa: F401 (the rules' vocabulary)
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 
@@ -271,24 +270,14 @@ class State(base.State):
             self._apply_move(action)
 
     def describe(self, action: Action) -> str:
-        """An action in the words of the log: "red's first marble moves 4", "red passes"."""
+        """An action in the words of the log, the marble named as players name it (a refusal
+        begins with it): "red's first marble moves 4", "red passes"."""
         if isinstance(action, Move) and 0 <= action.marble < len(self.track):
             verb = "enters" if self.track[action.marble] == DRAWER else "moves"
             return f"{self.game.marble_name(action.marble)} {verb} {action.distance}"
         if isinstance(action, Pass):
             return f"{self._player(self.current)} passes"
         return str(action)
-
-    def _check(self, action: Action) -> None:
-        """The base's checks, a refused move named as players name it (the base names the action
-        by its text, which numbers the marble)."""
-        try:
-            super()._check(action)
-        except IllegalMoveError as exc:
-            text, prefix = str(exc), f"{action}: "
-            if isinstance(action, (Move, Pass)) and text.startswith(prefix):
-                raise IllegalMoveError(f"{self.describe(action)}: {text[len(prefix):]}") from None
-            raise
 
     def _illegal(self, action: Action) -> str:
         """Why an action that is not among the legal moves is not allowed, the marble named as

@@ -312,7 +312,14 @@ class State(base.State):
             return "pass: a legal move exists, so the throw must be used"
         if not isinstance(action, Move):
             return f"{action!r}: not a Knossos action"
-        return f"{action}: {self._why_not(action)}"
+        return f"{self.describe(action)}: {self._why_not(action)}"
+
+    def describe(self, action: Action) -> str:
+        """An action as a player reads it (a refusal begins with it): "red-1 to space 5", "blue-2
+        off the board" (the action's own text numbers the piece from 0)."""
+        if isinstance(action, Move) and 0 <= action.piece < len(self.pos):
+            return f"{self.game.piece_name(action.piece)} {'off the board' if action.to == OFF else f'to space {action.to}'}"
+        return str(action)
 
     def _why_not(self, move: Move) -> str:
         """Why a move that is not among the legal actions is not allowed."""
