@@ -318,7 +318,8 @@ class State(base.State):
         """An action as a player reads it (a refusal begins with it): "red-1 to space 5", "blue-2
         off the board" (the action's own text numbers the piece from 0)."""
         if isinstance(action, Move) and 0 <= action.piece < len(self.pos):
-            return f"{self.game.piece_name(action.piece)} {'off the board' if action.to == OFF else f'to space {action.to}'}"
+            where = "off the board" if action.to == OFF else f"to space {action.to}"
+            return f"{self.game.piece_name(action.piece)} {where}"
         return str(action)
 
     def _why_not(self, move: Move) -> str:
