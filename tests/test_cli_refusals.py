@@ -400,3 +400,17 @@ def test_the_readme_says_where_a_command_needs_a_checkout_or_an_earlier_file():
     tables = [line for line in lines if "table:tipper.json" in line]
     assert tables and all("the first command's" in line.partition("#")[2] for line in tables), tables
     assert "not scripts/, so they run\nfrom the checkout's root" in readme
+
+
+def test_the_review_commands_defaults_are_the_requests():
+    """An exact review refuses the rollout options that differ from ReviewRequest's defaults: the
+    command's defaults must be those (else a plain `tabletop review` of a solved game is refused)."""
+    from dataclasses import fields
+
+    from tabletop.app.requests import ReviewRequest
+    from tabletop.cli.parser import build_parser
+
+    args = build_parser().parse_args(["review", "x.ttr"])
+    defaults = {f.name: f.default for f in fields(ReviewRequest)}
+    for name in ("rollout_seat", "rollouts", "seed", "workers"):
+        assert getattr(args, name) == defaults[name], name
