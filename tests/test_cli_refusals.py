@@ -240,7 +240,7 @@ def test_review_refuses_a_rollout_seat_the_game_has_not_and_rollout_options_of_a
     assert main(["review", str(knossos_game), "--rollout-seat", "nosuch", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--rollout-seat: knossos has no 'nosuch' seat" in err and err.count("\n") == 1, err
-    for extra in (["--rollout-seat", "ai"], ["--rollouts", "64"], ["--workers", "2"], ["--seed", "3"]):
+    for extra in (["--rollout-seat", "ai"], ["--rollouts", "64"], ["--seed", "3"]):
         assert main(["review", str(knossos_game), *extra, "--quiet"]) == 2
         err = capsys.readouterr().err
         assert f"{extra[0]}: knossos is solved here, so its review is exact" in err and err.count("\n") == 1, err
@@ -412,5 +412,5 @@ def test_the_review_commands_defaults_are_the_requests():
 
     args = build_parser().parse_args(["review", "x.ttr"])
     defaults = {f.name: f.default for f in fields(ReviewRequest)}
-    for name in ("rollout_seat", "rollouts", "seed", "workers"):
+    for name in ("rollout_seat", "rollouts", "seed"):
         assert getattr(args, name) == defaults[name], name
