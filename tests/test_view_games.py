@@ -291,3 +291,66 @@ def test_koth_marker_lies_on_the_hill_at_every_seat(open_window):
             assert up @ to_eye > 0.4, f"the marker at {p} is seen nearly edge on"
         finally:
             node.remove_node()
+
+
+def _until_a_lit_place_under_a_piece(ctrl, limit: int = 4000):
+    """Play on (the human seats by the game's AI) until the human seat can move a piece to a place
+    another piece stands on; (the piece, the one standing there, that destination)."""
+    from tests.test_view import step
+
+    for _ in range(limit):
+        s = ctrl.state
+        assert not s.is_terminal(), "no lit place under a piece in the whole game"
+        if not s.is_chance_node() and ctrl.human(s.current_player):
+            pos = ctrl.adapter.piece_positions(s)
+            for piece in range(len(ctrl.adapter.piece_bodies)):
+                for d in ctrl.adapter.destinations(s, piece):
+                    for other, p in pos.items():
+                        if other != piece and math.dist(p, d.position) < ctrl.adapter.marker_radius:
+                            return piece, other, d
+        step(ctrl)
+    raise AssertionError("no lit place under a piece")
+
+
+@pytest.mark.parametrize("game, seats, seed", [("king-kong", ["human", "ai", "ai"], 3),
+                                               ("knossos", ["human", "ai"], 5),
+                                               ("king-of-the-hill", ["human", "ai", "ai", "ai"], 4)])
+def test_a_lit_place_never_hides_the_piece_on_it(open_window, tmp_path, game, seats, seed):  # noqa: F811
+    """A lit destination where another piece stands (a King Kong space shared, a Knossos piece to
+    land on, a King of the Hill marble to knock): the piece is drawn whole over its lit place (the
+    pixels of its middle are the same lit or not), the place is a ring round it that reaches beyond
+    it, and its number key stands below it, not on it."""
+    app, ctrl = open_window(game, seats, seed=seed, size=SIZE)
+    piece, other, dest = _until_a_lit_place_under_a_piece(ctrl)
+    centre = ctrl.adapter.piece_positions(ctrl.state)[other]
+    from panda3d.core import Vec3
+
+    app.camera.approach(Vec3(*centre), 0.12, 1.0)
+    app.render_frame()
+    fx, fy = app.project(centre)
+    plain, _ = pixels(app, tmp_path / "plain.png")
+    ctrl.select(piece)
+    k = next(i for i, d in enumerate(ctrl.destinations) if d.position == dest.position)
+    app.render_frame()
+    lit, _ = pixels(app, tmp_path / "lit.png")
+    step = 0.006
+    for dx in (-step, 0.0, step):
+        for dy in (-step, 0.0, step):
+            a, b = plain(fx + dx, fy + dy), lit(fx + dx, fy + dy)
+            assert max(abs(u - v) for u, v in zip(a, b)) < 0.08, f"the lit place covers {game}'s piece: {a} -> {b}"
+    _, node = ctrl._markers[k]
+    lo, hi = node.get_tight_bounds(node)
+    reach = max(hi.x, -lo.x)
+    assert reach > 1.3 * ctrl.adapter.marker_radius, "no ring round the piece: the lit place would not show"
+    changed = 0
+    for a in np.linspace(0.0, 2 * math.pi, 16, endpoint=False):   # the ring shows round the piece
+        r = 1.3 * ctrl.adapter.marker_radius
+        film = app.project(app.render.get_relative_point(node, (r * math.cos(a), r * math.sin(a), 0.0)))
+        if film is not None and -1 < film[0] < 1 and -1 < film[1] < 1:
+            changed += max(abs(u - v) for u, v in zip(plain(*film), lit(*film))) > 0.15
+    assert changed >= 5, f"the ring round the piece shows at {changed} of 16 points"
+    if ctrl._keys:
+        keyed = [label for n, label, below in ctrl._keys if n == node]
+        assert keyed, "the lit place has no number key"
+        x, y = keyed[0].getPos()
+        assert y < fy - 0.02, "the number key stands on the piece"

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("panda3d")
 
-from tabletop.gamekit.state import ChanceOutcome, SeatLine  # noqa: E402
+from tabletop.gamekit.state import ChanceOutcome, Pass, SeatLine  # noqa: E402
 from tests.test_view import click_at, open_window, step, until_human_moves, until_kong_turn  # noqa: E402,F401
 
 
@@ -40,11 +40,15 @@ def marker_keys(ctrl) -> list[str]:
         return [""] * len(ctrl._markers)
     assert len(ctrl._keys) == len(ctrl._markers)
     out = []
-    for (_, node), (keyed, label) in zip(ctrl._markers, ctrl._keys):
+    for (_, node), (keyed, label, below) in zip(ctrl._markers, ctrl._keys):
         assert keyed == node
-        film = ctrl.app.project(node.get_pos(ctrl.app.render))   # the key stands over its lit space
+        film = ctrl.app.project(node.get_pos(ctrl.app.render))   # the key stands over its lit space ...
         x, y = label.getPos()
-        assert film is not None and abs(x - film[0] * ctrl.hud.ar) < 0.02 and abs(y - film[1]) < 0.05
+        assert film is not None and abs(x - film[0] * ctrl.hud.ar) < 0.02
+        if below:                                                 # ... or, where a piece stands, below it
+            assert film[1] - 0.3 < y < film[1] - 0.02
+        else:
+            assert abs(y - film[1]) < 0.05
         out.append(label.getText())
     return out
 
@@ -306,3 +310,34 @@ def test_a_seat_line_is_read_whole_only_by_its_seat():
     assert isinstance(back, SeatLine) and back.public == line.public and back.seat == 1
     assert copy.deepcopy(line).public == line.public
     np.testing.assert_equal(len(line), len("blue draws Safety Net"))
+
+
+@pytest.mark.parametrize("game, seats, seed, turns", [("king-kong", ["human", "human", "ai"], 5, 30),
+                                                      ("knossos", ["human", "ai"], 5, 40),
+                                                      ("king-of-the-hill", ["human", "ai"], 3, 40)])
+def test_one_entry_per_distinct_choice(open_window, game, seats, seed, turns):
+    """Every human decision's numbered choices say each distinct choice once: two copies of a card
+    (King Kong's discard of "Attack Left Hand" from a hand that holds two) are one entry, and no
+    legal action goes unlisted (each one's words are among the entries or its piece's)."""
+    app, ctrl = open_window(game, seats, seed=seed)
+    ctrl.curtain_hold = 0.0
+    twins = 0
+    for _ in range(3000):
+        s = ctrl.state
+        if s.is_terminal() or s.turn > turns:
+            break
+        if ctrl.curtain or ctrl.handing_over is not None:
+            ctrl.pass_key()
+            continue
+        if ctrl.choices:
+            texts = [text for text, _ in ctrl.choices]
+            assert len(texts) == len(set(texts)), f"a choice listed twice: {texts}"
+            said = {ctrl.adapter.action_text(s, a) for a in s.legal_actions() if a != Pass()}
+            listed = {ctrl.adapter.action_text(s, a) for a in ctrl.menu}
+            placed = {ctrl.adapter.action_text(s, d.action) for p in range(len(ctrl.adapter.piece_bodies))
+                      for d in ctrl.adapter.destinations(s, p)}
+            assert said <= listed | placed, f"a choice not offered: {said - listed - placed}"
+            twins += len(s.legal_actions()) > len(ctrl.menu) + len(placed) and not placed
+        step(ctrl)
+    if game == "king-kong":
+        assert twins, "no decision offered two copies of a card: the test saw nothing to merge"

@@ -21,6 +21,8 @@ from tabletop.sim.view.geometry import ring
 MARKER_RGB = (1.0, 0.86, 0.1)      # a lit destination: bright yellow ...
 MARKER_RIM = (0.12, 0.06, 0.0)     # ... in a dark rim, seen on light and dark spaces alike
 HALO_RGB = (0.2, 1.0, 1.0)         # the halo round the selected piece
+OCCUPIED_FILL = 1.45               # a lit place under a piece: a ring out to this many marker radii ...
+OCCUPIED_REACH = 1.65              # ... in a dark rim out to this many
 
 
 class TableAdapter:
@@ -168,18 +170,45 @@ class TableAdapter:
         for piece, pos in self.piece_positions(state).items():
             self.put_piece(app, piece, pos)
 
-    def marker(self, app, dest: Destination, key: str = ""):
+    def pieces_over_marks(self, app) -> None:
+        """Every piece drawn after the lit marks (TableApp.draw_over_marks): a lit space under a
+        piece shows round it, never over it."""
+        for name in self.piece_bodies:
+            for track in app.body_tracks.get(name, [name]):
+                if track in app.nodes:
+                    app.draw_over_marks(app.nodes[track])
+
+    def marker(self, app, dest: Destination, key: str = "", occupied: bool = False):
         """A lit place where the selected piece can go: a bright disc in a dark rim (`marker_radius`
-        its outer edge), drawn over the table so that no slope or figure hides it. (Its number
-        key, `key`, the window draws on the screen over it, at a size that reads at any zoom.)"""
+        its outer edge), drawn over the table so that no slope or figure hides it, and under the
+        pieces (the "lit" bin, before the pieces': pieces_over_marks), so that it hides none. Where
+        a piece stands (`occupied`) it is a wider ring round that piece (out to `marker_reach`), so
+        the piece shows whole and the lit place still reads. (Its number key, `key`, the window
+        draws on the screen over it, or below the ring where a piece stands, at a size that reads
+        at any zoom.)"""
         node = app.render.attach_new_node("marker")
         x, y, z = dest.position
         node.set_pos(x, y, z - self.marker_drop + 0.0008)
         r = self.marker_radius
-        for part, rgb in ((ring(0.0, 0.78 * r, "marker-fill"), MARKER_RGB), (ring(0.78 * r, r, "marker-rim"), MARKER_RIM)):
+        if occupied:
+            parts = ((ring(0.85 * r, OCCUPIED_FILL * r, "marker-fill"), MARKER_RGB),
+                     (ring(OCCUPIED_FILL * r, OCCUPIED_REACH * r, "marker-rim"), MARKER_RIM))
+        else:
+            parts = ((ring(0.0, 0.78 * r, "marker-fill"), MARKER_RGB), (ring(0.78 * r, r, "marker-rim"), MARKER_RIM))
+        for part, rgb in parts:
             part.copy_to(node).set_color(*rgb, 1)
-        _on_top(node, 20)
+        _on_top(node, 20, "lit")
         return node
+
+    def marker_reach(self, occupied: bool) -> float:
+        """The outer radius of a lit place's marker (`marker`), where a piece stands or not."""
+        return self.marker_radius * (OCCUPIED_REACH if occupied else 1.0)
+
+    def occupied(self, state, dest: Destination, piece) -> bool:
+        """Whether a piece other than `piece` (the one selected) stands on the lit place `dest`."""
+        r = self.marker_radius
+        return any(q != piece and sum((a - b) ** 2 for a, b in zip(p, dest.position)) < r * r
+                   for q, p in self.piece_positions(state).items())
 
     def highlight(self, app, piece) -> None:
         """The selected piece (None: none) drawn brighter, with a halo round its foot."""
@@ -196,7 +225,7 @@ class TableAdapter:
         halo = ring(1.15 * r, 1.6 * r, "halo").copy_to(app.render)
         halo.set_pos(p.x, p.y, p.z - self.marker_drop + 0.0012)
         halo.set_color(*HALO_RGB, 1)
-        _on_top(halo, 21)
+        _on_top(halo, 21, "lit")
         self._halo = halo
 
     def menu(self, state) -> list:
@@ -238,9 +267,10 @@ class TableAdapter:
         pass
 
 
-def _on_top(node, order: int) -> None:
-    """Draw `node` after the table, over it (no depth test), unlit: it glows whatever the light."""
-    node.set_bin("fixed", order)
+def _on_top(node, order: int, bin_name: str = "fixed") -> None:
+    """Draw `node` after the table, over it (no depth test), unlit: it glows whatever the light.
+    In `bin_name` "lit" it is drawn before the pieces (TableApp.draw_over_marks), under them."""
+    node.set_bin(bin_name, order)
     node.set_depth_test(False)
     node.set_depth_write(False)
     node.set_shader_off(1)

@@ -76,7 +76,7 @@ class GameWindow:
         self.menu: list = []            # the adapter's menu: actions that are not a piece's move
         self.choices: list[tuple[str, Callable[[], None]]] = []   # the numbered choices (menu first)
         self._markers = []
-        self._keys: list = []          # (marker node, its number key on the screen)
+        self._keys: list = []          # (marker node, its number key on the screen, how far below it)
         self._wait = 0.0
         self._camera_back = None
         self.frame_times: list[float] = []
@@ -99,6 +99,7 @@ class GameWindow:
         self.hint_solver = BackgroundSolve      # how the hint's solve runs in the background (tests give another)
         self.solving = None            # the hint's solve in the background, while it runs
         adapter.build(app)
+        adapter.pieces_over_marks(app)
         app.freeze_labels()
         self.hud = Hud(app.base)
         app.frame(self.hud.free_film_rect())
@@ -498,7 +499,7 @@ class GameWindow:
             self.app.drop_pickable(tag)
             node.remove_node()
         self._markers = []
-        for _, label in self._keys:
+        for _, label, _ in self._keys:
             label.destroy()
         self._keys = []
         self.adapter.highlight(self.app, None)
@@ -545,11 +546,13 @@ class GameWindow:
         for i, d in enumerate(options):
             tag = f"dest:{i}"
             key = str((i + 1) % 10) if keyed else ""
-            node = self.adapter.marker(self.app, d, key)
-            self.app.make_pickable(tag, node, self.adapter.marker_radius)
+            occupied = self.adapter.occupied(s, d, piece)
+            node = self.adapter.marker(self.app, d, key, occupied=occupied)
+            reach = self.adapter.marker_reach(occupied)
+            self.app.make_pickable(tag, node, reach)
             self._markers.append((tag, node))
-            if key:
-                self._keys.append((node, self.hud.key_label(key)))
+            if key:     # (where a piece stands, the key goes below its ring, off the piece)
+                self._keys.append((node, self.hud.key_label(key), reach if occupied else 0.0))
         self._place_keys()
         name = self.adapter.piece_name(piece)
         if keyed:
@@ -571,8 +574,13 @@ class GameWindow:
         glow = 0.5 + 0.5 * math.sin(2 * math.pi * ClockObject.get_global_clock().get_frame_time())
         for _, node in self._markers:
             node.set_color_scale(1.0, 1.0 + 0.16 * glow, 1.0 + 7.0 * glow, 1.0)
-        for node, label in self._keys:
-            film = self.app.project(node.get_pos(self.app.render))
+        up = self.app.base.camera.get_quat(self.app.render).get_up()
+        for node, label, below in self._keys:
+            centre = node.get_pos(self.app.render)
+            film = self.app.project(centre)
+            if film is not None and below:
+                under = self.app.project(centre - up * below)
+                film = None if under is None else (film[0], under[1] - 0.03)
             if film is None:
                 label.hide()
             else:

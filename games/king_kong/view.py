@@ -452,7 +452,11 @@ class KongAdapter(TableAdapter):
     def move_prompt(self, state: State) -> str:
         if state.phase is Phase.MOVE:
             return f"{COLOURS[state.current]}: die {state.roll} - click your pawn, then a lit space"
-        return f"{COLOURS[state.current]}: choose (numbered buttons, or click your pawn)"
+        if self.destinations(state, state.current):
+            return f"{COLOURS[state.current]}: choose (numbered buttons, or click your pawn)"
+        what = {Phase.DISCARD: "choose the cards to discard", Phase.TWIST: "choose Kong's twist",
+                Phase.CLIMB: "choose Kong's climb", Phase.SAFETY_NET: "play the Safety Net or not"}
+        return f"{COLOURS[state.current]}: {what.get(state.phase, 'choose')} (numbered buttons)"
 
 
 def _short(deck, card: int) -> str:

@@ -198,7 +198,9 @@ class TableApp:
         if self.multisamples:
             self.base.render.set_antialias(AntialiasAttrib.M_multisample)
         bins = CullBinManager.get_global_ptr()
-        for name, sort in (("early", 15), ("late", 25)):      # around "opaque" (20), before "transparent" (30)
+        # around "opaque" (20), before "transparent" (30): the early and late parts of the table, then the
+        # lit marks (drawn over the table, no depth test), then the pieces, over the marks (draw_over_marks)
+        for name, sort in (("early", 15), ("late", 25), ("lit", 26), ("pieces", 27)):
             if bins.find_bin(name) < 0:
                 bins.add_bin(name, CullBinEnums.BT_fixed, sort)
         b = self.base
@@ -277,6 +279,19 @@ class TableApp:
         """Draw a large background surface (a table top, the floor) after every other opaque part,
         for the same reason."""
         node.set_bin("late", order)
+
+    def draw_over_marks(self, node: NodePath) -> None:
+        """Draw `node` (a piece) after the lit marks (the "lit" bin: destinations, the halo), so that
+        a mark never covers a piece: its opaque parts in the "pieces" bin, its see-through parts
+        left to "transparent", which is drawn later still."""
+        from panda3d.core import TransparencyAttrib
+
+        attrib = node.get_net_state().get_attrib(TransparencyAttrib.get_class_type())
+        if attrib is None or attrib.get_mode() == TransparencyAttrib.M_none:
+            node.set_bin("pieces", 0)
+            return
+        for child in node.get_children():
+            self.draw_over_marks(child)
 
     def casts_no_shadow(self, node: NodePath) -> None:
         """Leave a large static part (a hill, a board, a table) out of the shadow pass: it still
