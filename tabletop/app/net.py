@@ -8,10 +8,10 @@ from typing import Callable
 
 from tabletop.app.requests import HostRequest, JoinRequest, ServeRequest
 from tabletop.app.results import HostedRoom, JoinedSeat
-from tabletop.net.client import NetError, Refused
+from tabletop.net.client import NetError, Refused, chat_line
 from tabletop.sim.errors import InputError
 
-__all__ = ["NetError", "check_window", "host", "join", "join_window", "serve"]
+__all__ = ["NetError", "check_window", "host", "join", "join_window", "rooms", "serve", "start"]
 
 BAD_INPUT = {"bad-request", "unknown-room", "room-full", "bad-token", "spectator"}
 
@@ -32,7 +32,7 @@ def serve(request: ServeRequest, on_ready: Callable[[str], None] | None = None,
         if on_ready is not None:
             on_ready(url)
     try:
-        asyncio.run(run(request.host, request.port, request.data, ready, note))
+        asyncio.run(run(request.host, request.port, request.data, ready, note, listing=request.listing))
     except OSError as exc:
         if listening or not _listen_error(exc):
             raise
@@ -100,7 +100,41 @@ def host(request: HostRequest) -> HostedRoom:
         if exc.code in BAD_INPUT:
             raise InputError(exc.message) from None
         raise
+    if created.host_key is not None:             # this machine starts the room early (`tabletop start`)
+        from tabletop.net.keep import keep_host_key
+
+        keep_host_key(request.server, created.room, created.host_key)
     return HostedRoom(created.room, f"{request.server}/{created.room}", created.game, tuple(created.seats))
+
+
+def seat_to_take(request: JoinRequest, server: str, code: str) -> tuple[str, ...]:
+    """The tokens a join tries first (each taken back only if nobody plays its seat now, then a
+    free seat): those of the seats this machine keeps in the room (of the colour asked, if any);
+    none with a token given by hand or for a spectator."""
+    if request.spectate or request.token is not None:
+        return ()
+    from tabletop.net.keep import kept_seats
+
+    return tuple(s["token"] for s in kept_seats(server, code) if request.seat is None or s["seat"] == request.seat)
+
+
+def _keeper(server: str, code: str, request: JoinRequest):
+    """What a client tells a seat's token to: kept in the user's data folder (tabletop.net.keep)."""
+    from tabletop.net.keep import keep_seat
+
+    def keep(colour: str, token: str) -> None:
+        try:
+            keep_seat(server, code, colour, token, name=request.name)
+        except OSError:
+            pass                      # not kept: the seat is played all the same, and its token said at the end
+    return keep
+
+
+def _refused_seat(exc: Refused, request: JoinRequest) -> InputError:
+    """The one line for a join refused."""
+    if exc.code == "bad-token" and request.token is not None:
+        return InputError(f"--token: {exc.message}")
+    return InputError(exc.message)
 
 
 def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
@@ -115,12 +149,16 @@ def join(request: JoinRequest, emit: Callable[[str], None] | None = None,
         _check_bot_for_room(server, code, request.bot)
     choose = None if request.spectate else random_chooser(request.seed) if request.bot == "random" else \
         bot_chooser(request.bot, request.seed)
-    client = SeatClient(server, code, request.seat, request.name, request.spectate, choose, emit, note)
+    say = note or (lambda line: None)
+    client = SeatClient(server, code, request.seat, request.name, request.spectate, choose, emit, note,
+                        token=request.token, keep=_keeper(server, code, request),
+                        on_chat=(lambda m: say(chat_line(m))) if request.chat else None,
+                        kept=seat_to_take(request, server, code))
     try:
         view = asyncio.run(client.run())
     except Refused as exc:
         if exc.code in BAD_INPUT:
-            raise InputError(exc.message) from None
+            raise _refused_seat(exc, request) from None
         raise
     return JoinedSeat(code, client.colour, list(client.log), list(view.get("result", [])), view.get("winner"),
                       client.reconnects)
@@ -152,23 +190,62 @@ def check_window() -> None:
                          "--as ai` (or random, plan, solved), or watch with --headless --spectate")
 
 
-def join_window(request: JoinRequest, note: Callable[[str], None] | None = None) -> int:
-    """The request's seat played in the 3D window (or the game watched) until the window closes.
-    A code, seat or token the room does not take is an InputError, as is a window that cannot open
-    (no display); NetError when the room's first view does not come."""
+def open_window(request: JoinRequest, note: Callable[[str], None] | None = None, size=(1280, 720),
+                offscreen: bool = False, pace: float = 0.8):
+    """(app, window) of the request's seat once the room's first view came: the seat this machine
+    keeps in the room taken back (if nobody plays it now), else a free one, its token kept."""
     from tabletop.net.client import split_join_url
     from tabletop.net.window import open_remote
 
     server, code = split_join_url(request.url)
-    check_window()
     try:
-        app, window = open_remote(server, code, request.seat, request.name, request.spectate, note=note)
+        return open_remote(server, code, request.seat, request.name, request.spectate, size=size, offscreen=offscreen,
+                           pace=pace, note=note, token=request.token, keep=_keeper(server, code, request),
+                           chat=request.chat, kept=seat_to_take(request, server, code))
     except Refused as exc:
         if exc.code in BAD_INPUT:
-            raise InputError(exc.message) from None
+            raise _refused_seat(exc, request) from None
         raise
+
+
+def join_window(request: JoinRequest, note: Callable[[str], None] | None = None) -> int:
+    """The request's seat played in the 3D window (or the game watched) until the window closes.
+    A code, seat or token the room does not take is an InputError, as is a window that cannot open
+    (no display); NetError when the room's first view does not come."""
+    check_window()
+    app, window = open_window(request, note=note)
     try:
         app.base.run()
     finally:
         window.close()
     return 0
+
+
+def start(url: str, host_key: str | None = None) -> str:
+    """Start the room at `url` now, before its seats are all taken (the AI plays the seats not
+    taken until a player takes them), with `host_key` or the one kept on this machine when it made
+    the room; what the server said. InputError when no key is kept or the server refuses it."""
+    from tabletop.net.client import split_join_url, start_room
+    from tabletop.net.keep import kept_host_key
+
+    server, code = split_join_url(url)
+    key = host_key or kept_host_key(server, code)
+    if key is None:
+        raise InputError(f"this machine did not make room {code} (no host key kept for it): give --host-key")
+    try:
+        return asyncio.run(start_room(server, code, key))
+    except Refused as exc:
+        raise InputError(exc.message) from None
+
+
+def rooms(server: str) -> list[dict]:
+    """The open rooms of `server` (one started with `tabletop serve --list`), each with its join url.
+    InputError when the server does not list its rooms."""
+    from tabletop.net.client import list_rooms, server_url
+
+    server = server_url(server)
+    try:
+        listed = asyncio.run(list_rooms(server))
+    except Refused as exc:
+        raise InputError(exc.message) from None
+    return [{**room, "url": f"{server}/{room['code']}"} for room in listed]

@@ -470,6 +470,7 @@ class ServeRequest:
     host: str = "127.0.0.1"
     port: int = 8765
     data: Path = Path("rooms")
+    listing: bool = False             # answer `tabletop rooms` with the open rooms
 
     def __post_init__(self):
         self.host = _text(self.host, "host", optional=False)
@@ -516,6 +517,8 @@ class JoinRequest:
     bot: str = "random"
     spectate: bool = False
     seed: int = 0
+    token: str | None = None          # the seat's token by hand (from another machine); else the one kept here
+    chat: bool = True                 # False: the room's chat not shown
 
     def __post_init__(self):
         from tabletop.net.client import split_join_url
@@ -523,6 +526,12 @@ class JoinRequest:
         split_join_url(_text(self.url, "url", optional=False))
         self.seat = _text(self.seat, "seat")
         self.name = _text(self.name, "name")
+        self.token = _text(self.token, "token")
+        if self.token is not None and not 0 < len(self.token) <= 128:
+            raise InputError(f"--token: a seat's token is 1 to 128 characters, got {len(self.token)}")
+        if self.token is not None and self.spectate:
+            raise InputError("--token: not with --spectate (a spectator takes no seat)")
+        _switch(self.chat, "chat")
         if self.name is not None and not 0 < len(self.name) <= 40:
             raise InputError(f"--name: 1 to 40 characters, got {len(self.name)}")
         if self.bot not in BOTS:
@@ -606,17 +615,20 @@ class CalibrateRequest(DeviceRun):
 class ReviewRequest:
     """`tabletop review FILE.ttr`: the recorded game reviewed (tabletop.gamekit.review), exactly
     where it is solved, else (or with `estimate`) by `rollouts` rollouts a position, every chair
-    played by `rollout_seat` (None: the game's review seat), from `seed`, in `workers` processes;
-    `out` the JSON, `plot` the win-probability graph."""
+    played by `rollout_seat` (None: the game's review seat), each decision's loss measured until its
+    95% interval is +-`precision` or narrower, from `seed`, in `workers` processes (None: one per
+    core of this machine; the same review for any number); `out` the JSON, `plot` the
+    win-probability graph."""
 
     file: Path
     out: Path | None = None
     plot: Path | None = None
     rollouts: int = 32
     seed: int = 0
-    workers: int = 1
+    workers: int | None = None
     estimate: bool = False
     rollout_seat: str | None = None
+    precision: float = 0.10
 
     def __post_init__(self):
         self.file = _path(self.file, "file")
@@ -628,6 +640,10 @@ class ReviewRequest:
         if self.rollouts < 2:
             raise InputError(f"--rollouts: at least 2 (an interval needs two), got {self.rollouts}")
         self.seed = _seed(self.seed)
-        self.workers = _count(self.workers, "workers")
+        self.workers = _count(self.workers, "workers", optional=True)
         _switch(self.estimate, "estimate")
         self.rollout_seat = _text(self.rollout_seat, "rollout_seat")
+        self.precision = _number(self.precision, "precision", optional=False)
+        if not 0.0 < self.precision <= 0.5:
+            raise InputError(f"--precision: a decision's loss measured to a 95% half-width above 0 and at most "
+                             f"0.5, got {self.precision}")

@@ -14,9 +14,10 @@
   tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules
   tabletop replay FILE.ttr [--summary] [--verify] [--frames DIR]
   tabletop review FILE.ttr [--out review.json] [--plot review.png] [--rollouts N] [--seed S]
-  tabletop serve [--host 127.0.0.1] [--port 8765] [--data DIR]
+  tabletop serve [--host 127.0.0.1] [--port 8765] [--data DIR] [--list]
   tabletop host GAME --server ws://HOST:PORT --seats remote,remote,ai --seed S [--outcomes physics|measured]
-  tabletop join ws://HOST:PORT/CODE [--seat COLOUR] [--name NAME] --headless [--as random | --spectate]
+  tabletop join ws://HOST:PORT/CODE [--seat COLOUR] [--name NAME] [--token T] --headless [--as random | --spectate]
+  tabletop start ws://HOST:PORT/CODE   /   tabletop rooms --server ws://HOST:PORT
   tabletop                      (no command: one line naming the commands, exit 2)
 
 Bad input gets one line on stderr naming the problem and exit code 2; nothing is written. Output
@@ -40,7 +41,7 @@ def _commands() -> dict:
 
     return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
             "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze,
-            "serve": net.serve, "host": net.host, "join": net.join, "games": games.recorded,
+            "serve": net.serve, "host": net.host, "join": net.join, "start": net.start, "rooms": net.rooms, "games": games.recorded,
             "calibrate": devices.calibrate, "review": games.review}
 
 

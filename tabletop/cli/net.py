@@ -27,7 +27,7 @@ def _failed(exc: Exception) -> int:
 def serve(args) -> int:
     from tabletop.app import net
 
-    request = rq.ServeRequest(host=args.host, port=args.port, data=args.data)
+    request = rq.ServeRequest(host=args.host, port=args.port, data=args.data, listing=args.listing)
     net.serve(request, on_ready=lambda url: _echo(f"serving on {url} (rooms journaled in {request.data})"),
               note=_note)
     return 0
@@ -69,7 +69,7 @@ def join(args) -> int:
     from tabletop.app import net
 
     request = rq.JoinRequest(url=args.url, seat=args.seat, name=args.name, bot=args.bot, spectate=args.spectate,
-                             seed=args.seed)
+                             seed=args.seed, token=args.token, chat=args.chat)
     if not args.headless and args.bot != "random":
         raise InputError("--as: with --headless (in the window you play the seat)")
     try:
@@ -78,4 +78,31 @@ def join(args) -> int:
         net.join(request, emit=_echo, note=_note)
     except net.NetError as exc:
         return _failed(exc)
+    return 0
+
+
+def start(args) -> int:
+    from tabletop.app import net
+
+    try:
+        _echo(net.start(args.url, args.host_key))
+    except net.NetError as exc:
+        return _failed(exc)
+    return 0
+
+
+def rooms(args) -> int:
+    from tabletop.app import net
+
+    try:
+        listed = net.rooms(args.server)
+    except net.NetError as exc:
+        return _failed(exc)
+    if not listed:
+        _echo(f"no open rooms on {args.server}")
+    for room in listed:
+        seats = ", ".join(f"{s['colour']}=" + (s["name"] or "taken" if s["taken"] else
+                                               "free" if s["kind"] == "remote" else s["kind"])
+                          for s in room["seats"])
+        _echo(f"{room['game']}  {'playing' if room['started'] else 'waiting'}  {seats}  join: {room['url']}")
     return 0

@@ -179,8 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where the game is not solved: rollouts a position (default 32), each value with its "
                           "95%% interval")
     rev.add_argument("--seed", type=_seed, default=0, help="the rollouts' seed (default 0)")
-    rev.add_argument("--workers", type=_positive_int, default=1, help="local worker processes for the rollouts "
-                                                                       "(default 1)")
+    rev.add_argument("--workers", type=_positive_int, default=None,
+                     help="local worker processes for the rollouts (default: one per core, the same review for "
+                          "any number)")
+    rev.add_argument("--precision", type=float, default=0.10, metavar="H",
+                     help="where the game is not solved: each decision's loss measured until its 95%% interval is "
+                          "+-H or narrower (default 0.10: ten points)")
     rev.add_argument("--estimate", action="store_true",
                      help="estimate by rollouts even where the game is solved (to see the estimates beside the "
                           "exact values)")
@@ -244,6 +248,9 @@ def _net_commands(sub, games) -> None:
                        help="the port to listen on (default 8765; 0: a free one, printed)")
     serve.add_argument("--data", type=Path, default=Path("rooms"), metavar="DIR",
                        help="where each room's game (a replay) and metadata are journaled (default rooms/)")
+    serve.add_argument("--list", dest="listing", action="store_true",
+                       help="list the open rooms to anyone who asks (`tabletop rooms --server URL`); default: a "
+                            "room is found only by its address")
 
     host = sub.add_parser("host", help="make a room on a game server and print its join address")
     host.add_argument("game", help=f"one of: {', '.join(games)}")
@@ -273,6 +280,19 @@ def _net_commands(sub, games) -> None:
                            "the game's own ai, plan or solved seat (as --seats names them), on what the seat may know")
     join.add_argument("--spectate", action="store_true", help="watch: every seat's public view, no hand")
     join.add_argument("--seed", type=_seed, default=0, help="the seed of the seat's random choices (default 0)")
+    join.add_argument("--token", metavar="TOKEN",
+                      help="take back a seat with its token (from another machine: the `token` of the seat's file "
+                           "under the user's data folder's seats/; this machine's own seat is taken back without it)")
+    join.add_argument("--no-chat", dest="chat", action="store_false", help="do not show the room's chat")
+
+    start = sub.add_parser("start", help="start a room you made before every seat is taken (the AI plays the "
+                                         "seats not taken until a player takes one)")
+    start.add_argument("url", metavar="ws://HOST:PORT/CODE", help="the room's address, as host printed it")
+    start.add_argument("--host-key", metavar="KEY",
+                       help="the room's host key (default: the one this machine kept when it made the room)")
+
+    rooms = sub.add_parser("rooms", help="list the open rooms of a game server that lists them (serve --list)")
+    rooms.add_argument("--server", required=True, metavar="ws://HOST:PORT", help="the game server")
 
 
 def _seat_help(games, kinds) -> str:

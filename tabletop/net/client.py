@@ -61,6 +61,13 @@ def split_join_url(url: str) -> tuple[str, str]:
     return server_url(f"{parts.scheme}://{parts.netloc}", "url"), code
 
 
+def chat_line(message) -> str:
+    """A chat message as a line: "chat: red (Ann): text", a spectator's "chat: [watching] Dee: text"."""
+    who = f"[watching] {message.name or 'a spectator'}" if message.spectator else \
+        f"{message.seat}" + (f" ({message.name})" if message.name else "")
+    return f"chat: {who}: {message.text}"
+
+
 def random_chooser(seed: int) -> Callable:
     """A seat that picks uniformly among the legal actions: at step s from the Generator of
     SeedSequence(seed, spawn_key=(s,)), so the same seed, step and legal actions give the same choice
@@ -183,6 +190,43 @@ async def create_room(server: str, game: str, seats, seed: int, outcomes: str, o
     return answer
 
 
+async def _ask(server: str, message, answers: tuple):
+    """Send one message on a connection of its own; the server's first answer of the types
+    `answers` (a refusal: Refused). NetError when the server cannot be reached or does not answer."""
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+    try:
+        ws = await _connect(server)
+    except InvalidHandshake as exc:
+        raise InputError(f"{server} is not a tabletop game server ({exc})") from None
+    except (OSError, TimeoutError) as exc:
+        raise NetError(f"cannot reach the server at {server}: {exc}") from None
+    try:
+        await ws.send(p.encode(message))
+        while True:
+            answer = p.parse(await asyncio.wait_for(ws.recv(), CREATE_ANSWER_S), "server")
+            if isinstance(answer, p.Error):
+                raise Refused(answer.code, answer.message)
+            if isinstance(answer, answers):
+                return answer
+    except TimeoutError:
+        raise NetError(f"the server at {server} did not answer in {CREATE_ANSWER_S:g} s") from None
+    except (p.ProtocolError, ConnectionClosed) as exc:
+        raise InputError(f"{server} is not a tabletop game server ({exc})") from None
+    finally:
+        await ws.close()
+
+
+async def start_room(server: str, room: str, host_key: str) -> str:
+    """Start `room` now with its host's key; the server's notice, in words."""
+    return (await _ask(server, p.Start(room, host_key), (p.Notice,))).text
+
+
+async def list_rooms(server: str) -> list[dict]:
+    """The open rooms of a server that lists them (Refused `no-listing` otherwise)."""
+    return [dict(room) for room in (await _ask(server, p.List(), (p.Rooms,))).rooms]
+
+
 async def room_game(server: str, room: str) -> str | None:
     """The game of `room` on `server`, asked as a spectator that leaves at once (no seat is taken);
     None where the server cannot be asked now (the seat's own connection then tries again and says
@@ -215,7 +259,14 @@ class SeatClient:
     def __init__(self, server: str, room: str, seat: str | None = None, name: str | None = None,
                  spectate: bool = False, choose: Callable | None = None, emit: Callable[[str], None] | None = None,
                  note: Callable[[str], None] | None = None, give_up_s: float = GIVE_UP_S,
-                 on_frame: Callable[[str], None] | None = None, on_event: Callable | None = None):
+                 on_frame: Callable[[str], None] | None = None, on_event: Callable | None = None,
+                 token: str | None = None, keep: Callable[[str, str], None] | None = None,
+                 on_chat: Callable | None = None, kept: tuple[str, ...] = ()):
+        """`token`: the seat's token (given by hand) to take the seat back with; `kept`: the tokens
+        of the seats this machine keeps in the room, each tried in turn (taken back only if nobody
+        plays it now), then a free seat; `keep(colour, token)` is told the seat's token once the room gives or takes it (the
+        app keeps it in the user's data folder); `on_chat(message)` each chat message (a
+        tabletop.net.protocol.Chat)."""
         self.server, self.room, self.seat, self.name = server, room, seat, name
         self.spectate, self.choose = spectate, choose
         self.emit = emit or (lambda line: None)
@@ -226,13 +277,22 @@ class SeatClient:
         self._loop = None                # the event loop run() runs on (submit() reaches it from any thread)
         self._stopping = False
         self.connection = None           # the websocket now open, if any
-        self.token: str | None = None
+        self.token: str | None = token
+        self.kept = list(kept) if token is None else []
+        self._trying = False                     # the join now sent tries a kept token (away only)
+        self.keep = keep
+        self.on_chat = on_chat
+        self.chat: list = []                     # the room's chat messages heard (each once)
+        self.started = True                      # the room's lobby is over (its `joined` and notices say)
         self.colour: str | None = None
+        self.sent: dict[int, list] = {}          # step -> the action this seat sent answering it
+        self.held: tuple[int, list] | None = None   # an action that could not be sent (no connection), kept
         self.commitments: dict[int, str] = {}   # chance event -> its commitment, as published before it
         self.checked = 0                         # reveals that hashed to their commitments
         self._revealed: dict[int, tuple] = {}    # chance event -> the seed and salt revealed
         self.mismatched: list[int] = []          # chance events whose reveal did not
-        self.log: list[str] = []
+        self.log: list[str] = []                 # the room's log as the server holds it now
+        self.shown: list[str] = []               # the lines told to `emit` (a restored room's again: not twice)
         self.view: dict = {}
         self.reconnects = 0
         self.paused = False                      # the room is paused for a dropped seat (its notices say)
@@ -288,6 +348,10 @@ class SeatClient:
     def _join_message(self) -> p.Join:
         if self.spectate:
             return p.Join(self.room, name=self.name, spectate=True)
+        if self.token is None and self.kept:
+            self._trying = True
+            return p.Join(self.room, seat=self.seat, name=self.name, token=self.kept[0], away=True)
+        self._trying = False
         return p.Join(self.room, seat=self.colour or self.seat, name=self.name, token=self.token)
 
     async def _session(self, ws) -> bool:
@@ -304,6 +368,10 @@ class SeatClient:
                 raise NetError(f"the server sent a message this client cannot read: {exc}") from None
             self._tell("message", message)
             if isinstance(message, p.Error):
+                if self._trying and message.about == "join" and message.code in ("seat-held", "bad-token"):
+                    self.kept.pop(0)              # played here now, or not the room's: the next one, or a free seat
+                    await ws.send(p.encode(self._join_message()))
+                    continue
                 if message.code in FATAL:
                     raise Refused(message.code, message.message)
                 self.note(f"the server refused an action: {message.code}: {message.message}")
@@ -316,6 +384,9 @@ class SeatClient:
             elif isinstance(message, p.Notice):
                 self.note(message.text)
                 self.paused = message.paused
+                self.started = message.started
+            elif isinstance(message, p.Chat):
+                self._heard(message)
             elif isinstance(message, p.Commit):
                 self.commitments.setdefault(message.chance, message.commitment)
             elif isinstance(message, p.Reveal):
@@ -323,8 +394,16 @@ class SeatClient:
             elif isinstance(message, p.Joined):
                 first = self.colour is None and not self.log
                 self.token, self.colour = message.token, message.seat
+                if self._trying:
+                    self._trying = False
+                    self.note(f"took back {message.seat}, the seat this machine holds in room {message.room}")
+                self.started = message.started
+                if self.keep is not None and message.token is not None:
+                    self.keep(message.seat, message.token)
                 if first:
                     self.note(f"joined room {message.room} as {message.seat or 'a spectator'}")
+                    if not message.started:
+                        self.note("the room waits for its other players (or its host to start it)")
             elif isinstance(message, p.View):
                 if not self._merge(message):
                     return False
@@ -339,7 +418,8 @@ class SeatClient:
                 self._legal_step = message.step
                 if self._legal and self._acted_step != message.step:
                     self._refusals = 0
-                    await self._act(ws, message.step, self._legal)
+                    if not await self._again(ws, message.step, self._legal):
+                        await self._act(ws, message.step, self._legal)
         raise OSError("the server closed the connection")
 
     def _check(self, reveal: p.Reveal) -> None:
@@ -368,27 +448,91 @@ class SeatClient:
         action = self.choose(self.view, legal, step)
         if action is None:               # the seat decides later (a person at the window): submit()
             return
-        self._acted_step = step
-        await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+        await self._put(ws, step, action)
 
     def _tell(self, kind: str, *data) -> None:
         if self.on_event is not None:
             self.on_event(kind, *data)
 
+    async def _again(self, ws, step: int, legal: list) -> bool:
+        """The seat is asked at a step it has answered already (a restarted server asks again for
+        what it lost), or holds an action it could not send: the same action sent again when it
+        is still legal (told "resent"); an action held for another step, or no longer legal, is
+        dropped and told ("unsent-dropped", why). Whether an action was sent."""
+        held, self.held = self.held, None
+        if held is not None:
+            at, action = held
+            if at == step and any(p.action_key(a) == p.action_key(action) for a in legal):
+                self._tell("resent", step, action)
+                await self._put(ws, step, action)
+                return True
+            self._tell("unsent-dropped", at, action, "the game moved on while it was not sent" if at != step
+                       else "it is no longer one of the seat's actions")
+        action = self.sent.get(step)
+        if action is not None and any(p.action_key(a) == p.action_key(action) for a in legal):
+            await self._put(ws, step, action)
+            return True
+        return False
+
+    async def _put(self, ws, step: int, action) -> None:
+        self._acted_step = step
+        self.sent[step] = list(action)
+        await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+
     def submit(self, step: int, action) -> None:
         """Send the seat's action (encoded), answering the view of `step`, from any thread (the
-        window's); the next view, or an error, says what became of it."""
+        window's); the next view, or an error, says what became of it. With no connection now the
+        action is held (told "unsent") and sent once the connection is back if it is still legal."""
         if self._loop is None:
             raise NetError("the client is not running")
         asyncio.run_coroutine_threadsafe(self._send(step, action), self._loop)
 
     async def _send(self, step: int, action) -> None:
         ws = self.connection
-        if ws is None:
-            self.note("not connected: the action was not sent (the seat will be asked again)")
+        if ws is not None:
+            try:
+                await self._put(ws, step, action)
+                return
+            except Exception:             # the connection went as it was sent: held, as with none
+                pass
+        self.held = (step, list(action))
+        self._tell("unsent", step, list(action))
+        self.note("not connected: the action is held and sent once the connection is back, if still legal")
+
+    def say(self, text: str) -> None:
+        """Send a chat message to the room, from any thread; a refused one comes back as an error."""
+        if self._loop is None:
+            raise NetError("the client is not running")
+
+        async def send() -> None:
+            ws = self.connection
+            if ws is None:
+                self._tell("chat-unsent", text)
+                return
+            try:
+                await ws.send(p.encode(p.Say(text)))
+            except Exception:
+                self._tell("chat-unsent", text)
+        asyncio.run_coroutine_threadsafe(send(), self._loop)
+
+    def start(self, host_key: str) -> None:
+        """Start the room now (its host's key), from any thread."""
+        if self._loop is None:
+            raise NetError("the client is not running")
+
+        async def send() -> None:
+            if self.connection is not None:
+                await self.connection.send(p.encode(p.Start(self.room, host_key)))
+        asyncio.run_coroutine_threadsafe(send(), self._loop)
+
+    def _heard(self, message) -> None:
+        """A chat message, once (a reconnection sends the room's latest again)."""
+        key = (message.at, message.seat, message.name, message.text)
+        if key in {(m.at, m.seat, m.name, m.text) for m in self.chat[-200:]}:
             return
-        self._acted_step = step
-        await ws.send(p.encode(p.Act(self.token, step, tuple(action))))
+        self.chat.append(message)
+        if self.on_chat is not None:
+            self.on_chat(message)
 
     def stop(self) -> None:
         """End run() from any thread: the connection closed, the seat left to the room's rules for
@@ -414,6 +558,15 @@ class SeatClient:
             return False
         self.log.extend(new)
         self.view = {**p.merge_view(held, {**message.view, "log": []}), "log": self.log, "seat": message.seat}
-        for line in new:
+        # a restarted room's log goes back to its journal's last whole turn and on again, the same
+        # lines: each told once
+        if self.log[:len(self.shown)] == self.shown:
+            fresh = self.log[len(self.shown):]
+        elif self.shown[:len(self.log)] == self.log:
+            fresh = []
+        else:
+            self.shown, fresh = [], list(self.log)
+        self.shown.extend(fresh)
+        for line in fresh:
             self.emit(line)
         return True

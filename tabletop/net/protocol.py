@@ -40,6 +40,8 @@ ERRORS = {
     "busy": "the seat's last action is still being applied",
     "room-closed": "the room's game is over or its worker has stopped",
     "paused": "the room is paused until a seat that dropped comes back (its host chose to pause)",
+    "seat-held": "the seat the token is for is played on another connection now (a join with \"away\" takes a "
+                 "seat back only from nobody)",
     "not-started": "the room waits for its seats to be taken (or for its host to start it)",
     "not-host": "only the room's host (the key `create` gave) can start it",
     "chat-limit": "a chat message too long, empty once cleaned, or one too many in a short time",
@@ -188,16 +190,19 @@ class Create:
 @dataclass(frozen=True)
 class Join:
     """client -> server: take a seat of `room` (`seat` a colour, or the first free remote seat), or
-    take it back with its `token` (reconnecting), or watch (`spectate`)."""
+    take it back with its `token` (reconnecting), or watch (`spectate`). With `away` a token takes
+    its seat back only when no connection plays it now (else `seat-held`): a seat kept on a
+    machine is taken back by a second join there only once its first has left."""
 
     TYPE: ClassVar[str] = "join"
     CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "name": _text(40, optional=True),
-                              "token": _text(128, optional=True), "spectate": _switch}
+                              "token": _text(128, optional=True), "spectate": _switch, "away": _switch}
     room: str
     seat: str | None = None
     name: str | None = None
     token: str | None = None
     spectate: bool = False
+    away: bool = False
 
 
 @dataclass(frozen=True)

@@ -627,6 +627,8 @@ class Hub:
             if viewer is None or (message.seat is not None and message.seat != colours[viewer]):
                 raise RoomError("bad-token", "the token is not one of this room's seats'" if viewer is None
                                 else f"the token is not {message.seat}'s")
+            if message.away and handle.viewers.get(viewer):
+                raise RoomError("seat-held", f"{colours[viewer]} is played on another connection now")
             token = message.token
         else:
             viewer = self._free_seat(handle, message.seat)

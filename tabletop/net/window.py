@@ -31,12 +31,14 @@ FIRST_REACH_S = 5.0        # ... and for the server to answer at all (later drop
 class Link:
     """A SeatClient on its own thread and event loop; what it hears, in a queue for the window."""
 
-    def __init__(self, server: str, room: str, seat: str | None, name: str | None, spectate: bool):
+    def __init__(self, server: str, room: str, seat: str | None, name: str | None, spectate: bool,
+                 token: str | None = None, keep=None, kept: tuple[str, ...] = ()):
         self.events: queue.Queue = queue.Queue()
         self.arrivals: dict[tuple[str, int], float] = {}   # ("commit" | "reveal", chance event) -> when it came
         self.client = SeatClient(server, room, seat, name, spectate, choose=lambda view, legal, step: None,
                                  note=lambda text: self.events.put(("note", text)),
-                                 on_event=self._heard, give_up_s=FIRST_REACH_S)
+                                 on_event=self._heard, give_up_s=FIRST_REACH_S, token=token, keep=keep,
+                                 kept=kept)
         self.thread = threading.Thread(target=self._run, name="tabletop-join", daemon=True)
 
     def _heard(self, kind: str, *data) -> None:
@@ -112,10 +114,18 @@ class MirrorMatch:
 class RemoteWindow(GameWindow):
     """The window of one seat of a room (`seat` its index; None: a spectator)."""
 
+    CHAT_ROWS = 6            # chat lines shown
+
     def __init__(self, app, game, adapter, kinds: list[str], seat: int | None, link: Link, events: list,
-                 outcomes: str, pace: float = 0.8):
+                 outcomes: str, pace: float = 0.8, joined=None, chat: bool = True):
         self.link = link
         self.seat = seat
+        self.joined = joined                 # the room's `joined` message: its lobby, what becomes of a seat left
+        self.started = True if joined is None else joined.started
+        self.chat_on = chat                  # False: the room's chat not shown (C toggles it)
+        self.chat_lines: list[str] = []
+        self.typing = None                   # the chat entry while a message is typed
+        self.unsent: str | None = None       # the action held while the connection is down, in words
         self._pending = list(events)     # events taken before the window opened (the first view last)
         self._mirror_cache: dict = {}
         self._reveals: dict[str, object] = {}     # chance event's kind -> its latest reveal, until shown
@@ -131,6 +141,10 @@ class RemoteWindow(GameWindow):
         self.ended: str | None = None
         kinds = [("human" if p == seat else k) for p, k in enumerate(kinds)]
         super().__init__(app, game, adapter, kinds, 0, pace=pace, options=None)
+        self._chat_text = self._chat_panel()
+        for key, fn in (("t", self.open_chat), ("c", self.toggle_chat), ("s", self.start_room)):
+            self._keys_bound.add(key)
+            self.app.base.accept(key, self.key, [key, fn])
 
     # -- the game: the server's -------------------------------------------------------------------
     def new_game(self) -> None:
@@ -251,6 +265,26 @@ class RemoteWindow(GameWindow):
                 self._reveals[reveal.event] = reveal
         elif kind == "message" and isinstance(event[1], p.Notice):
             self.hud.set_notice(event[1].text)
+            if self.started != event[1].started:
+                self.started = event[1].started
+                self._refresh()
+        elif kind == "message" and isinstance(event[1], p.Chat):
+            self._chat(event[1])
+        elif kind == "unsent":
+            self.sent_step = None
+            self.unsent = self.adapter.action_text(self.state, self._decoded(event[2]))
+            self.hud.set_prompt(f"NOT SENT: {self.unsent} - the connection is down; it is sent when the connection "
+                                f"is back, if it is still legal")
+        elif kind == "resent":
+            self.hud.set_notice(f"sent now that the connection is back: {self.unsent or 'your move'}")
+            self.unsent = None
+            self.sent_step = event[1]
+        elif kind == "unsent-dropped":
+            self.hud.set_notice(f"your move ({self.unsent or 'held'}) was not sent: {event[3]}; choose again")
+            self.unsent = None
+            self._refresh()
+        elif kind == "chat-unsent":
+            self.hud.set_notice(f"chat not sent (no connection): {event[1][:60]}")
         elif kind == "message" and isinstance(event[1], p.Error):
             if event[1].about == "act":
                 self.sent_step = None
@@ -268,23 +302,38 @@ class RemoteWindow(GameWindow):
         elif kind == "done":              # the client's game is over: the views say the rest
             pass
 
+    def _decoded(self, encoded):
+        from tabletop.gamekit.record import decode_action
+
+        return decode_action(self.game, encoded)
+
     def _view(self, message, view: dict) -> None:
         """A view of the server's: the position it gives shown, from the one shown (a move hopped
-        there, a chance event played back from its re-simulation), the new log lines."""
+        there, a chance event played back from its re-simulation), the new log lines. A view of an
+        earlier step than the one shown (a server restarted from its journal plays again what it
+        lost) is not shown: the window stays where it was until the room is past it."""
         definition = self.game
         before = self.state
         if self.connection != "connected":
             self.connection = "connected"
             self.hud.set_notice("reconnected: the game goes on")
+        if message.step < self.step:
+            mirror_of(definition, self.config, view["mirror"], self.seat, self._mirror_cache)
+            self.hud.set_notice(f"the server catches up from its journal (step {message.step} of the {self.step} "
+                                f"shown here)")
+            return
         after = mirror_of(definition, self.config, view["mirror"], self.seat, self._mirror_cache)
-        if message.log_from == 0:
-            self.hud.clear_log()
-            new = list(view["log"])
+        lines = list(view["log"])
+        held = self.match.lines
+        if lines[:len(held)] == held:
+            new = lines[len(held):]
         else:
-            new = list(view["log"][len(self.match.lines):])
-        self.match.lines = list(view["log"])
+            self.hud.clear_log()
+            new = lines
+        self.match.lines = lines
         self._take_legal(message)
-        self.sent_step = None
+        if message.step != self.sent_step:
+            self.sent_step = None
         chance = message.step == self.step + 1 and before.is_chance_node()
         event = before.chance_event if chance else None
         self.step = message.step
@@ -388,6 +437,8 @@ class RemoteWindow(GameWindow):
     def waiting(self) -> str:
         if self.match is None:
             return "waiting for the room"
+        if not self.started:
+            return self._lobby_line()
         if self.ended is not None and not self.state.is_terminal():
             return f"{self.ended}: press Q to quit"
         if self.sent_step is not None:
@@ -417,8 +468,15 @@ class RemoteWindow(GameWindow):
                 (f", MISMATCHED {self.throws_mismatched}" if self.throws_mismatched else "")
         self.hud.set_status(f"{self.adapter.status(s)}\n{who} (online{throws})")
         self.hud.enable("new", False)          # one game a room
-        if s.is_terminal():
+        if not self.started:
+            self.hud.set_prompt(self._lobby_line())
+        elif self.unsent is not None:
+            self.hud.set_prompt(f"NOT SENT: {self.unsent} - the connection is down; it is sent when the connection "
+                                f"is back, if it is still legal")
+        elif s.is_terminal():
             self.hud.set_prompt("the game is over: press Q to quit")
+        elif s.is_chance_node():
+            self.hud.set_prompt(f"the server throws: {self.adapter.status(s)}")
         elif self.seat is not None and not self.human(s.current_player) and not s.is_chance_node():
             self.hud.set_prompt(f"waiting for {self.adapter.seat_name(s.current_player)}")
 
@@ -428,6 +486,105 @@ class RemoteWindow(GameWindow):
     def chance_key(self) -> None:
         self.chance()
 
+    def _lobby_line(self) -> str:
+        host = " - press S to start now with the AI in the empty seats" if self._host_key() else ""
+        return f"the room waits for its players (the host may start it){host}"
+
+    def _host_key(self) -> str | None:
+        from tabletop.net.keep import kept_host_key
+
+        try:
+            return kept_host_key(self.link.client.server, self.link.client.room)
+        except OSError:
+            return None
+
+    def start_room(self) -> None:
+        """S: the host starts the room now (the AI in the seats not taken)."""
+        key = self._host_key()
+        if self.started:
+            self.hud.set_notice("the game has started")
+        elif key is None:
+            self.hud.set_notice("only the room's host can start it before every seat is taken")
+        else:
+            self.link.client.start(key)
+            self.hud.set_notice("starting the room ...")
+
+    def quit_question(self) -> str | None:
+        """Q online: what becomes of the seat (kept for its player, who takes it back with the same
+        join on this machine)."""
+        if self.match is None or self.seat is None or self.state.is_terminal() or self.ended is not None:
+            return None
+        j = self.joined
+        colour = self.adapter.seat_name(self.seat)
+        url = f"{self.link.client.server}/{self.link.client.room}"
+        if j is None or not self.started:
+            then = "The room keeps it for you while it waits for its players."
+        else:
+            after = "the AI plays it until you are back" if j.on_drop == "ai" else "the room pauses until you are back"
+            then = f"The room waits {j.drop_wait} s for you, then {after}."
+        return f"Your seat ({colour}) is kept. {then} `tabletop join {url}` on this machine takes it back."
+
+    # -- chat ------------------------------------------------------------------------------------------
+    def _chat_panel(self):
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        text = OnscreenText(text="", parent=self.app.base.a2dBottomRight, pos=(-0.04, 0.62), scale=0.034,
+                            align=TextNode.A_right, fg=(0.95, 0.92, 0.78, 1), shadow=(0, 0, 0, 0.8),
+                            mayChange=True)
+        return text
+
+    def _chat(self, message) -> None:
+        from tabletop.net.client import chat_line
+
+        self.chat_lines.append(chat_line(message)[len("chat: "):])
+        self._show_chat()
+
+    def _show_chat(self) -> None:
+        import textwrap
+
+        if not self.chat_on:
+            self._chat_text.setText("chat muted: C shows it" if self.chat_lines else "")
+            return
+        rows = [r for line in self.chat_lines[-self.CHAT_ROWS:] for r in textwrap.wrap(line, 60)][-self.CHAT_ROWS:]
+        hint = "T to chat" + ("" if self.typing is not None else "")
+        self._chat_text.setText("\n".join([*rows, hint]) if rows else hint)
+
+    def toggle_chat(self) -> None:
+        """C: the room's chat shown or muted."""
+        self.chat_on = not self.chat_on
+        self.hud.set_notice("chat shown" if self.chat_on else "chat muted (C shows it again)")
+        self._show_chat()
+
+    def open_chat(self) -> None:
+        """T: type a chat message (Enter sends it, Esc closes the line)."""
+        from direct.gui.DirectGui import DirectEntry
+
+        if self.typing is not None:
+            return
+        self.typing = DirectEntry(parent=self.app.base.a2dBottomRight, pos=(-1.25, 0, 0.55), scale=0.04,
+                                  width=30, numLines=1, focus=1, command=self._send_chat,
+                                  initialText="", frameColor=(0.1, 0.1, 0.12, 0.9), text_fg=(1, 1, 1, 1))
+        self.hud.set_notice("type a chat message: Enter sends it, Esc closes the line")
+
+    def _send_chat(self, text: str) -> None:
+        self.close_chat()
+        if text.strip():
+            self.link.client.say(text)
+
+    def close_chat(self) -> None:
+        if self.typing is not None:
+            self.typing.destroy()
+            self.typing = None
+
+    def key(self, name: str, fn) -> None:
+        """While a chat message is typed the keys are the line's (Esc closes it), not the game's."""
+        if self.typing is not None:
+            if name == "escape":
+                self.close_chat()
+            return
+        super().key(name, fn)
+
     def undo(self) -> None:
         self.hud.set_notice("nothing is taken back in a room: every seat has seen it")
 
@@ -435,6 +592,7 @@ class RemoteWindow(GameWindow):
         self.undo()
 
     def close(self) -> None:
+        self.close_chat()
         self.link.close()
         if self.source is not None:
             self.source.close()
@@ -442,12 +600,14 @@ class RemoteWindow(GameWindow):
 
 
 def open_remote(server: str, room: str, seat: str | None, name: str | None, spectate: bool,
-                size=(1280, 720), offscreen: bool = False, pace: float = 0.8, note=None):
-    """(app, window) of a seat of a room, once its first view came (`note` told while waiting)."""
+                size=(1280, 720), offscreen: bool = False, pace: float = 0.8, note=None, token: str | None = None,
+                keep=None, chat: bool = True, kept: tuple[str, ...] = ()):
+    """(app, window) of a seat of a room, once its first view came (`note` told while waiting);
+    `token` takes the seat back, `keep(colour, token)` is told the seat's token (SeatClient)."""
     from tabletop.gamekit.view.window import make_adapter
     from tabletop.sim.view.app import TableApp
 
-    link = Link(server, room, seat, name, spectate).start()
+    link = Link(server, room, seat, name, spectate, token, keep, kept).start()
     if note is not None:
         note(f"joining room {room} on {server} ...")
     try:
@@ -466,5 +626,5 @@ def open_remote(server: str, room: str, seat: str | None, name: str | None, spec
         link.close()
         raise
     window = RemoteWindow(app, definition, adapter, kinds, index, link, events, config.get("outcomes", ""),
-                          pace=pace)
+                          pace=pace, joined=joined, chat=chat)
     return app, window
