@@ -206,3 +206,42 @@ def test_a_server_killed_while_the_window_holds_an_unsent_action_applies_it_afte
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(30)
+
+
+@pytest.mark.slow
+def test_the_window_shows_the_rooms_chat_and_its_players_names_types_a_message_and_mutes_it(server, window):  # noqa: F811
+    from direct.showbase.MessengerGlobal import messenger
+
+    from tests.test_net_window import pump
+
+    url, data = server
+    room = tabletop.host(GAME, url, ["remote", "remote", "ai"], seed=4, outcomes="measured")
+    app, win = window(room.url)
+    assert "waits for its players" in win.hud.prompt.getText()
+    other = subprocess.Popen([sys.executable, "-c", (
+        "import asyncio, tabletop.net.client as c\n"
+        f"s = c.SeatClient({url!r}, {room.code!r}, name='Bo', choose=c.random_chooser(1))\n"
+        "async def go():\n"
+        "    task = asyncio.ensure_future(s.run())\n"
+        "    while s.token is None: await asyncio.sleep(0.05)\n"
+        "    await s.connection.send(c.p.encode(c.p.Say('hi red \\x1b[31m')))\n"
+        "    await task\n"
+        "asyncio.run(go())\n")])
+    try:
+        pump(win, lambda: any("hi red" in line for line in win.chat_lines), timeout=60)
+        assert "blue (Bo): hi red" in win._chat_text.getText()
+        assert "Bo" in win.hud.players.getText() and "you" in win.hud.players.getText()
+        messenger.send("t")                       # T: a line to type in; the game's keys are the line's now
+        assert win.typing is not None
+        messenger.send("q")
+        assert not win.hud.question_shown()
+        win._send_chat("good luck, Bo")           # Enter on the line
+        assert win.typing is None
+        pump(win, lambda: any("good luck, Bo" in line for line in win.chat_lines), timeout=30)
+        messenger.send("c")                       # C mutes the chat
+        assert "muted" in win._chat_text.getText() and "Bo" not in win._chat_text.getText()
+        replay = (data / room.code / "game.ttr").read_bytes()
+        assert b"good luck" not in replay and b"hi red" not in replay
+    finally:
+        other.kill()
+        other.wait(10)

@@ -121,6 +121,7 @@ class RemoteWindow(GameWindow):
         self.link = link
         self.seat = seat
         self.joined = joined                 # the room's `joined` message: its lobby, what becomes of a seat left
+        self.names = {} if joined is None else {s.get("colour"): s.get("name") for s in joined.seats}
         self.started = True if joined is None else joined.started
         self.chat_on = chat                  # False: the room's chat not shown (C toggles it)
         self.chat_lines: list[str] = []
@@ -142,6 +143,8 @@ class RemoteWindow(GameWindow):
         kinds = [("human" if p == seat else k) for p, k in enumerate(kinds)]
         super().__init__(app, game, adapter, kinds, 0, pace=pace, options=None)
         self._chat_text = self._chat_panel()
+        self._show_chat()
+        self.hud.relabel("chance", "The server throws")
         for key, fn in (("t", self.open_chat), ("c", self.toggle_chat), ("s", self.start_room)):
             self._keys_bound.add(key)
             self.app.base.accept(key, self.key, [key, fn])
@@ -265,6 +268,8 @@ class RemoteWindow(GameWindow):
                 self._reveals[reveal.event] = reveal
         elif kind == "message" and isinstance(event[1], p.Notice):
             self.hud.set_notice(event[1].text)
+            self.names = {seat.get("colour"): seat.get("name") for seat in event[1].seats}
+            self._show_players()
             if self.started != event[1].started:
                 self.started = event[1].started
                 self._refresh()
@@ -467,6 +472,7 @@ class RemoteWindow(GameWindow):
             throws = f"; throws checked {self.throws_checked}" + \
                 (f", MISMATCHED {self.throws_mismatched}" if self.throws_mismatched else "")
         self.hud.set_status(f"{self.adapter.status(s)}\n{who} (online{throws})")
+        self._show_players()
         self.hud.enable("new", False)          # one game a room
         if not self.started:
             self.hud.set_prompt(self._lobby_line())
@@ -485,6 +491,22 @@ class RemoteWindow(GameWindow):
 
     def chance_key(self) -> None:
         self.chance()
+
+    def _show_players(self) -> None:
+        """The players' panel with each seat's player named (as the room tells them), this seat "you"."""
+        if self.match is None:
+            return
+        colours = self.game.colours
+        shown = []
+        for p, kind in enumerate(self.seat_kinds):
+            name = self.names.get(colours[p]) if p < len(colours) else None
+            if p == self.seat:
+                shown.append(f"you{' (' + name + ')' if name else ''}")
+            elif kind == "remote":
+                shown.append(name or "(a player)")
+            else:
+                shown.append(kind)
+        self.hud.set_players(self.adapter.players(self.state, shown, self.viewer()))
 
     def _lobby_line(self) -> str:
         host = " - press S to start now with the AI in the empty seats" if self._host_key() else ""
@@ -525,14 +547,18 @@ class RemoteWindow(GameWindow):
         return f"Your seat ({colour}) is kept. {then} `tabletop join {url}` on this machine takes it back."
 
     # -- chat ------------------------------------------------------------------------------------------
+    CHAT_BOX = (0.03, 0.95, 0.50, 0.80)     # left, right, bottom, top: above the log, on the bare table's edge
+
     def _chat_panel(self):
+        from direct.gui.DirectGui import DirectFrame
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        text = OnscreenText(text="", parent=self.app.base.a2dBottomRight, pos=(-0.04, 0.62), scale=0.034,
-                            align=TextNode.A_right, fg=(0.95, 0.92, 0.78, 1), shadow=(0, 0, 0, 0.8),
-                            mayChange=True)
-        return text
+        left, right, bottom, top = self.CHAT_BOX
+        self._chat_frame = DirectFrame(parent=self.app.base.a2dBottomLeft, frameColor=(0.07, 0.08, 0.11, 0.82),
+                                       frameSize=(left, right, bottom, top))
+        return OnscreenText(text="", parent=self._chat_frame, pos=(left + 0.025, top - 0.04), scale=0.032,
+                            align=TextNode.A_left, fg=(0.95, 0.92, 0.78, 1), mayChange=True)
 
     def _chat(self, message) -> None:
         from tabletop.net.client import chat_line
@@ -546,9 +572,10 @@ class RemoteWindow(GameWindow):
         if not self.chat_on:
             self._chat_text.setText("chat muted: C shows it" if self.chat_lines else "")
             return
-        rows = [r for line in self.chat_lines[-self.CHAT_ROWS:] for r in textwrap.wrap(line, 60)][-self.CHAT_ROWS:]
-        hint = "T to chat" + ("" if self.typing is not None else "")
-        self._chat_text.setText("\n".join([*rows, hint]) if rows else hint)
+        rows = [r for line in self.chat_lines[-self.CHAT_ROWS:]
+                for r in textwrap.wrap(line, 52, subsequent_indent="  ")][-self.CHAT_ROWS:]
+        hint = "chat - T: type a message, C: mute"
+        self._chat_text.setText("\n".join([hint, *rows]))
 
     def toggle_chat(self) -> None:
         """C: the room's chat shown or muted."""
@@ -562,9 +589,11 @@ class RemoteWindow(GameWindow):
 
         if self.typing is not None:
             return
-        self.typing = DirectEntry(parent=self.app.base.a2dBottomRight, pos=(-1.25, 0, 0.55), scale=0.04,
-                                  width=30, numLines=1, focus=1, command=self._send_chat,
-                                  initialText="", frameColor=(0.1, 0.1, 0.12, 0.9), text_fg=(1, 1, 1, 1))
+        left, right, bottom, _ = self.CHAT_BOX
+        self.typing = DirectEntry(parent=self.app.base.a2dBottomLeft, pos=(left + 0.02, 0, bottom + 0.02),
+                                  scale=0.032, width=(right - left - 0.04) / 0.032, numLines=1, focus=1,
+                                  command=self._send_chat, initialText="", frameColor=(0.2, 0.22, 0.3, 1),
+                                  text_fg=(1, 1, 1, 1))
         self.hud.set_notice("type a chat message: Enter sends it, Esc closes the line")
 
     def _send_chat(self, text: str) -> None:
