@@ -199,6 +199,16 @@ class GameDefinition:
                 raise InputError(f"a mirror of {self.name} that its rules refuse: {exc}") from None
         return state
 
+    def redealer(self, state, seats):
+        """What a viewer who sees the private parts of `seats` (seat numbers: its own hand; every
+        seat: every hand open) has not seen of `state`, dealt afresh: a function of a numpy Generator
+        to a new position that agrees with all the viewer knows (its `seat_mirror`), the rest dealt
+        at random from that Generator (a determinization); at a decision node the seat to decide is
+        among `seats`. None where nothing is hidden from it: the default, a game with no hidden
+        information. A review's rollouts deal through it, so that a decision is judged on what its
+        seat could know, never on a recorded order of cards (tabletop.gamekit.review)."""
+        return None
+
     # -- front ends ----------------------------------------------------------------------------
 
     def window_adapter(self, seats, options: dict, scene=None):

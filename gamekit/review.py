@@ -13,14 +13,22 @@ seats and chance tables (the definition's `solved_values`), V is exact: perfect 
 from S on, a decision node's value its best move's, a chance node's the expectation of its outcomes
 under the table. Elsewhere V is estimated by rollouts: N whole games from S played to their end by
 the game's rollout seat (`GameDefinition.review_seat`: by default the `plan` seat, which plans with
-the chance tables) in every chair, chance drawn from the table; V_s is the share seat s won, shown with its 95%
-Wilson interval. Common random numbers: rollout j of every position (and of every candidate move)
-draws the game's chance event k, counted from the game's start, from one generator, SeedSequence(seed,
-spawn_key=(j, 1)) advanced by k x 2^64, and the seats' decision k likewise from (j, 0). Rollout j
-from S_i and rollout j from S_i+1 therefore meet the same dice, and where the first drew the outcome
-(or made the move) the game made, they are the same game: the differences that luck, deltas and
-losses are, are measured far more finely than the values, and every sum's interval comes from the
-spread of its per-rollout sums. A review does not depend on the number of workers.
+the chance tables) in every chair, chance drawn from the table; V_s is the share seat s won, shown with
+its 95% Wilson interval. Common random numbers: rollout j of every path position draws the game's
+chance event k, counted from the game's start, from one generator, SeedSequence(seed, spawn_key=(j, 1))
+advanced by k x 2^64, and the seats' decision k likewise from (j, 0). Rollout j from S_i and rollout j
+from S_i+1 therefore meet the same dice, and where the first drew the outcome (or made the move) the
+game made, they are the same game: the differences that luck and deltas are, are measured far more
+finely than the values, and every sum's interval comes from the spread of its per-rollout sums. A
+review does not depend on the number of workers.
+
+Hidden information (a game whose `GameDefinition.redealer` deals what a viewer has not seen: King
+Kong's hands and draw pile). A rollout never reads what nobody could know: the path positions are
+valued with every hand open and the piles dealt afresh for each rollout j (from SeedSequence(seed,
+spawn_key=(j, 2)): the review is made after the game, and shows each seat's chances as one who sees
+every hand but not the deck would judge them); a decision is judged on what its seat could know: its
+moves' rollouts deal afresh what that seat had not seen (the others' hands and the draw pile), the
+same deal for every move of rollout j, never the recorded order of the cards.
 
 The table: the chance tables the game was played with (the replay's config's, where it was played
 from tables), else the published measured tables of the game's devices (a game whose chance was
@@ -28,27 +36,46 @@ physics: the measured table is what the simulated gadget gives).
 
 A decision at S_i by mover m with legal moves A (a single legal move is *forced*, not graded):
     value of a move a      V_m(S_i + a)
-    best                   the move with the highest value. A rollout review rolls every move out
-                           N / 8 times (all N where there are at most four), the three best of
-                           those and the chosen N times; it picks the best by the first half of
-                           those N and measures the loss on the second half: the best of noisy
-                           estimates looks better than it is, so picked and measured on the same
-                           rollouts a game of 40 decisions shows losses of tens of percent that are
-                           only noise. Measured apart, a loss may come out below 0
-    loss                   V_m(S_i + best) - V_m(S_i + chosen), >= 0 where exact
+    best                   the move with the highest value (exact), or the best found (rollouts).
+                           A rollout review judges a decision by its own rollouts, apart from the
+                           path's (rollout j of decision i from SeedSequence(seed, spawn_key=(j, part,
+                           i + 1)): every move of rollout j meets the same deal and the same dice, and
+                           decisions are independent of one another), in three stages on separate
+                           rollouts, so that no figure is measured on the rollouts that picked it:
+                           screen (a decision of more than four moves): every move SCREEN rollouts,
+                             the SCREEN_KEEP best alternatives to the chosen move kept;
+                           select: those kept SELECT rollouts (the screen's included) and the best
+                             of them is the challenger (the only alternative of a two-way decision
+                             needs none);
+                           measure: the challenger and the chosen move on further rollouts, in
+                             batches of BATCH from MIN_MEASURED on, until the loss's 95% interval
+                             (below) is +-precision or narrower (the default 0.10), or MEASURE_CAP N
+                             rollouts are spent. Adaptive stopping: a chosen move that measures
+                             clearly better than its challenger stops at once (its loss is 0, its
+                             interval [0, 0]), and so does a decided position, where both moves end
+                             the same game.
+                           The best found is the challenger where it measured better (the low end
+                           of the difference's 95% interval above 0), else the chosen move. (Before,
+                           the best was picked on rollouts that had screened it, the screen's
+                           luckiest moves: measured apart they came out far below the chosen move,
+                           and such negative losses summed to a cost of -156%.)
+    loss                   V_m(S_i + best) - V_m(S_i + chosen), >= 0: with rollouts the measured
+                           difference where the challenger is the best found, else 0; its 95%
+                           interval is the difference's, cut at 0 (a move not told apart from its
+                           challenger: [0, the high end])
     grade                  by the loss (estimated: by the low end of its 95% interval, so that a
                            grade says at least this bad, never noise): best (<= 1e-9: a move as
                            good as the best), good (< 0.02), inaccuracy (< 0.04), mistake
-                           (< 0.08), blunder (>= 0.08); a rollout review of fewer than 16 rollouts a
-                           position grades nothing (its loss is measured on under 8). GNU
-                           Backgammon calls a move doubtful, bad and very bad from an equity loss
-                           of 0.04, 0.08 and 0.16; in a game without gammons the equity is 2 V - 1,
-                           so these are its thresholds in win probability, with "good" below the
-                           first
+                           (< 0.08), blunder (>= 0.08); a decision measured on fewer than
+                           MIN_GRADED rollouts is not graded. GNU Backgammon calls a move doubtful,
+                           bad and very bad from an equity loss of 0.04, 0.08 and 0.16; in a game
+                           without gammons the equity is 2 V - 1, so these are its thresholds in
+                           win probability, with "good" below the first
     delta                  V_s(S_i+1) - V_s(S_i) for each seat: exactly -loss for the mover where V
                            is exact (a decision node's value is its best move's); with rollouts the
-                           node's value is the rollout seat's play, so the delta is the move against
-                           that seat's, the loss against the best found
+                           path's values, so the delta is the move against the rollout seat's play
+                           (and, where it drew cards, the luck of the draw), the loss against the
+                           best found
 A chance event at S_i (its mover m: the seat whose throw, tilt or spin it is, `state.chance_player`):
     expected               E_s = sum over the outcomes o of p(o) V_s(S_i + o), p the table's; with
                            rollouts the estimate of V_s(S_i) itself, whose rollouts draw the outcome
@@ -68,7 +95,9 @@ Per player:
                            clipped to 0..100 (Lichess's accuracy of a move from its drop in win
                            percentage points): 100 for best play, about 91 for a loss of 0.02, 70 for
                            0.08, 40 for 0.2
-    cost                   the sum of its decisions' losses: what its mistakes cost
+    cost                   the sum of its graded decisions' losses: what its mistakes cost (with
+                           rollouts, its interval from the decisions' own intervals, independent
+                           of one another: each decision's own rollouts)
     luck                   the sum of its luck over every chance event (its own and the others':
                            an opponent's lucky throw is bad luck); own luck: over its own events
     gadgets                the sum over every gadget's event of the swing for it (each event's
@@ -85,6 +114,7 @@ from __future__ import annotations
 
 import math
 import time
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,9 +133,15 @@ ACCURACY_DOC = ("the mean over a player's graded decisions of 103.1668 exp(-4.35
 LUCK_DOC = ("luck of a chance event: the win probability after it less its expectation over the table before "
             "it; swing (a physical gadget): that expectation less the expectation over the fair table")
 EQUAL = 1e-12            # two tables' probabilities this close are the same table
-SCREEN_KEEP = 3          # a rollout review's decisions: the best candidates of the screen rolled out in full
-SMALL = 4                # a decision with at most this many moves rolls every one out in full
-MIN_MEASURED = 8         # a rollout review grades decisions only with this many rollouts to measure a loss on
+SMALL = 4                # a decision with at most this many moves is not screened: every alternative is kept
+SCREEN = 4               # a rollout review's decisions: rollouts of every move to screen a decision of more
+SCREEN_KEEP = 3          # than SMALL moves, and the alternatives kept
+SELECT = 16              # rollouts (the screen's included) of each kept alternative that pick the challenger
+BATCH = 8                # the challenger and the chosen move are measured in batches of this many rollouts
+MIN_MEASURED = 16        # at least this many
+MIN_GRADED = 8           # a decision measured on fewer rollouts is not graded
+PRECISION = 0.10         # the default: measured until the loss's 95% interval is +-0.10 or narrower
+MEASURE_CAP = 8          # ... or until MEASURE_CAP x N rollouts are spent
 
 
 def grade(loss: float) -> str:
@@ -160,54 +196,91 @@ def _se(per_rollout: np.ndarray) -> np.ndarray:
 
 
 class Rollouts:
-    """Whole games played from a position by `seats` (one per chair), chance from `source`. Rollout j
-    draws the game's chance event k (counted from the start of the game) from the generator of
-    SeedSequence(seed, spawn_key=(j, 1)) advanced by k x 2^64, and the seats' decision k likewise
-    from (j, 0): rollout j of every position of a game meets the same dice (the module's
-    docstring). A game past `max_turns` counts as won by nobody (`capped` counts them)."""
+    """Whole games played from a position by `seats` (one per chair), chance from `source`. Every
+    random draw of rollout j is keyed by where it falls in the game, not by how many came before it:
+    the chance event that is the c-th `event` of turn t draws from the generator of
+    SeedSequence(seed, spawn_key=(j, 1) + key) advanced by index(t, event, c) x 2^64, the c-th decision
+    of seat p in turn t from (j, 0) + key at index(t, p, c), and the deal of what is hidden (a `deal`:
+    GameDefinition.redealer) from (j, 2) + key. Rollout j of every position of one key therefore meets
+    the same dice and the same deal, and two moves of a decision meet the same die for the same turn
+    even where one took a card instead of a roll (the module's docstring; the path's key is (),
+    decision i's (i + 1,)). A game past `max_turns` counts as won by nobody (`capped` counts them);
+    `played` counts the rollouts run."""
 
     STREAM = 1 << 64
+    PER_TURN = 1 << 10          # draws of one kind in one turn before their indices would repeat
 
-    def __init__(self, seats, source, seed: int, max_turns: int):
+    def __init__(self, seats, source, seed: int, max_turns: int, events=()):
         self.seats, self.source, self.seed, self.max_turns = seats, source, int(seed), max_turns
-        self.capped = 0
-        self._bases: dict[int, tuple] = {}
+        self.events = {e: k for k, e in enumerate(events)}      # the game's chance events (its definition's)
+        self.capped = self.played = 0
+        self._bases: dict[tuple, tuple] = {}
         self._bits = np.random.PCG64()
         self._rng = np.random.Generator(self._bits)
 
-    def rng(self, j: int, part: int, k: int) -> np.random.Generator:
-        """The generator of rollout j's decision (part 0) or chance event (part 1) number k."""
-        if j not in self._bases:
-            self._bases[j] = tuple(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(j, p))).state
+    def _base(self, j: int, key: tuple) -> tuple:
+        k = (key, j)
+        if k not in self._bases:
+            if len(self._bases) > 4096:
+                self._bases.clear()
+            self._bases[k] = tuple(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(j, p) + key)).state
                                    for p in (0, 1))
-        self._bits.state = self._bases[j][part]
-        self._bits.advance(k * self.STREAM)
+        return self._bases[k]
+
+    def tag(self, state) -> tuple:
+        """What keys the next draw of `state`: (turn, 1 + the event's number) for a chance event,
+        (turn, -1 - the seat) for a decision."""
+        event = state.chance_event
+        if event is not None:
+            slot = self.events.get(event)
+            return state.turn, 1 + (slot if slot is not None and slot < 31 else 31 + zlib.crc32(event.encode()) % 32)
+        return state.turn, -1 - int(state.current_player)
+
+    def rng(self, j: int, tag: tuple, count: int, key: tuple = ()) -> np.random.Generator:
+        """The generator of rollout j's draw number `count` of the kind `tag` (Rollouts.tag)."""
+        turn, kind = tag
+        part = 1 if kind > 0 else 0
+        self._bits.state = self._base(j, key)[part]
+        self._bits.advance(((turn * 64 + abs(kind)) * self.PER_TURN + count % self.PER_TURN) * self.STREAM)
         return self._rng
 
-    def run(self, state, chances: int, decisions: int, seeds: range) -> tuple[np.ndarray, tuple]:
+    def deal_rng(self, j: int, key: tuple = ()) -> np.random.Generator:
+        """The generator of rollout j's deal of what is hidden."""
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(j, 2) + key)))
+
+    def run(self, state, counts: dict, seeds, deal=None, action=None, key: tuple = ()) -> tuple[np.ndarray, tuple]:
         """(wins (len(seeds), seats), the first chance outcome of each, None where the state is a
-        decision node) of rollouts `seeds` from `state`, before which the game answered `chances`
-        chance events and took `decisions` decisions."""
+        decision node) of rollouts `seeds` from `state` (each from `deal(its generator)` where a deal
+        is given), `counts` the draws of each tag (Rollouts.tag) already made in the state's turn;
+        with `action`, that decision is taken first."""
         players = len(state.returns())
         wins = np.zeros((len(seeds), players))
         first = []
         for row, j in enumerate(seeds):
-            s = state.fork()
-            k, d, drawn = chances, decisions, None
+            s = deal(self.deal_rng(j, key)) if deal is not None else state.fork()
+            made, drawn = dict(counts), None
+            if action is not None:
+                tag = self.tag(s)
+                made[tag] = made.get(tag, 0) + 1
+                s.apply(action)
+            start = action is None and s.chance_event is not None
+            self.played += 1
             while not s.is_terminal():
                 if s.turn > self.max_turns:
                     self.capped += 1
                     break
+                tag = self.tag(s)
+                count = made.get(tag, 0)
+                made[tag] = count + 1
+                rng = self.rng(j, tag, count, key)
                 event = s.chance_event
                 if event is not None:
-                    label = self.source.outcome(event, s, self.rng(j, 1, k))
-                    if k == chances and d == decisions:
-                        drawn = label
+                    label = self.source.outcome(event, s, rng)
+                    if start:
+                        drawn, start = label, False
                     s.apply(ChanceOutcome(label))
-                    k += 1
                 else:
-                    s.apply(self.seats[s.current_player].choose(s, self.rng(j, 0, d)))
-                    d += 1
+                    s.apply(self.seats[s.current_player].choose(s, rng))
             if s.is_terminal():
                 wins[row] = [r > 0 for r in s.returns()]
             first.append(drawn)
@@ -215,10 +288,13 @@ class Rollouts:
 
 
 def _lines(state, action) -> list[str]:
-    """The log lines `action` adds to `state` (applied to a copy)."""
+    """The log lines `action` adds to `state` (applied to a copy), as every seat may read them (an
+    alternative's draws name no card: which cards it would have drawn nobody knew)."""
+    from tabletop.gamekit.state import seen_by
+
     s = state.fork()
     s.apply(action)
-    return [str(line) for line in s.events]
+    return [text for text in (seen_by(line, ()) for line in s.events) if text]
 
 
 def _applied(state, action):
@@ -232,55 +308,93 @@ def _same_table(a: dict, b: dict) -> bool:
     return set(a) == set(b) and all(abs(a[k] / ta - b[k] / tb) <= EQUAL for k in a)
 
 
+def _interval(diffs: np.ndarray) -> tuple[float, float]:
+    """(the mean, its standard error) of per-rollout differences."""
+    return float(diffs.mean()), float(_se(diffs[:, None])[0])
+
+
 class Reviewer:
     """The review of one recorded game: its path re-driven from `history`, each step's figures
     (`step(i)`), exact by `solved` (a function of a state to each seat's value) or by `rollouts`
-    (a Rollouts, `n` a position)."""
+    (a Rollouts, `n` a path position; a decision's loss measured until its 95% interval is
+    +-`precision`, or on exactly `n` rollouts where `precision` is None)."""
 
     def __init__(self, definition, game, history, source, fair_source=None, solved=None, rollouts=None,
-                 n: int = 0):
+                 n: int = 0, precision: float | None = PRECISION):
         if solved is None and rollouts is None:
             raise InputError("a review needs a solved game's values or rollouts")
         self.definition, self.source, self.fair_source = definition, source, fair_source
-        self.solved, self.rollouts, self.n = solved, rollouts, n
-        self.screen = max(2, n // 8)
+        self.solved, self.rollouts, self.n, self.precision = solved, rollouts, n, precision
+        if rollouts is not None and not rollouts.events:
+            rollouts.events = {e: k for k, e in enumerate(definition.chance_events)}
+        self.screen, self.select = min(SCREEN, n), min(SELECT, max(n, SCREEN))
+        self.cap = n if precision is None else max(MIN_MEASURED, MEASURE_CAP * n)
         state = game.new_initial_state()
         self.path = [state.fork()]
         self.lines: list[list[str]] = []
-        self.counts = [(0, 0)]            # (chance events, decisions) before each position
+        self.counts = [{}]                # the draws of each kind made in the position's turn (Rollouts.tag)
         for k, action in enumerate(history):
             seen = len(state.events)
-            chance = state.chance_event is not None
+            tag = Rollouts.tag(rollouts, state) if rollouts is not None else (state.turn, 0)
             try:
                 state.apply(action)
             except ValueError as exc:      # IllegalMoveError: a recording these rules do not play
                 raise InputError(f"the recorded action {k + 1} ({action}) is illegal here: {exc}") from None
             self.lines.append([str(line) for line in state.events[seen:]])
             self.path.append(state.fork())
-            c, d = self.counts[-1]
-            self.counts.append((c + 1, d) if chance else (c, d + 1))
+            made = {k: v for k, v in self.counts[-1].items() if k[0] == tag[0]}
+            made[tag] = made.get(tag, 0) + 1
+            self.counts.append({k: v for k, v in made.items() if k[0] == state.turn})
         self.history = list(history)
         self.players = len(state.returns())
         played, fair = table_dicts(source), table_dicts(fair_source) if fair_source is not None else {}
         self.gadgets = {e for e, t in fair.items() if e not in definition.private_chance
                         and e in played and not _same_table(t, played[e])}
 
+    def work(self) -> list[float]:
+        """Each step's share of the review's work, roughly (for progress and its time estimate): the
+        rollouts it plans, each as long as the recorded game's steps still to come."""
+        if self.solved is not None:
+            return [1.0] * len(self.history)
+        steps = len(self.history)
+        out = []
+        for i, state in enumerate(self.path[:-1]):
+            planned = self.n
+            if state.chance_event is None:
+                moves = len(state.legal_actions())
+                if moves > 1:
+                    kept = min(moves - 1, SCREEN_KEEP)
+                    planned += (moves * self.screen if moves > SMALL else 0) + kept * self.select \
+                        + 3 * min(self.cap, 2 * MIN_MEASURED)
+            out.append(planned * (steps - i + 8))
+        return out
+
     # -- values ---------------------------------------------------------------------------------
-    def _rolled(self, state, i: int, seeds: range) -> tuple[np.ndarray, tuple, bool]:
-        """Rollouts `seeds` of `state`, a position that follows path position i - 1's step: (wins,
-        first outcomes, whether the game is over: its result repeated)."""
+    def _deal(self, state, seats):
+        """The deal of what a viewer holding `seats` has not seen in `state` (None: nothing hidden)."""
         if state.is_terminal():
-            return np.tile([float(r > 0) for r in state.returns()], (len(seeds), 1)), (None,) * len(seeds), True
-        return *self.rollouts.run(state, *self.counts[i], seeds), False
+            return None
+        return self.definition.redealer(state, seats)
+
+    def _rolled(self, state, i: int, seeds, deal=None, action=None, key: tuple = ()) -> tuple[np.ndarray, tuple, bool]:
+        """Rollouts `seeds` of path position i `state` (each from `deal`, where one is given; with
+        `action`, that decision taken first): (wins, first outcomes, whether the game is over: its
+        result repeated)."""
+        over = state if action is None else _applied(state, action)
+        if over.is_terminal():
+            return np.tile([float(r > 0) for r in over.returns()], (len(seeds), 1)), (None,) * len(seeds), True
+        return *self.rollouts.run(state, self.counts[i], seeds, deal, action, key), False
 
     def value(self, i: int) -> Estimate:
-        """Path position i's value, exactly or by its rollouts."""
+        """Path position i's value, exactly or by its rollouts (every hand open, the piles dealt
+        afresh in each)."""
         state = self.path[i]
         if self.solved is not None:
             if state.is_terminal():
                 return Estimate([r > 0 for r in state.returns()])
             return Estimate(self.solved(state))
-        return Estimate.of(*self._rolled(state, i, range(self.n)))
+        deal = self._deal(state, range(self.players))
+        return Estimate.of(*self._rolled(state, i, range(self.n), deal))
 
     def _distribution(self, state, source):
         """(label, p) of the pending chance event under `source`, or None where it has no listable table."""
@@ -293,19 +407,21 @@ class Reviewer:
         return None if isinstance(dist, UniformOrder) else list(dist)
 
     # -- one step ------------------------------------------------------------------------------
-    def step(self, i: int) -> tuple[dict, Estimate, np.ndarray | None]:
+    def step(self, i: int) -> tuple[dict, Estimate, tuple | None]:
         """Step i (S_i to S_i+1): its figures but those that need the value of S_i (`assemble` adds
-        them), the estimate of S_i+1 and, for a graded decision reviewed by rollouts, each
-        rollout's loss (the best move's result less the chosen's, for the mover)."""
+        them), the estimate of S_i+1 and, for a graded decision reviewed by rollouts, its loss and
+        the loss's standard error."""
         state, action = self.path[i], self.history[i]
         capped = self.rollouts.capped if self.rollouts is not None else 0
+        played = self.rollouts.played if self.rollouts is not None else 0
         if state.chance_event is not None:
-            record, after, diffs = *self._chance(i, state, action), None
+            record, after, loss = *self._chance(i, state, action), None
         else:
-            record, after, diffs = self._decision(i, state, action)
+            record, after, loss = self._decision(i, state, action)
         if self.rollouts is not None:
             record["capped"] = self.rollouts.capped - capped
-        return record, after, diffs
+            record["rollouts"] = self.rollouts.played - played
+        return record, after, loss
 
     def _chance(self, i, state, action):
         after = self.value(i + 1)
@@ -349,54 +465,73 @@ class Reviewer:
         chosen = next((k for k, a in enumerate(legal) if a == action), None)
         if chosen is None:
             raise InputError(f"the recorded action {i + 1} ({action}) is not among the legal moves")
+        after = self.value(i + 1)
         if self.solved is not None:
-            values = [Estimate(self.solved(_applied(state, a))) for a in legal]
-            values[chosen] = self.value(i + 1)
+            values = [self.solved(_applied(state, a))[mover] for a in legal]
+            values[chosen] = after.values[mover]
+            best = max(range(len(legal)), key=lambda k: (values[k], k == chosen))
+            loss = float(values[best] - values[chosen])
+            record.update(best=str(legal[best]), best_value=float(values[best]), chosen_value=float(values[chosen]),
+                          loss=loss, loss_se=0.0, accuracy=accuracy(loss), grade=grade(loss), rolled_out=None)
+            judged = None
         else:
-            values = self._candidates(i, state, legal, chosen, mover)
-        full = [k for k, v in enumerate(values) if v is not None]
-        half = self.n // 2             # rollouts: picked by the first half, measured by the second
+            fields, best = self._judge(i, state, legal, chosen, mover)
+            record.update(fields)
+            if record["measured"] < MIN_GRADED:
+                record["grade"] = record["accuracy"] = None      # too few rollouts to tell
+                judged = None
+            else:
+                record["grade"] = grade(record["loss_ci95"][0])
+                judged = (record["loss"], (record["loss_ci95"][1] - record["loss_ci95"][0]) / (2 * Z95))
+        record["best_lines"] = _lines(state, legal[best]) if best != chosen else self.lines[i]
+        return record, after, judged
 
-        def picked(k):
-            return values[k].values[mover] if self.solved is not None else values[k].wins[:half, mover].mean()
+    def _judge(self, i, state, legal, chosen, mover) -> tuple[dict, int]:
+        """A rollout review's decision (the module's docstring): screen, select a challenger, then
+        measure it against the chosen move on rollouts of their own, all dealt from what the mover
+        could know. (The record's fields of the judgement, the best move's index.)"""
+        deal = self._deal(state, (mover,))
+        key = (i + 1,)
 
-        def measured(k):
-            return values[k].values[mover] if self.solved is not None else values[k].wins[half:, mover].mean()
+        def rolled(k, seeds):
+            return self._rolled(state, i, seeds, deal, legal[k], key)[0][:, mover]
 
-        best = max(full, key=lambda k: (picked(k), k == chosen))
-        loss = float(measured(best) - measured(chosen))
-        diffs = None
-        if self.solved is None:
-            diffs = values[best].wins[half:, mover] - values[chosen].wins[half:, mover]
-        record.update(best=str(legal[best]), best_lines=_lines(state, legal[best]) if best != chosen else
-                      self.lines[i], best_value=float(measured(best)), chosen_value=float(measured(chosen)),
-                      loss=loss, loss_se=0.0 if diffs is None else float(_se(diffs[:, None])[0]),
-                      accuracy=accuracy(loss),
-                      rolled_out=None if self.solved is not None else len(full))
-        if self.solved is None and self.n - half < MIN_MEASURED:
-            record["grade"] = record["accuracy"] = None      # too few rollouts to tell
+        alternatives = [k for k in range(len(legal)) if k != chosen]
+        results: dict[int, np.ndarray] = {}
+        if len(alternatives) > 1:
+            start = 0
+            if len(legal) > SMALL:                  # the screen: every move, the best alternatives kept
+                screened = {k: rolled(k, range(self.screen)) for k in alternatives}
+                order = sorted(alternatives, key=lambda k: -screened[k].mean())
+                alternatives = order[:SCREEN_KEEP]
+                results = {k: screened[k] for k in alternatives}
+                start = self.screen
+            for k in alternatives:
+                more = rolled(k, range(start, self.select))
+                results[k] = np.concatenate([results.get(k, np.zeros(0)), more])
+            challenger = max(alternatives, key=lambda k: results[k].mean())
+            first = self.select
         else:
-            record["grade"] = grade(loss - Z95 * record["loss_se"])
-        return record, values[chosen], diffs
-
-    def _candidates(self, i, state, legal, chosen, mover) -> list:
-        """Every move's estimate (the same rollouts for each): all in full when there are few, else
-        a screen of every move, then the best few and the chosen in full; those screened out are None."""
-        after = [_applied(state, a) for a in legal]
-        after[chosen] = self.path[i + 1]
-        if len(legal) <= SMALL:
-            return [Estimate.of(*self._rolled(s, i + 1, range(self.n))) for s in after]
-        screened = [self._rolled(s, i + 1, range(self.screen)) for s in after]
-        order = sorted(range(len(legal)), key=lambda k: -screened[k][0][:, mover].mean())
-        keep = set(order[:SCREEN_KEEP]) | {chosen}
-        out = []
-        for k, s in enumerate(after):
-            if k not in keep:
-                out.append(None)
-                continue
-            wins, first, known = self._rolled(s, i + 1, range(self.screen, self.n))
-            out.append(Estimate.of(np.concatenate([screened[k][0], wins]), screened[k][1] + first, known))
-        return out
+            challenger, first = alternatives[0], 0
+        diffs, ours, theirs = np.zeros(0), np.zeros(0), np.zeros(0)
+        size = self.cap if self.precision is None else MIN_MEASURED
+        while True:
+            seeds = range(first + len(diffs), first + min(self.cap, len(diffs) + size))
+            a, b = rolled(challenger, seeds), rolled(chosen, seeds)
+            theirs, ours = np.concatenate([theirs, a]), np.concatenate([ours, b])
+            diffs = theirs - ours
+            mean, se = _interval(diffs)
+            low, high = max(mean - Z95 * se, 0.0), max(mean + Z95 * se, 0.0)       # the loss's interval
+            if self.precision is None or len(diffs) >= self.cap or (high - low) / 2 <= self.precision:
+                break
+            size = BATCH
+        best = challenger if low > 0 else chosen       # the challenger is the best found where it measured better
+        loss = mean if best != chosen else 0.0
+        return {"best": str(legal[best]), "challenger": str(legal[challenger]),
+                "challenger_diff": mean, "loss": loss, "loss_se": se, "loss_ci95": [low, high],
+                "best_value": float(theirs.mean() if best != chosen else ours.mean()), "chosen_value": float(ours.mean()),
+                "accuracy": accuracy(loss), "measured": len(diffs),
+                "rolled_out": len(alternatives) + 1}, best
 
 
 # -- the whole review -----------------------------------------------------------------------------
@@ -409,30 +544,39 @@ def _start_worker(reviewer: Reviewer) -> None:
 
 
 def _run_step(i: int):
-    return _JOB.step(i)
+    return i, _JOB.step(i)
 
 
 def review(reviewer: Reviewer, workers: int = 1, progress=None) -> dict:
     """Every step of the game reviewed (in `workers` processes: the same figures for any number),
-    `progress(n)` told of each step done; the JSON-able review (the module's docstring) without
-    the game's header fields, which the caller adds."""
+    `progress(share)` told of each step done with its share of the work (`Reviewer.work`, summing
+    to 1); the JSON-able review (the module's docstring) without the game's header fields, which
+    the caller adds."""
     started = time.perf_counter()
     steps = range(len(reviewer.history))
-    done = [(None, reviewer.value(0), None)]
+    work = reviewer.work()
+    total = sum(work) or 1.0
+    done: dict[int, tuple] = {}
+    first = reviewer.value(0)
     if workers > 1 and len(steps) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(reviewer,)) as pool:
-            for out in pool.map(_run_step, steps, chunksize=4):
-                done.append(out)
-                if progress:
-                    progress(1)
+            pending = {pool.submit(_run_step, i) for i in steps}      # the longest (the first) first
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    i, out = future.result()
+                    done[i] = out
+                    if progress:
+                        progress(work[i] / total)
     else:
         for i in steps:
-            done.append(reviewer.step(i))
+            done[i] = reviewer.step(i)
             if progress:
-                progress(1)
-    return assemble(reviewer, [d[0] for d in done[1:]], [d[1] for d in done], [d[2] for d in done[1:]],
+                progress(work[i] / total)
+    outs = [done[i] for i in steps]
+    return assemble(reviewer, [d[0] for d in outs], [first] + [d[1] for d in outs], [d[2] for d in outs],
                     time.perf_counter() - started)
 
 
@@ -446,9 +590,9 @@ def _total(parts: list, n: int) -> tuple[float, float]:
     return float(per.mean()), (float(_se(per[:, None])[0]) if n else 0.0)
 
 
-def assemble(reviewer: Reviewer, records: list[dict], estimates: list[Estimate], diffs: list, seconds: float) -> dict:
+def assemble(reviewer: Reviewer, records: list[dict], estimates: list[Estimate], losses: list, seconds: float) -> dict:
     """The review from each step's figures, each path position's estimate and each graded
-    rollout-reviewed decision's per-rollout losses."""
+    rollout-reviewed decision's loss and its standard error."""
     exact = reviewer.solved is not None
     n = 0 if exact else reviewer.n
     W = [e.values if exact else e.wins for e in estimates]          # per rollout (or exact) results
@@ -475,14 +619,20 @@ def assemble(reviewer: Reviewer, records: list[dict], estimates: list[Estimate],
               "start": estimates[0].values.tolist(), "start_ci95": estimates[0].ci95(),
               "end": estimates[-1].values.tolist(), "finished": bool(reviewer.path[-1].is_terminal()),
               "steps": records, "seconds": round(seconds, 3)}
-    result["players"] = [_player(records, W, diffs, swings, s, n) for s in range(reviewer.players)]
+    result["players"] = [_player(records, W, losses, swings, s, n) for s in range(reviewer.players)]
     if not exact:
+        measured = [r["measured"] for r in records if r.get("measured") is not None]
+        widths = [(r["loss_ci95"][1] - r["loss_ci95"][0]) / 2 for r in records if r.get("measured") is not None]
         result["rollouts"] = {"n": reviewer.n, "screen": reviewer.screen, "keep": SCREEN_KEEP, "small": SMALL,
+                              "select": reviewer.select, "precision": reviewer.precision, "cap": reviewer.cap,
+                              "measured_mean": float(np.mean(measured)) if measured else None,
+                              "loss_halfwidth_max": float(max(widths)) if widths else None,
+                              "played": sum(r.get("rollouts", 0) for r in records) + estimates[0].n,
                               "capped": sum(r.get("capped", 0) for r in records)}
     return result
 
 
-def _player(records, W, diffs, swings, s: int, n: int) -> dict:
+def _player(records, W, losses, swings, s: int, n: int) -> dict:
     """Seat s's figures: accuracy, grades, cost, luck, gadgets and its balance, each sum with its
     standard error where estimated (`W`: each path position's results, per rollout where `n`)."""
     def change(r):
@@ -496,7 +646,12 @@ def _player(records, W, diffs, swings, s: int, n: int) -> dict:
     luck, luck_se = _total([change(r) if n else r["luck"][s] for r in chances], n)
     own, own_se = _total([change(r) for r in decisions if r["seat"] == s], n)
     others, others_se = _total([change(r) for r in decisions if r["seat"] != s], n)
-    cost, cost_se = _total([diffs[r["index"]] if n else r["loss"] for r in chosen], n)
+    if n:      # each decision's loss from its own rollouts, independent of the others'
+        judged = [losses[r["index"]] for r in graded]
+        cost = float(sum(loss for loss, _ in judged))
+        cost_se = float(math.sqrt(sum(se * se for _, se in judged)))
+    else:
+        cost, cost_se = float(sum(r["loss"] for r in chosen)), 0.0
     gadget_parts = [swings[r["index"]][:, s] if n else r["swing"][s] for r in chances
                     if "swing" in r and (not n or r["index"] in swings)]
     gadgets, gadgets_se = _total(gadget_parts, n)
@@ -522,6 +677,19 @@ def _pct(v: float, sign: bool = False) -> str:
 
 def _pm(se: float) -> str:
     return f" ±{100 * Z95 * se:.1f}" if se else ""
+
+
+def _rollouts_line(r: dict) -> str:
+    """What a rollout review's rollouts were: per position, per decision, the loss's intervals."""
+    line = f"rollouts: {r['n']} per position; a decision: {r['screen']} per move to screen one of more than {r['small']} " \
+           f"moves, {r.get('select', r['screen'])} to pick the challenger, "
+    if r.get("precision") is None:
+        line += f"{r.get('cap', r['n'])} to measure its loss"
+    else:
+        line += f"then until its loss is ±{100 * r['precision']:.0f} points or at most {r['cap']} rollouts"
+    if r.get("measured_mean") is not None:
+        line += f" ({r['measured_mean']:.0f} on average, the widest ±{100 * r['loss_halfwidth_max']:.1f})"
+    return line + "; ± is the 95% interval"
 
 
 def report_lines(result: dict, key_moves: int = 5) -> list[str]:
@@ -554,7 +722,7 @@ def report_lines(result: dict, key_moves: int = 5) -> list[str]:
                      and r["grade"] not in (None, "best")), key=lambda r: -r["loss"])[:key_moves]
     ungraded = not exact and all(r.get("grade") is None for r in steps if r["kind"] == "decision")
     if ungraded:
-        lines += ["", f"decisions are not graded: {2 * MIN_MEASURED} rollouts a position or more grade them"]
+        lines += ["", f"decisions are not graded: a loss measured on {MIN_GRADED} rollouts or more grades them"]
     elif not costly and not exact:
         lines += ["", "the costliest decisions: none that the rollouts tell from the best move (more rollouts "
                       "narrow the intervals)"]
@@ -588,8 +756,7 @@ def report_lines(result: dict, key_moves: int = 5) -> list[str]:
                      f" (residual {p['residual']:.1e})")
     if not exact:
         r = result["rollouts"]
-        lines.append(f"rollouts: {r['n']} per position ({r['screen']} per move to screen a decision of more than "
-                     f"{r['small']} moves), ± is the 95% interval; {result['seconds']:.1f} s")
+        lines.append(_rollouts_line(r) + f"; {result['seconds']:.1f} s")
     else:
         lines.append(f"reviewed in {result['seconds']:.1f} s")
     return lines

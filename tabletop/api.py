@@ -204,19 +204,20 @@ def analyze(game: str, games: int = 1000, seats: Sequence[str] | str = ("ai", "a
 
 
 def review(file: str | Path, *, out: str | Path | None = None, plot: str | Path | None = None, rollouts: int = 32,
-           seed: int = 0, workers: int = 1, estimate: bool = False, rollout_seat: str | None = None,
-           progress: bool = False):
+           seed: int = 0, workers: int | None = None, estimate: bool = False, rollout_seat: str | None = None,
+           precision: float = 0.10, progress: bool = False):
     """`tabletop review FILE.ttr`: a recorded game reviewed: every decision's win probabilities,
     loss and grade, every chance event's luck (and a gadget's swing against fair), each player's
     accuracy, cost and luck (tabletop.gamekit.review says how each is defined). Exact where the
     game is solved (Knossos, two-player King of the Hill), else by `rollouts` games a position with
-    their intervals. A tabletop.app.review.ReviewResult (`lines` as the command prints them,
+    their intervals, each decision's loss to +-`precision`, in `workers` processes (None: one per
+    core). A tabletop.app.review.ReviewResult (`lines` as the command prints them,
     `to_dict()` what --out writes)."""
     from tabletop.app.requests import ReviewRequest
     from tabletop.app.review import review as run
 
     request = ReviewRequest(file=file, out=out, plot=plot, rollouts=rollouts, seed=seed, workers=workers,
-                            estimate=estimate, rollout_seat=rollout_seat)
+                            estimate=estimate, rollout_seat=rollout_seat, precision=precision)
     return run(request, _progress_reporter() if progress else None)
 
 

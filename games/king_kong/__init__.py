@@ -197,6 +197,12 @@ class KingKong(GameDefinition):
         state.events = []
         return state
 
+    def redealer(self, state, seats):
+        """The others' hands (those not in `seats`) and the draw pile dealt afresh from the cards the
+        viewer has not seen (tabletop.games.king_kong.analysis.redealer)."""
+        from tabletop.games.king_kong.analysis import redealer
+        return redealer(state, seats)
+
     def window_adapter(self, seats, options, scene=None):
         from tabletop.games.king_kong.view import KongAdapter
         return KongAdapter(len(seats), scene)

@@ -103,3 +103,50 @@ def analysis(definition) -> GameAnalysis:
               "kong.knocked_share": "share of pawns at risk knocked over",
               "kong.pushed_share": "share of pawns at risk pushed out"},
         max_turns=definition.max_turns)
+
+
+def redealer(state, seats):
+    """What a viewer who holds the hands of `seats` has not seen, dealt afresh (a determinization,
+    GameDefinition.redealer): the other seats' hands and the draw pile hold, in some order, the cards
+    that are in no hand of `seats`, on no pile face up (the discard pile), kept as no mission and
+    played face up by nobody; the same cards as the seat's mirror (KingKong.seat_mirror) leaves
+    unseen. The deal gives each other hand its size and the draw pile its size, from a permutation
+    of those cards (sorted first, so that the deal depends on the cards and the Generator alone, never
+    on the recorded order). A fallen attacker that has yet to decide on its Safety Net (the viewer
+    may not know it holds one) is dealt as the rules would treat it: it decides where its new hand
+    holds a net, else its mission card is lost to the discard pile. None where nothing is hidden."""
+    from tabletop.games.king_kong.cards import Kind
+    from tabletop.games.king_kong.rules import Phase
+
+    players = state.game.players
+    known = {int(p) for p in seats if 0 <= int(p) < players}
+    if not state.is_terminal() and state.chance_event is None and state.current not in known:
+        raise ValueError("a redeal at a decision node must know the hand of the seat to decide")
+    hidden = [p for p in range(players) if p not in known]
+    sizes = [len(state.hands[p]) for p in hidden]
+    unseen = sorted([c for p in hidden for c in state.hands[p]] + list(state.draw))
+    if len(unseen) < 2 and not any(sizes):
+        return None
+    base = state.fork()
+    deck = state.game.deck
+
+    def deal(rng):
+        s = base.fork()
+        cards = [unseen[k] for k in rng.permutation(len(unseen))]
+        at = 0
+        for p, size in zip(hidden, sizes):
+            s.hands[p] = cards[at:at + size]
+            at += size
+        s.draw = cards[at:]
+        if s.phase is Phase.SAFETY_NET:
+            for q in s.order:
+                card = s.played[q]
+                if q in known or q == s.current or card is None:
+                    continue
+                if not (deck[card].kind is Kind.ATTACK and s.cards_of(q, Kind.SAFETY_NET)):
+                    s.discard.append(card)
+                    s.played[q] = None
+            s.pending_nets = [q for q in s.order if q != s.current and s.played[q] is not None]
+        return s
+
+    return deal

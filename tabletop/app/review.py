@@ -115,14 +115,68 @@ def _no_rollout_options(definition, request: ReviewRequest) -> None:
     from dataclasses import fields
 
     defaults = {f.name: f.default for f in fields(ReviewRequest)}
-    for name in ("rollout_seat", "rollouts", "seed"):     # (--workers: the cores a review may use, idle here)
+    for name in ("rollout_seat", "rollouts", "seed", "precision"):   # (--workers: the cores a review may use, idle here)
         if getattr(request, name) != defaults[name]:
             raise InputError(f"--{name.replace('_', '-')}: {definition.name} is solved here, so its review is exact "
                              f"and plays no rollouts (add --estimate to review it by rollouts)")
 
 
-def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> ReviewResult:
-    """Review the recorded game `request.file`; --out and --plot written (the JSON first)."""
+def default_workers() -> int:
+    """The cores this process may run on: a review's workers by default."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class Progress:
+    """A review's progress told as it goes: the bar (`bar.advance`, in steps' worth of work) and a
+    line at every tenth of the work with the time spent and an estimate of the time left (the work
+    done so far at the rate so far: tabletop.gamekit.review.Reviewer.work weighs each step), so that
+    a terminal that shows no bar (a pipe, a file) still hears; `listen(fraction, text)` too (the
+    window's panel)."""
+
+    def __init__(self, reporter, bar, steps: int, listen=None, clock=None):
+        import time
+
+        self.reporter, self.bar, self.steps, self.listen = reporter, bar, steps, listen
+        self.clock = clock or time.monotonic
+        self.started, self.done, self.told = self.clock(), 0.0, 0
+
+    def __call__(self, share: float) -> None:
+        self.done = min(1.0, self.done + share)
+        self.bar.advance(share * self.steps)
+        text = self.text()
+        if self.listen is not None:
+            self.listen(self.done, text)
+        tenth = int(self.done * 10 + 1e-9)
+        if tenth > self.told and self.done < 1.0:
+            self.told = tenth
+            self.reporter.step(text)
+
+    def text(self) -> str:
+        spent = self.clock() - self.started
+        if self.done <= 0:
+            return "reviewing: 0% done"
+        left = spent * (1 - self.done) / self.done
+        return f"reviewing: {100 * self.done:.0f}% done in {_duration(spent)}, about {_duration(left)} left"
+
+
+def review(request: ReviewRequest, reporter: longrun.Reporter | None = None, listen=None) -> ReviewResult:
+    """Review the recorded game `request.file`; --out and --plot written (the JSON first). Its
+    progress goes to the reporter (a bar, and a line with the time left at every tenth) and to
+    `listen(fraction done, text)` where given."""
     from tabletop.gamekit import review as rv
     from tabletop.gamekit.chance import table_dicts
 
@@ -138,22 +192,39 @@ def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> 
     if solved is not None:
         _no_rollout_options(definition, request)
     rollouts, kind = None, None
+    workers = request.workers or default_workers()
     if solved is None:
-        kind = _rollout_seat(definition, request.rollout_seat or definition.review_seat)
+        kind = request.rollout_seat or definition.review_seat
+        if kind not in definition.seat_kinds or kind == "human":
+            raise InputError(f"--rollout-seat: {definition.name} has no {kind!r} seat to roll out with; use one of "
+                             f"{', '.join(k for k in definition.seat_kinds if k != 'human')}")
         options = _options(definition, config)
         rollouts = rv.Rollouts([definition.make_seat(kind, source, options) for _ in range(players)], source,
-                               request.seed, definition.max_turns)
-    reviewer = rv.Reviewer(definition, game, history, source, fair, solved, rollouts, request.rollouts)
-    with reporter.progress(len(history), f"reviewing {Path(request.file).name}") as bar:
-        data = rv.review(reviewer, request.workers if solved is None else 1, bar.advance)
+                               request.seed, definition.max_turns, definition.chance_events)
+    reviewer = rv.Reviewer(definition, game, history, source, fair, solved, rollouts, request.rollouts,
+                           request.precision)
+    name = Path(request.file).name
+    if solved is None:
+        decisions = sum(1 for s in reviewer.path[:-1] if s.chance_event is None and len(s.legal_actions()) > 1)
+        reporter.note(f"reviewing {name}: {len(history)} steps ({decisions} decisions to judge) by rollouts, "
+                      f"{request.rollouts} a position, each loss to ±{100 * request.precision:g} points, on "
+                      f"{workers} worker{'s' if workers > 1 else ''}; the time left is told as it goes")
+    with reporter.progress(len(history), f"reviewing {name}") as bar:
+        tell = Progress(reporter, bar, len(history), listen)
+        data = rv.review(reviewer, workers if solved is None else 1, tell)
     final = reviewer.path[-1]
     winner = definition.winner(final) if final.is_terminal() else None
     colours = list(definition.colours[:players])
     if solved is not None:
         note = f"exact: every seat playing perfectly from each position on (the solved game), chance from {weighed}"
     else:
+        from tabletop.gamekit.definition import GameDefinition
+
+        hidden = ("; what is hidden dealt afresh in each rollout: the path with every hand open and the deck "
+                  "unknown, each decision on what its seat knew" if type(definition).redealer is not
+                  GameDefinition.redealer else "")
         note = (f"estimated: {request.rollouts} rollouts per position, every chair played by the {kind} seat, "
-                f"chance from {weighed}; each with its 95% interval")
+                f"chance from {weighed}{hidden}; each with its 95% interval")
     data = {"game": definition.name, "title": definition.title, "file": str(request.file),
             "seed": file.header.get("seed"), "seats": list(config.get("seats", [])), "colours": colours,
             "config": {k: v for k, v in config.items() if k != "tables"},
@@ -161,6 +232,7 @@ def review(request: ReviewRequest, reporter: longrun.Reporter | None = None) -> 
             "winner": winner, "turns": final.turn, "method_note": note,
             "tables": table_dicts(source), "fair_tables": table_dicts(fair) if fair is not None else {},
             "rollout_seat": kind, "rollout_seed": request.seed if solved is None else None,
+            "workers": workers if solved is None else 1,
             "definitions": {"grades": rv.GRADES_DOC, "accuracy": rv.ACCURACY_DOC, "luck": rv.LUCK_DOC},
             **data}
     result = ReviewResult(data)
@@ -231,15 +303,16 @@ def plot_review(data: dict, path) -> None:
     plt.close(fig)
 
 
-def playback_review(request) -> dict:
+def playback_review(request, reporter: longrun.Reporter | None = None, listen=None) -> dict:
     """The review the playback's panel shows: the JSON `tabletop review --out` wrote (of this very
-    game), or ("" given) the game reviewed now, with the review's defaults."""
+    game), or ("" given) the game reviewed now, with the review's defaults, its progress told to
+    `reporter` and `listen` (tabletop.app.review.review)."""
     import json
 
     if request.review == "":
         from tabletop.app.requests import ReviewRequest
 
-        return review(ReviewRequest(file=request.file)).to_dict()
+        return review(ReviewRequest(file=request.file), reporter, listen).to_dict()
     path = Path(request.review)
     try:
         data = json.loads(path.read_text())

@@ -188,6 +188,7 @@ def review(args) -> int:
     from tabletop.app.review import review as run
 
     request = rq.ReviewRequest(file=args.file, out=args.out, plot=args.plot, rollouts=args.rollouts, seed=args.seed,
-                               workers=args.workers, estimate=args.estimate, rollout_seat=args.rollout_seat)
+                               workers=args.workers, estimate=args.estimate, rollout_seat=args.rollout_seat,
+                               precision=args.precision)
     run(request, ConsoleReporter(args.quiet, lambda result: print("\n".join(result.lines), flush=True)))
     return 0
