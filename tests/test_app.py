@@ -18,7 +18,8 @@ COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "swe
             "validate": rq.ValidateRequest, "bench": rq.BenchRequest, "analyze": rq.AnalyzeRequest,
             "play": (rq.WindowRequest, rq.ResumeRequest, rq.HostRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
             "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest,
-            "calibrate": rq.CalibrateRequest, "review": rq.ReviewRequest}
+            "calibrate": rq.CalibrateRequest, "review": rq.ReviewRequest, "start": rq.StartRequest,
+            "rooms": rq.RoomsRequest}
 
 
 def subparsers():

@@ -245,3 +245,32 @@ def test_the_window_shows_the_rooms_chat_and_its_players_names_types_a_message_a
     finally:
         other.kill()
         other.wait(10)
+
+
+@pytest.mark.slow
+def test_rooms_lists_a_listing_servers_open_rooms_and_start_starts_one_from_the_machine_that_made_it(tmp_path):
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tabletop.cli", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+
+    listing = tabletop_process("serve", "--port", "0", "--data", str(tmp_path / "rooms"), "--list", cwd=tmp_path)
+    plain = tabletop_process("serve", "--port", "0", "--data", str(tmp_path / "plain"), cwd=tmp_path)
+    try:
+        url = listing.stdout.readline().split()[2]
+        other = plain.stdout.readline().split()[2]
+        host = run("host", GAME, "--server", url, "--seats", "remote,remote,ai", "--outcomes", "measured")
+        join = host.stdout.splitlines()[-1].split()[1]
+        listed = run("rooms", "--server", url)
+        assert listed.returncode == 0 and join in listed.stdout and "waiting" in listed.stdout, listed.stderr
+        refused = run("rooms", "--server", other)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "list" in refused.stderr
+        elsewhere = run("start", join, "--host-key", "not-the-key")
+        assert elsewhere.returncode == 2 and "host" in elsewhere.stderr
+        started = run("start", join)                      # the key this machine kept when it made the room
+        assert started.returncode == 0 and "the game starts" in started.stdout, started.stderr
+        after = run("rooms", "--server", url).stdout      # playing, or already over (the AI in every seat)
+        assert "waiting" not in after and ("playing" in after or "no open rooms" in after)
+    finally:
+        for proc in (listing, plain):
+            proc.terminate()
+            proc.wait(30)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from tabletop.app.requests import HostRequest, JoinRequest, ServeRequest
+from tabletop.app.requests import HostRequest, JoinRequest, RoomsRequest, ServeRequest, StartRequest
 from tabletop.app.results import HostedRoom, JoinedSeat
 from tabletop.net.client import NetError, Refused, chat_line
 from tabletop.sim.errors import InputError
@@ -221,15 +221,15 @@ def join_window(request: JoinRequest, note: Callable[[str], None] | None = None)
     return 0
 
 
-def start(url: str, host_key: str | None = None) -> str:
+def start(request: StartRequest) -> str:
     """Start the room at `url` now, before its seats are all taken (the AI plays the seats not
     taken until a player takes them), with `host_key` or the one kept on this machine when it made
     the room; what the server said. InputError when no key is kept or the server refuses it."""
     from tabletop.net.client import split_join_url, start_room
     from tabletop.net.keep import kept_host_key
 
-    server, code = split_join_url(url)
-    key = host_key or kept_host_key(server, code)
+    server, code = split_join_url(request.url)
+    key = request.host_key or kept_host_key(server, code)
     if key is None:
         raise InputError(f"this machine did not make room {code} (no host key kept for it): give --host-key")
     try:
@@ -238,12 +238,12 @@ def start(url: str, host_key: str | None = None) -> str:
         raise InputError(exc.message) from None
 
 
-def rooms(server: str) -> list[dict]:
+def rooms(request: RoomsRequest) -> list[dict]:
     """The open rooms of `server` (one started with `tabletop serve --list`), each with its join url.
     InputError when the server does not list its rooms."""
     from tabletop.net.client import list_rooms, server_url
 
-    server = server_url(server)
+    server = server_url(request.server)
     try:
         listed = asyncio.run(list_rooms(server))
     except Refused as exc:

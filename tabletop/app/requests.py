@@ -545,6 +545,35 @@ class JoinRequest:
                              f"plays no seat)")
 
 
+@dataclass
+class StartRequest:
+    """`tabletop start ws://HOST:PORT/CODE`: the room started before its seats are all taken, with
+    `host_key` or the one this machine kept when it made the room."""
+
+    url: str
+    host_key: str | None = None
+
+    def __post_init__(self):
+        from tabletop.net.client import split_join_url
+
+        split_join_url(_text(self.url, "url", optional=False))
+        self.host_key = _text(self.host_key, "host_key")
+        if self.host_key is not None and not 0 < len(self.host_key) <= 128:
+            raise InputError(f"--host-key: 1 to 128 characters, got {len(self.host_key)}")
+
+
+@dataclass
+class RoomsRequest:
+    """`tabletop rooms --server ws://HOST:PORT`: the open rooms of a server that lists them."""
+
+    server: str = ""
+
+    def __post_init__(self):
+        from tabletop.net.client import server_url
+
+        self.server = server_url(_text(self.server, "server", optional=False))
+
+
 def request_fields(request_type) -> list[str]:
     """The names of a request type's fields (the API's keyword arguments)."""
     return [f.name for f in fields(request_type)]

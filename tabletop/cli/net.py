@@ -85,7 +85,7 @@ def start(args) -> int:
     from tabletop.app import net
 
     try:
-        _echo(net.start(args.url, args.host_key))
+        _echo(net.start(rq.StartRequest(url=args.url, host_key=args.host_key)))
     except net.NetError as exc:
         return _failed(exc)
     return 0
@@ -95,7 +95,7 @@ def rooms(args) -> int:
     from tabletop.app import net
 
     try:
-        listed = net.rooms(args.server)
+        listed = net.rooms(rq.RoomsRequest(server=args.server))
     except net.NetError as exc:
         return _failed(exc)
     if not listed:
