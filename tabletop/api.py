@@ -264,17 +264,20 @@ def host(game: str, server: str, seats: Sequence[str] | str = ("remote", "remote
 
 
 def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str = "random", spectate: bool = False,
-         seed: int = 0, echo: bool = False):
+         seed: int = 0, echo: bool = False, token: str | None = None, chat: bool = True):
     """`tabletop join ws://HOST:PORT/CODE --headless`: a seat of a room played by `bot` (random: among
     its legal actions, from its own Generator of `seed`; or the game's own "ai", "plan" or "solved"
     seat, choosing on what the seat may know) to the game's end, or the game watched
     (`spectate`); a tabletop.app.results.JoinedSeat (the seat, its log as it read it, the result,
     the winner). `echo=True` prints the log as it comes. It blocks until the game is over; run one
-    per thread or process to play several seats."""
+    per thread or process to play several seats. The seat's token is kept on this machine, so the
+    same join takes the seat back (`token`: one from another machine); `chat` False: the room's
+    chat not printed."""
     from tabletop.app import net
     from tabletop.app.requests import JoinRequest
 
-    request = JoinRequest(url=url, seat=seat, name=name, bot=bot, spectate=spectate, seed=seed)
+    request = JoinRequest(url=url, seat=seat, name=name, bot=bot, spectate=spectate, seed=seed, token=token,
+                          chat=chat)
     emit = (lambda line: print(line, flush=True)) if echo else None
     return net.join(request, emit=emit)
 
