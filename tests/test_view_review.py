@@ -75,3 +75,63 @@ def test_a_review_of_another_game_or_no_review_at_all_is_one_line(reviewed, tmp_
     with pytest.raises(InputError, match="only in the playback window"):
         ReplayRequest(file=path, review="", summary=True)
     assert _review_of(ReplayRequest(file=path, review=str(tmp_path / "review.json")))["steps"] == data["steps"]
+
+
+def test_a_review_worked_out_while_the_window_is_open_shows_its_progress(reviewed):
+    """replay FILE --review with no file: the window opens at once, the review panel shows the
+    review's progress (its time left) until the review comes, then the review; R hides either."""
+    from tabletop.app.replays import follow_review
+    from tabletop.gamekit.view.playback import open_replay
+    from tabletop.games.registry import GAMES
+
+    path, data = reviewed
+
+    class Pending:                  # a BackgroundReview that is told what to say
+        finished = False
+        said = (None, "reviewing: 40% done in 12 s, about 18 s left")
+
+        def poll(self):
+            return self.said
+
+    pending = Pending()
+    try:
+        app, window, _ = open_replay(path, GAMES, size=(1280, 720), offscreen=True)
+    except ViewError as exc:
+        pytest.skip(f"no graphics pipe: {exc}")
+    try:
+        status = lambda: window.hud.status.getText().replace("\n", " ")
+        assert "REVIEW" not in status()
+        follow_review(app, window, pending)
+        assert "REVIEW reviewing: 40% done in 12 s, about 18 s left" in status()
+        messenger.send("r")
+        assert "REVIEW" not in status()
+        messenger.send("r")
+        pending.said = (None, "reviewing: 90% done in 27 s, about 3 s left")
+        app.base.task_mgr.step()
+        assert "about 3 s left" in status()
+        pending.said, pending.finished = (data, ""), True
+        app.base.task_mgr.step()
+        assert "REVIEW (exact)" in status() and "about 3 s left" not in status()
+        assert not app.base.task_mgr.getTasksNamed("review-progress")
+    finally:
+        app.destroy()
+
+
+def test_the_background_review_is_the_review_and_says_why_it_failed(reviewed, tmp_path):
+    """The review worked out in a process of its own is `tabletop review --out`'s; a file it cannot
+    review is one line in the panel (and on the terminal)."""
+    from tabletop.app.review import BackgroundReview
+
+    path, data = reviewed
+    heard = []
+    job = BackgroundReview(path, echo=heard.append)
+    job.wait(120)
+    review, note = job.poll()
+    assert review is not None and review["steps"] == data["steps"] and note == ""
+    bad = tmp_path / "bad.ttr"
+    bad.write_text("not a replay")
+    job = BackgroundReview(bad, echo=heard.append)
+    job.wait(120)
+    review, note = job.poll()
+    assert review is None and note.startswith("no review: ") and "not a tabletop replay" in note
+    assert any(line.startswith("tabletop: error:") for line in heard)

@@ -151,6 +151,7 @@ class ReplayWindow:
         self.hiding = bool(adapter.hidden_hands) and not finished(replay) and not reveal
         self.revealing = bool(adapter.hidden_hands) and not finished(replay) and reveal
         self.review = review
+        self.review_note: str | None = None     # while a review is worked out: its progress, in the panel
         self.show_review = review is not None
         self._reviewed = {r["index"]: r for r in (review or {}).get("steps", [])}
         adapter.build(app)
@@ -248,6 +249,8 @@ class ReplayWindow:
         """The review panel at step i (none when hidden or there is no review): each seat's win
         probability before the step, then what the step is worth: a decision's grade and loss (and
         the best move where it was not played), a chance event's luck and its gadget's swing."""
+        if self.show_review and self.review is None and self.review_note is not None:
+            return ["REVIEW", self.review_note]
         if not self.show_review or self.review is None:
             return []
         colours = self.review.get("colours", [])
@@ -283,8 +286,22 @@ class ReplayWindow:
             rows.append(row)
         return rows
 
+    def set_review(self, review: dict | None, note: str | None = None) -> None:
+        """The review come while the window is open (tabletop.app.review.BackgroundReview), shown in
+        the panel; or, while it is still worked out, `note` (its progress) in its place."""
+        first = self.review is None and self.review_note is None
+        self.review, self.review_note = review, note
+        self._reviewed = {r["index"]: r for r in (review or {}).get("steps", [])}
+        if first:
+            self.show_review = True
+        self.show(self.t)
+
     def toggle_review(self) -> None:
         """R: the review panel shown or hidden (a replay opened with a review)."""
+        if self.review is None and self.review_note is not None:
+            self.show_review = not self.show_review
+            self.show(self.t)
+            return
         if self.review is None:
             self.hud.set_notice("no review: open the replay with --review (or review.json from tabletop review --out)")
             return

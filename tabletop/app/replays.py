@@ -62,9 +62,11 @@ def frames(request: ReplayRequest) -> tuple[int, bool]:
     return write_frames(request.file, GAMES, request.frames, request.fps, size, turns, request.max_frames)
 
 
-def playback(request: ReplayRequest, review: dict | None = None):
+def playback(request: ReplayRequest, review: dict | None = None, pending=None):
     """The playback window, open: (the app, seconds from opening the file to its first frame);
-    `review` the game's review for its panel (tabletop.app.review.playback_review)."""
+    `review` the game's review for its panel (tabletop.app.review.playback_review), or `pending`
+    a review still worked out (tabletop.app.review.BackgroundReview): its progress in the panel
+    until it is there."""
     from tabletop.games.registry import GAMES
     from tabletop.gamekit.view.playback import open_replay
     from tabletop.gamekit.view.window import parse_size
@@ -72,8 +74,27 @@ def playback(request: ReplayRequest, review: dict | None = None):
     size = parse_size(request.size)
     if request.turns is not None:
         raise InputError("--turns: only with --frames")
-    app, _, opened = open_replay(request.file, GAMES, size=size, review=review, reveal=request.reveal)
+    app, window, opened = open_replay(request.file, GAMES, size=size, review=review, reveal=request.reveal)
+    if pending is not None:
+        follow_review(app, window, pending)
     return app, opened
+
+
+def follow_review(app, window, pending) -> None:
+    """The review panel of the playback `window` follows `pending` (a BackgroundReview): its
+    progress until the review is there, then the review (or why there is none)."""
+    window.set_review(None, pending.poll()[1])
+
+    def poll(task):
+        data, note = pending.poll()
+        if data is not None or pending.finished:
+            window.set_review(data, None if data is not None else note)
+            return task.done
+        if note != window.review_note:
+            window.set_review(None, note)
+        return task.cont
+
+    app.add_task(poll, "review-progress")
 
 
 class Replay:

@@ -323,3 +323,83 @@ def playback_review(request, reporter: longrun.Reporter | None = None, listen=No
     if Path(str(data.get("file", ""))).name != Path(request.file).name:
         raise InputError(f"--review: {path} reviews {Path(str(data.get('file'))).name}, not {Path(request.file).name}")
     return data
+
+
+class BackgroundReview:
+    """`tabletop replay FILE --review`: the game reviewed in a process of its own (`tabletop review
+    FILE --out` to a temporary file, `extra` its further options) while the playback window is open,
+    so that the window opens at once and its review panel shows the review's progress (and the
+    terminal too: its lines are passed on to `echo`) until the review is there. `poll()` says where
+    it is; `stop()` ends it (the window closed first)."""
+
+    def __init__(self, file, extra=(), echo=None):
+        import subprocess
+        import sys
+        import tempfile
+        import threading
+
+        self.file = Path(file)
+        self.echo = echo if echo is not None else (lambda line: print(line, file=sys.stderr, flush=True))
+        self._out = Path(tempfile.mkdtemp(prefix="tabletop-review-")) / "review.json"
+        self.note = "reviewing: starting"
+        self.error: str | None = None
+        self._data: dict | None = None
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "tabletop.cli", "review", str(self.file), "--out", str(self._out), *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+        self._reader = threading.Thread(target=self._read, name="review-progress", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        last = ""
+        for raw in self._process.stderr:
+            line = raw.rstrip("\n")
+            if line.startswith("reviewing"):
+                if "━" not in line:              # (the bar, drawn whole at the end where no terminal shows it)
+                    self.echo(line)
+                    self.note = line if "% done" in line else self.note
+            elif line.strip():
+                last = line
+                if line.startswith("tabletop:"):
+                    self.echo(line)
+        code = self._process.wait()
+        if code == 0 and self._out.exists():
+            import json
+
+            try:
+                self._data = json.loads(self._out.read_text())
+            except (OSError, ValueError) as exc:
+                self.error = f"the review could not be read back ({exc})"
+        else:
+            self.error = last.removeprefix("tabletop: ").removeprefix("error: ") or f"the review stopped (exit {code})"
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        import shutil
+
+        shutil.rmtree(self._out.parent, ignore_errors=True)
+
+    def poll(self) -> tuple[dict | None, str]:
+        """(the review once it is there, else None; the panel's line: its progress, or why it failed)."""
+        if self._data is not None:
+            return self._data, ""
+        if self.error is not None and not self._reader.is_alive():
+            return None, f"no review: {self.error}"
+        return None, self.note
+
+    @property
+    def finished(self) -> bool:
+        return not self._reader.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        self._reader.join(timeout)
+
+    def stop(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(5)
+            except Exception:                   # noqa: BLE001 (it would not end: it is killed)
+                self._process.kill()
+        self._reader.join(5)
+        self._cleanup()

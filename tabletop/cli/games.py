@@ -157,11 +157,17 @@ def replay(args) -> int:
             print(f"wrote {n} frames to {request.frames}"
                   + (f" (stopped at --max-frames {request.max_frames})" if capped else ""))
             return 0
-        from tabletop.app.review import playback_review
+        from tabletop.app.review import BackgroundReview, playback_review
 
-        app, opened = replays.playback(request, None if request.review is None else playback_review(request))
-        print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
-        app.base.run()
+        review = None if request.review in (None, "") else playback_review(request)
+        pending = BackgroundReview(request.file) if request.review == "" else None     # the window opens meanwhile
+        try:
+            app, opened = replays.playback(request, review, pending)
+            print(f"replay open, first frame after {opened:.2f} s", file=sys.stderr)
+            app.base.run()
+        finally:
+            if pending is not None:
+                pending.stop()
         return 0
     from tabletop.gamekit.replay import Divergence
 
