@@ -43,7 +43,9 @@ A decision at S_i by mover m with legal moves A (a single legal move is *forced*
                            decisions are independent of one another), in three stages on separate
                            rollouts, so that no figure is measured on the rollouts that picked it:
                            screen (a decision of more than four moves): every move SCREEN rollouts,
-                             the SCREEN_KEEP best alternatives to the chosen move kept;
+                             the SCREEN_KEEP best alternatives to the chosen move kept, and the
+                             move the rollout seat would play (so few rollouts tell many moves
+                             apart by luck alone);
                            select: those kept SELECT rollouts (the screen's included) and the best
                              of them is the challenger (the only alternative of a two-way decision
                              needs none);
@@ -134,8 +136,8 @@ LUCK_DOC = ("luck of a chance event: the win probability after it less its expec
             "it; swing (a physical gadget): that expectation less the expectation over the fair table")
 EQUAL = 1e-12            # two tables' probabilities this close are the same table
 SMALL = 4                # a decision with at most this many moves is not screened: every alternative is kept
-SCREEN = 4               # a rollout review's decisions: rollouts of every move to screen a decision of more
-SCREEN_KEEP = 3          # than SMALL moves, and the alternatives kept
+SCREEN = 2               # a rollout review's decisions: rollouts of every move to screen a decision of more
+SCREEN_KEEP = 3          # than SMALL moves, and the alternatives kept (and the rollout seat's own move)
 SELECT = 16              # rollouts (the screen's included) of each kept alternative that pick the challenger
 BATCH = 8                # the challenger and the chosen move are measured in batches of this many rollouts
 MIN_MEASURED = 16        # at least this many
@@ -486,6 +488,14 @@ class Reviewer:
         record["best_lines"] = _lines(state, legal[best]) if best != chosen else self.lines[i]
         return record, after, judged
 
+    def _seat_pick(self, state, legal, mover, deal, key) -> int | None:
+        """The index of the move the rollout seat would play here (in rollout 0's deal): kept past
+        the screen, whose few rollouts tell many moves apart by luck alone."""
+        dealt = deal(self.rollouts.deal_rng(0, key)) if deal is not None else state.fork()
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.rollouts.seed, spawn_key=(0, 3) + key)))
+        pick = self.rollouts.seats[mover].choose(dealt, rng)
+        return next((k for k, a in enumerate(legal) if a == pick), None)
+
     def _judge(self, i, state, legal, chosen, mover) -> tuple[dict, int]:
         """A rollout review's decision (the module's docstring): screen, select a challenger, then
         measure it against the chosen move on rollouts of their own, all dealt from what the mover
@@ -503,7 +513,8 @@ class Reviewer:
             if len(legal) > SMALL:                  # the screen: every move, the best alternatives kept
                 screened = {k: rolled(k, range(self.screen)) for k in alternatives}
                 order = sorted(alternatives, key=lambda k: -screened[k].mean())
-                alternatives = order[:SCREEN_KEEP]
+                own = self._seat_pick(state, legal, mover, deal, key)
+                alternatives = order[:SCREEN_KEEP] + ([own] if own in order[SCREEN_KEEP:] else [])
                 results = {k: screened[k] for k in alternatives}
                 start = self.screen
             for k in alternatives:

@@ -91,6 +91,15 @@ def widths(result: dict) -> dict:
             "value_halfwidth_median": float(np.median(values)) if values else 0.0}
 
 
+def cpu() -> float:
+    """CPU seconds of this process and of its finished children (the review's workers): the work
+    done, far less sensitive than the wall clock to what else the machine runs."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def run_new(path: Path, workers: int, precision: float, rollouts: int, seed: int) -> dict:
     from tabletop.app.longrun import Reporter
     from tabletop.app.requests import ReviewRequest
@@ -100,11 +109,12 @@ def run_new(path: Path, workers: int, precision: float, rollouts: int, seed: int
         def step(self, text):
             print(f"    {text}", flush=True)
 
-    started = time.perf_counter()
+    started, used = time.perf_counter(), cpu()
     result = review(ReviewRequest(file=path, rollouts=rollouts, seed=seed, workers=workers, precision=precision),
                     Lines()).to_dict()
-    seconds = time.perf_counter() - started
-    return {"seconds": seconds, "played": result["rollouts"]["played"], **widths(result), "result": result}
+    seconds, used = time.perf_counter() - started, cpu() - used
+    return {"seconds": seconds, "cpu": used, "played": result["rollouts"]["played"], **widths(result),
+            "result": result}
 
 
 def run_old(path: Path, revision: str, rollouts: int, seed: int) -> dict:
@@ -116,10 +126,13 @@ def run_old(path: Path, revision: str, rollouts: int, seed: int) -> dict:
     seats = [old_ai.make_seat("plan", source) for _ in range(2)]
     reviewer = old.Reviewer(definition, game, history, source, fair_source(definition), None,
                             old.Rollouts(seats, source, seed, definition.max_turns), rollouts)
-    started = time.perf_counter()
+    calls = []
+    run = reviewer.rollouts.run
+    reviewer.rollouts.run = lambda state, c, d, seeds: calls.append(len(seeds)) or run(state, c, d, seeds)
+    started, used = time.perf_counter(), cpu()
     result = old.review(reviewer, 1)
-    seconds = time.perf_counter() - started
-    return {"seconds": seconds, **widths(result), "result": result}
+    seconds, used = time.perf_counter() - started, cpu() - used
+    return {"seconds": seconds, "cpu": used, "played": sum(calls), **widths(result), "result": result}
 
 
 def main(argv=None) -> int:
@@ -131,6 +144,9 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", default=BASELINE, help=f"the git revision of the review before (default {BASELINE})")
     parser.add_argument("--skip-baseline", action="store_true", help="time this build only")
     parser.add_argument("--rollouts", type=int, default=32, help="rollouts a position, both (default 32)")
+    parser.add_argument("--baseline-rollouts", type=int, nargs="*", default=[], metavar="N",
+                        help="also the review before at these rollouts a position (its loss intervals narrow as "
+                             "1/sqrt(N): about 176 give its decisions +-10 points; each takes N/32 times as long)")
     parser.add_argument("--seed", type=int, default=0, help="the rollouts' seed (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="this build's workers (default: one per core)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON")
@@ -145,15 +161,19 @@ def main(argv=None) -> int:
         data = {k: v for k, v in data.items() if k != "result"}
         data.update(name=name, workers=workers_used, load=os.getloadavg()[0])
         figures["rows"].append(data)
-        print(f"  {name:44s} {workers_used} worker(s) {data['seconds']:7.1f} s   losses ±{100 * data['loss_halfwidth_median_nonzero']:.1f} "
-              f"median (max ±{100 * data['loss_halfwidth_max']:.1f}, {data['zero_width']} of {data['decisions']} at ±0)"
-              f"   values ±{100 * data['value_halfwidth_median']:.1f} median   {load()}", flush=True)
+        print(f"  {name:44s} {workers_used} worker(s) {data['seconds']:7.1f} s ({data['cpu']:6.1f} s CPU, "
+              f"{data['played']} rollouts)   losses ±{100 * data['loss_halfwidth_median_nonzero']:.1f} median (max "
+              f"±{100 * data['loss_halfwidth_max']:.1f}, {data['zero_width']} of {data['decisions']} at ±0)   values "
+              f"±{100 * data['value_halfwidth_median']:.1f} median   {load()}", flush=True)
         return data
 
     old = None
     if not args.skip_baseline:
         print(f"the review before ({args.baseline}): {args.rollouts} rollouts a position, 1 worker ...", flush=True)
         old = row(f"before ({args.baseline}, its default)", run_old(path, args.baseline, args.rollouts, args.seed), 1)
+    for n in args.baseline_rollouts:
+        print(f"the review before at {n} rollouts a position, 1 worker ...", flush=True)
+        row(f"before ({args.baseline}) at {n} rollouts", run_old(path, args.baseline, n, args.seed), 1)
     print(f"this build, its default (±10 points, {workers} workers) ...", flush=True)
     new = row("now, default (loss to ±10 points)", run_new(path, workers, 0.10, args.rollouts, args.seed), workers)
     if old is not None:
@@ -165,12 +185,13 @@ def main(argv=None) -> int:
             same = row(f"now, at the same width (±{100 * width:.1f})", run_new(path, workers, width, args.rollouts,
                                                                               args.seed), workers)
         figures["speedup_same_width_1_worker"] = old["seconds"] / same1["seconds"]
+        figures["cpu_ratio_same_width"] = old["cpu"] / same["cpu"]
         figures["speedup_same_width"] = old["seconds"] / same["seconds"]
         figures["speedup_default"] = old["seconds"] / new["seconds"]
         print(f"speed-up at the same loss width: {figures['speedup_same_width']:.1f}x on {workers} workers, "
               f"{figures['speedup_same_width_1_worker']:.1f}x on one; the new default (±10 points against "
               f"±{100 * old['loss_halfwidth_median_nonzero']:.0f}) in {new['seconds'] / old['seconds']:.2f} of the "
-              f"time before", flush=True)
+              f"time before; CPU at the same width {figures['cpu_ratio_same_width']:.1f}x less", flush=True)
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1))
         print(f"wrote {args.out}")
