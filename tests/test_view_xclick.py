@@ -248,7 +248,8 @@ def test_a_king_kong_move_in_the_online_window_by_real_clicks(display, tmp_path)
 @pytest.mark.slow
 def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp_path):
     """`tabletop play knossos --online URL --seats human,ai`: the room is made, its address printed,
-    a real window opens on the human seat (its title says online); a real Q closes it, exit 0."""
+    a real window opens on the human seat (its title says online); a real Q asks first (the game
+    is in progress: the window stays open), a real Y then closes it, exit 0."""
     env = dict(os.environ, DISPLAY=display)
     server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--port", "0", "--data", "rooms"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
@@ -260,7 +261,7 @@ def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp
         found = subprocess.run(["xdotool", "search", "--sync", "--name", "tabletop - Knossos"], capture_output=True,
                                text=True, env=env, timeout=120)
         assert found.stdout.split(), found.stderr
-        title, out, err = "", "", ""
+        title, out, err, alive_after_q = "", "", "", False
         for _ in range(20):                 # the window, once it draws (its id as the game's window has it)
             time.sleep(0.5)
             ids = subprocess.run(["xdotool", "search", "--name", "tabletop - Knossos"], capture_output=True,
@@ -269,10 +270,13 @@ def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp
                 continue
             title = subprocess.run(["xdotool", "getwindowname", ids[-1]], capture_output=True, text=True,
                                    env=env).stdout
-            # (xdotool may say BadWindow: the window closed on the key before it was done with it)
             subprocess.run(["xdotool", "key", "--window", ids[-1], "q"], capture_output=True, env=env)
+            time.sleep(1.0)
+            alive_after_q = play.poll() is None          # a game in progress: Q asks first
+            # (xdotool may say BadWindow: the window closed on the key before it was done with it)
+            subprocess.run(["xdotool", "key", "--window", ids[-1], "y"], capture_output=True, env=env)
             try:
-                out, err = play.communicate(timeout=1)
+                out, err = play.communicate(timeout=5)
                 break
             except subprocess.TimeoutExpired:
                 continue
@@ -283,5 +287,106 @@ def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp
         server.kill()                       # (its graceful stop is another test's)
         server.wait(30)
     assert "(online)" in title, title
+    assert alive_after_q, "Q quit the game in progress without asking"
     assert play.returncode == 0, err[-2000:]
     assert "join: ws://" in out and "Traceback" not in err, (out, err)
+
+
+HOTSEAT_SCRIPT = CLICKER + textwrap.dedent('''
+    import json, subprocess, sys, time
+    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.view.window import open_game
+    from tabletop.games.king_kong.rules import Move
+
+    app, ctrl = open_game(GAMES["king-kong"], ["human", "human", "ai"], seed=5, size=(1280, 720), offscreen=False,
+                          pace=0.0)
+    click = clicker(app)
+    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                         check=True).stdout.split()[0]
+    out = {}
+
+    def key(*keys, settle=20):
+        for k in keys:
+            subprocess.run(["xdotool", "key", "--window", wid, k], check=True)
+            for _ in range(settle):
+                app.render_frame()
+                time.sleep(0.02)
+
+    def tell(**kw):
+        out.update(kw)
+        print(json.dumps(out), flush=True)
+
+    def on_to(until, limit=3000):
+        for _ in range(limit):
+            if until():
+                return
+            s = ctrl.state
+            if ctrl.curtain:
+                ctrl._curtain_since -= 10
+                ctrl.pass_key()
+            elif ctrl.handing_over is not None:
+                ctrl.pass_key()
+            elif s.is_chance_node():
+                ctrl.chance()
+            else:
+                seat = ctrl.seats[s.current_player] or ctrl.adapter.make_seats(["ai"])[0]
+                ctrl.act(seat.choose(s, ctrl.seat_rng))
+            ctrl.finish_animation()
+            app.render_frame()
+        raise SystemExit("never got there")
+
+    def red_moves():   # red, at the screen, to move the pawn
+        s = ctrl.state
+        return (not ctrl.curtain and ctrl.handing_over is None and not s.is_chance_node()
+                and s.current_player == 0 and ctrl.at_screen == 0 and any(isinstance(a, Move) for a in s.legal_actions()))
+
+    on_to(red_moves)
+    click(ctrl.adapter.piece_positions(ctrl.state)[0])                       # red's pawn, by a real click
+    dest = next(d for d in ctrl.destinations if isinstance(d.action, Move))
+    click(dest.position)                                                     # ... and a lit space
+    ctrl.finish_animation()
+    on_to(lambda: ctrl.handing_over is not None or (ctrl.curtain and ctrl._human_turn() == 0) or red_moves())
+    tell(moved=ctrl.state.pos[0] == dest.action.to, handing_over=ctrl.handing_over, curtain=ctrl.curtain,
+         banner=ctrl.hud.banner.getText())
+    history = len(ctrl.state.history)
+    undoable = ctrl.match.can_undo({0})
+    key("Return", settle=5)                                                  # red passes the screen ...
+    tell(curtain_after_pass=ctrl.curtain)
+    key("Return", settle=5)                                                  # ... pressed twice at once
+    tell(curtain_after_double=ctrl.curtain)
+    time.sleep(0.7)
+    key("Return")                                                            # blue, ready
+    tell(curtain_after_ready=ctrl.curtain, at_screen=ctrl.at_screen, notice=ctrl.hud.notice.getText(),
+         undoable_by_red=undoable)
+    key("ctrl+z")                                                            # blue's Ctrl+Z
+    tell(history_kept=len(ctrl.state.history) == history, undo_notice=ctrl.hud.notice.getText())
+    key("q")                                                                 # quit? ...
+    tell(question=ctrl.hud.question_shown())
+    key("x")                                                                 # ... any other key: stay
+    tell(stayed=ctrl.question is None and ctrl.hud.question_shown() == "", stay_notice=ctrl.hud.notice.getText())
+    key("q")
+    tell(asked_again=ctrl.question is not None)
+    key("q")                                                                 # Q again: quits (exit 0)
+    tell(still_open=True)
+''')
+
+
+@pytest.mark.slow
+def test_hotseat_king_kong_by_real_keys(display, tmp_path):
+    """Hotseat King Kong in a real window: red's move by real clicks lands and the window asks red to
+    pass the screen (the table still in view); a real Enter covers it, a second Enter at once does
+    not uncover it, blue's Enter does; blue's real Ctrl+Z takes back nothing of red's; a real Q asks
+    first, a real X (a key the window does not use) stays, Q and Q again quit with exit 0."""
+    env = dict(os.environ, DISPLAY=display)
+    run = subprocess.run([sys.executable, "-c", HOTSEAT_SCRIPT], capture_output=True, text=True, env=env,
+                         timeout=300, cwd=tmp_path)
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert run.returncode == 0, (out, run.stderr[-2000:])
+    assert out["moved"] and out["handing_over"] == 1 and not out["curtain"], out
+    assert out["banner"] == "Pass the screen to blue: press Enter", out
+    assert out["curtain_after_pass"] and out["curtain_after_double"] and not out["curtain_after_ready"], out
+    assert out["at_screen"] == 1 and out["notice"] == "", out
+    assert out["undoable_by_red"], "red's move could not be taken back by anyone: the check below proves nothing"
+    assert out["history_kept"] and out["undo_notice"].startswith("nothing to take back"), out
+    assert out["question"].startswith("Quit the game?"), out
+    assert out["stayed"] and out["asked_again"] and "still_open" not in out, out

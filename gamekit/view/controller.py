@@ -26,6 +26,7 @@ from panda3d.core import ClockObject, Vec3
 from tabletop.gamekit.chance import WatchedOutcomes
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.state import ChanceOutcome, Pass, seen_by
+from tabletop.gamekit.view.solving import BackgroundSolve
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
@@ -719,7 +720,8 @@ class GameWindow:
                     f"tabletop play {self.game.name} --continue plays it on.")
         else:
             kept = "It is not recorded: it cannot be played on later."
-        return f"This game is not over. {kept}"
+        solving = " The solve for the hint stops (it starts afresh next time)." if self.solving is not None else ""
+        return f"This game is not over. {kept}{solving}"
 
     def quit_key(self) -> None:
         """Q or Esc: quit, after asking first while a game is in progress (Q again or Y quits; any
@@ -743,6 +745,7 @@ class GameWindow:
             return
         if self.hint and self._solved_values() is None and self._values == NEEDS_SOLVE:
             self.hint = False
+            self.hud.set_notice("")
             self._offer_solve()
             return
         if self.hint and self.solving is not None:
@@ -804,7 +807,7 @@ class GameWindow:
     def _offer_solve(self) -> None:
         self.ask("Solve the game for the hint?",
                  f"The hint needs {self.game.title} solved for the measured tables: about 4 minutes on 2 cores "
-                 f"and 2 GB of memory, once (it is kept for every later game). It runs in the background: "
+                 f"(longer on a busy machine) and 2 GB of memory, once (it is kept for every later game). It runs in the background: "
                  f"play on meanwhile; its progress shows in the status panel, and the hint comes on when it is "
                  f"done.", self.start_solve, yes_keys=("y", "enter", "h"), yes_label="Solve  [Y or Enter]",
                  no_label="Not now  [Esc]", on_no=lambda: self.hud.set_notice("no hint: the game is not solved"))
@@ -996,100 +999,6 @@ class Question:
     yes_keys: tuple
     on_yes: Callable[[], None]
     on_no: Callable[[], None] | None = None
-
-
-class BackgroundSolve:
-    """A game solved for the hint in another process (the window's frames never wait for it): its
-    progress as the game's solve reports it, then the solution loaded here on a thread from the
-    cache the other process wrote. `poll()`: None while it runs, then ("done", values) or
-    ("error", text)."""
-
-    def __init__(self, definition, config: dict, tables: dict, target=None, expected_s: float = 240.0):
-        import multiprocessing
-        import threading
-
-        self.definition, self.config, self.tables = definition, config, tables
-        self.began = _now()
-        self.expected_s = expected_s
-        self.fraction, self.doing = 0.0, "starting"
-        self.result = None
-        self._loader: threading.Thread | None = None
-        ctx = multiprocessing.get_context("spawn")     # (never a fork of a process with a window)
-        self.queue = ctx.Queue()
-        self.process = ctx.Process(target=target or solve_job, args=(definition.name, config, tables, self.queue),
-                                   daemon=True, name="tabletop-hint-solve")
-        self.process.start()
-
-    def elapsed(self) -> str:
-        s = int(_now() - self.began)
-        return f"{s // 60}:{s % 60:02d}"
-
-    def line(self) -> str:
-        """The progress line for the status panel."""
-        n = 20
-        filled = min(n, round(self.fraction * n))
-        return f"solving for the hint: {self.doing}  [{'#' * filled}{'.' * (n - filled)}] {self.elapsed()}"
-
-    def poll(self):
-        import queue
-
-        if self.result is not None:
-            return self.result
-        while True:
-            try:
-                news = self.queue.get_nowait()
-            except queue.Empty:
-                break
-            kind = news[0]
-            if kind == "progress":
-                self.fraction, self.doing = max(self.fraction, float(news[1])), str(news[2])
-            elif kind == "error":
-                self.result = ("error", news[1])
-            elif kind == "solved" and self._loader is None:
-                self._load()
-        if self.result is None and self._loader is None and not self.process.is_alive() and self.queue.empty():
-            self.result = ("error", f"the solving process ended without a solution (exit {self.process.exitcode})")
-        return self.result
-
-    def _load(self) -> None:
-        """The solution read from the cache on a thread of this process (seconds for a large one)."""
-        import threading
-
-        self.fraction, self.doing = 1.0, "loading the solution"
-
-        def load():
-            def refuse(text: str):
-                raise RuntimeError("the solve in the background left no solution in the cache")
-            try:
-                values = self.definition.solved_values(self.definition.make_game(self.config), self.tables, refuse)
-            except Exception as exc:      # noqa: BLE001 (said in the window, one line)
-                self.result = ("error", str(exc))
-            else:
-                self.result = ("done", values) if values is not None else ("error", "the game is not solved")
-
-        self._loader = threading.Thread(target=load, daemon=True, name="tabletop-hint-load")
-        self._loader.start()
-
-    def cancel(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()
-            self.process.join(5)
-
-
-def solve_job(name: str, config: dict, tables: dict, out) -> None:
-    """In the solving process: the game `name` with `config` solved for `tables` (cached by the
-    game's own solve), telling `out` its progress ("progress", fraction, doing), then ("solved",) or
-    ("error", text)."""
-    from tabletop.games.registry import GAMES
-
-    definition = GAMES[name]
-    try:
-        definition.solved_values(definition.make_game(config), tables, lambda text: None,
-                                 progress=lambda fraction, doing: out.put(("progress", fraction, doing)))
-    except Exception as exc:   # noqa: BLE001 (the window says it in one line)
-        out.put(("error", f"{type(exc).__name__}: {exc}"))
-    else:
-        out.put(("solved",))
 
 
 class Hint:

@@ -175,7 +175,7 @@ class KingOfTheHill(GameDefinition):
 def _sweeps(progress):
     """solve's progress (sweep, the sweep's largest change) as progress(fraction, doing): the table of
     positions built (about a third of the time), then the values settling from the first sweep's
-    change down to the solver's tolerance (on a log scale)."""
+    change down to the solver's tolerance (on a log scale, to 90%), then the policy and the file."""
     import math
 
     from tabletop.games.king_of_the_hill.solve import TOLERANCE
@@ -185,9 +185,12 @@ def _sweeps(progress):
     def told(sweep: int, change: float) -> None:
         if not first:
             first.append(max(change, TOLERANCE * 10))
+        if change <= TOLERANCE:
+            progress(0.9, "values settled; the best moves worked out and saved")
+            return
         span = math.log(first[0] / TOLERANCE)
         done = math.log(first[0] / max(change, TOLERANCE)) / span if span > 0 else 1.0
-        progress(1 / 3 + 2 / 3 * min(1.0, max(0.0, done)), f"values settling, sweep {sweep}")
+        progress(1 / 3 + (0.9 - 1 / 3) * min(1.0, max(0.0, done)), f"values settling, sweep {sweep}")
     return told
 
 
