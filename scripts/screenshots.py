@@ -21,7 +21,7 @@ from pathlib import Path
 from tabletop.games.registry import GAMES
 
 # game: seats, seed, the mid-game turn, and the moments (event, how far into its motion, picture name)
-GAMES = {
+PICTURES = {
     "king-of-the-hill": ("ai,ai,ai,ai", 3, 40, [("tipper", "among-pegs", "tipper"), ("crater", 0.25, "crater")]),
     "knossos": ("ai,ai", 3, 12, [("sticks", 0.2, "sticks")]),
     "king-kong": ("ai,ai,ai", 3, 8, [("kong-move", 0.5, "kong-move")]),
@@ -127,12 +127,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     ap.add_argument("--size", default="1280x720")
-    ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--games", default=",".join(PICTURES))
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     for game in args.games.split(","):
-        seats, seed, mid, wanted = GAMES[game]
+        seats, seed, mid, wanted = PICTURES[game]
         for name, turns in (("early", 0), ("mid", mid)):
             path = args.out / f"{game}-{name}.png"
             tabletop("play", game, "--seats", seats, "--seed", str(seed), "--after-turns", str(turns),
