@@ -338,14 +338,16 @@ class GameWindow:
     # -- the display -----------------------------------------------------------------------
     def viewer(self) -> set[int]:
         """The seats whose hidden cards the screen may show now: in a game with hidden hands,
-        with one human seat, that seat's; with two or more, the one at the screen (none while the
-        curtain is down); with no human seat, or once the game is over, all."""
+        with one human seat, that seat's; with two or more, the one at the screen while it is
+        that seat's turn (none between, nor while a player who has finished a turn looks at it
+        before passing the screen: a player who walks away shows no hand); with no human seat, or
+        once the game is over, all."""
         every = set(range(len(self.seat_kinds)))
         if not self.adapter.hidden_hands or not self.humans or self.state.is_terminal():
             return every
         if len(self.humans) == 1:
             return {self.humans[0]}
-        return {self.at_screen} if self.at_screen is not None and not self.curtain else set()
+        return {self.at_screen} if self.at_screen is not None and self._human_turn() == self.at_screen else set()
 
     def seat_at_screen(self) -> int | None:
         """The human seat whose player is at the screen, the one whose decisions Ctrl+Z may take
@@ -472,8 +474,8 @@ class GameWindow:
             self.hud.set_prompt(f"pass the screen to {a.seat_name(self._human_turn())}: Enter when ready")
         elif self.handing_over is not None:
             back = " (Ctrl+Z takes it back)" if seat is not None and self.match.can_undo({seat}) else ""
-            self.hud.set_prompt(f"{a.seat_name(seat)}: your turn is over{back}; Enter hides your hand and passes "
-                                f"the screen to {a.seat_name(self.handing_over)}")
+            self.hud.set_prompt(f"{a.seat_name(seat)}: your turn is over{back}; press Enter to pass the screen "
+                                f"to {a.seat_name(self.handing_over)}")
         elif human_chance:
             self.hud.set_prompt(a.chance_prompt(s))
         elif passing:
