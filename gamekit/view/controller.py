@@ -718,12 +718,12 @@ class GameWindow:
         if self.match is None or self.state.is_terminal():
             return None
         if self.record_path is not None:
-            kept = (f"What was played is recorded in {self.record_path.name}: "
+            kept = (f"What was played is recorded in {self.record_path.name};\n"
                     f"tabletop play {self.game.name} --continue plays it on.")
         else:
             kept = "It is not recorded: it cannot be played on later."
         solving = " The solve for the hint stops (it starts afresh next time)." if self.solving is not None else ""
-        return f"This game is not over. {kept}{solving}"
+        return f"This game is not over.\n{kept}{solving}"
 
     def quit_key(self) -> None:
         """Q or Esc: quit, after asking first while a game is in progress (Q again or Y quits; any

@@ -199,7 +199,7 @@ class Hud:
             return
         self.question_title.setText(title)
         node, scale = self.question_text.textNode, self.question_text.getScale()[0]
-        rows = [row for line in text.split("\n") for row in wrap(node, line, 1.44 / scale)]
+        rows = [row.strip() for line in text.split("\n") for row in wrap(node, line, 1.44 / scale)]   # (centred)
         self.question_text.setText("\n".join(rows))
         row = self._row(0.04)
         half = max(0.3, 0.2 + 0.5 * len(rows) * row + 0.1)
