@@ -55,7 +55,7 @@ def test_no_hint_where_the_game_is_not_solved(open_window):  # noqa: F811
 
 # -- a solve that takes minutes, made in the background ----------------------------------------------
 
-def quick_job(name, config, tables, tell):
+def quick_job(definition, config, tables, tell):
     """A stand-in for a solve (run in the other process by BackgroundSolve): its progress, its pid."""
     import os
     import time
@@ -65,7 +65,7 @@ def quick_job(name, config, tables, tell):
         time.sleep(0.3)
 
 
-def failing_job(name, config, tables, tell):
+def failing_job(definition, config, tables, tell):
     tell("progress", 0.1, "about to fail")
     raise ValueError("the tables do not add up")
 

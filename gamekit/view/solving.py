@@ -21,8 +21,9 @@ JOB = "tabletop.gamekit.view.solving:solve_job"
 
 class BackgroundSolve:
     """`definition`'s game of replay config `config` solved for chance `tables` in another process
-    (`job`, "module:function", called there as job(name, config, tables, tell) with
-    tell(kind, *values)). `poll()`: None while it runs, then ("done", values) or ("error", text);
+    (`job`, "module:function", called there as job(definition, config, tables, tell) with
+    tell(kind, *values); the other process finds the definition where it lives, as "module:name",
+    with no registry of games). `poll()`: None while it runs, then ("done", values) or ("error", text);
     `line()` its progress for the status panel."""
 
     def __init__(self, definition, config: dict, tables: dict, job: str = JOB):
@@ -36,7 +37,7 @@ class BackgroundSolve:
         self.process = subprocess.Popen([sys.executable, "-m", "tabletop.gamekit.view.solving"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env=env)
-        self.process.stdin.write(json.dumps({"job": job, "game": definition.name, "config": config,
+        self.process.stdin.write(json.dumps({"job": job, "definition": where(definition), "config": config,
                                              "tables": tables}) + "\n")
         self.process.stdin.close()
         self._errors: list[str] = []
@@ -113,12 +114,20 @@ class BackgroundSolve:
                 self.process.kill()
 
 
-def solve_job(name: str, config: dict, tables: dict, tell) -> None:
-    """The game `name` with `config` solved for `tables` (the game's own solve caches it), its
-    progress told as tell("progress", fraction, doing)."""
-    from tabletop.games.registry import GAMES
+def where(definition) -> str:
+    """"module:name" of a game definition: the module attribute that holds it (a game's package
+    holds its DEFINITION), for another process to import."""
+    module = sys.modules[type(definition).__module__]
+    name = next((k for k, v in vars(module).items() if v is definition), None)
+    if name is None:
+        raise ValueError(f"{definition.name}'s definition is not held by {module.__name__}: it cannot be found "
+                         f"in another process")
+    return f"{module.__name__}:{name}"
 
-    definition = GAMES[name]
+
+def solve_job(definition, config: dict, tables: dict, tell) -> None:
+    """`definition`'s game with `config` solved for `tables` (the game's own solve caches it), its
+    progress told as tell("progress", fraction, doing)."""
     definition.solved_values(definition.make_game(config), tables, lambda text: None,
                              progress=lambda fraction, doing: tell("progress", fraction, doing))
 
@@ -143,7 +152,9 @@ def main() -> int:
 
     module, _, function = order["job"].partition(":")
     try:
-        getattr(importlib.import_module(module), function)(order["game"], order["config"], order["tables"], tell)
+        home, _, name = order["definition"].partition(":")
+        definition = getattr(importlib.import_module(home), name)
+        getattr(importlib.import_module(module), function)(definition, order["config"], order["tables"], tell)
     except Exception as exc:   # noqa: BLE001 (the window says it in one line)
         out.write(json.dumps({"kind": "error", "text": f"{type(exc).__name__}: {exc}"}) + "\n")
         return 1
