@@ -274,3 +274,58 @@ def test_rooms_lists_a_listing_servers_open_rooms_and_start_starts_one_from_the_
         for proc in (listing, plain):
             proc.terminate()
             proc.wait(30)
+
+
+@pytest.mark.slow
+def test_a_view_of_an_earlier_step_is_not_shown_and_the_window_goes_on_from_where_it_was(server, window):  # noqa: F811
+    """What a restarted room sends while it plays again what its journal lost: views of steps the
+    window has shown already. Given one (an earlier view of this very room, sent again), the window
+    keeps its position, its step and its log, and takes the next real view as usual."""
+    from tests.test_net_window import my_turn, pump
+
+    url, data = server
+    room = tabletop.host("king-of-the-hill", url, ["remote", "ai"], seed=5, outcomes="measured")
+    app, win = window(room.url)
+    views = []
+    handle = win._event
+
+    def keep(event):
+        if event[0] == "view":
+            views.append(event)
+        handle(event)
+    win._event = keep
+    for _ in range(3):
+        pump(win, lambda: my_turn(win))
+        step = win.step
+        win.act(win.state.legal_actions()[0])
+        pump(win, lambda: win.step > step)
+    pump(win, lambda: my_turn(win))
+    step, history, lines = win.step, list(win.state.history), list(win.hud.lines)
+    old = next(v for v in views if v[1].step < step - 2)
+    win.link.events.put(old)                       # the room going back, as a restored one does
+    pump(win, lambda: win.link.events.empty())
+    assert win.step == step and win.state.history == history and win.hud.lines == lines
+    assert "catches up" in win.hud.notice.getText()
+    win.act(win.state.legal_actions()[0])          # and on from where it was
+    pump(win, lambda: win.step > step)
+    assert win.state.history[:step] == history and win.hud.lines[:len(lines)] == lines
+
+
+def test_a_headless_seat_tells_each_log_line_once_when_a_restored_room_sends_an_earlier_log():
+    from tabletop.net import protocol as p
+    from tabletop.net.client import SeatClient
+
+    told: list[str] = []
+    client = SeatClient("ws://127.0.0.1:1", "room", emit=told.append)
+
+    def view(step: int, log_from: int, lines: list[str]) -> p.View:
+        return p.View("room", "red", step, log_from, {"log": lines, "turn": step})
+
+    assert client._merge(view(3, 0, ["a", "b", "c"]))
+    assert client._merge(view(4, 3, ["d"]))
+    assert client._merge(view(2, 0, ["a", "b"]))          # a restored room, back at its journal's last turn
+    assert client._merge(view(3, 2, ["c"])) and client._merge(view(4, 3, ["d"]))
+    assert client._merge(view(5, 4, ["e"]))
+    assert told == ["a", "b", "c", "d", "e"] and client.log == ["a", "b", "c", "d", "e"]
+    assert client._merge(view(5, 0, ["x", "y"]))          # another log altogether: told from its start
+    assert told[-2:] == ["x", "y"]
