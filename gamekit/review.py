@@ -115,6 +115,7 @@ carries its interval (from the spread over the rollouts j of its per-rollout sum
 from __future__ import annotations
 
 import math
+import pickle
 import time
 import zlib
 from dataclasses import dataclass
@@ -144,6 +145,9 @@ MIN_MEASURED = 16        # at least this many
 MIN_GRADED = 8           # a decision measured on fewer rollouts is not graded
 PRECISION = 0.10         # the default: measured until the loss's 95% interval is +-0.10 or narrower
 MEASURE_CAP = 8          # ... or until MEASURE_CAP x N rollouts are spent
+TRACE = 16               # the steps of a path rollout kept, for the next positions to take it over
+CHUNK = 8                # a review's steps go to its workers in runs of this many (each run takes over
+                         # rollouts from one position to the next; the same runs for any number of workers)
 
 
 def grade(loss: float) -> str:
@@ -171,6 +175,7 @@ class Estimate:
         self.se = np.zeros_like(self.values) if se is None else np.asarray(se, float)
         self.wins, self.first = wins, first
         self.known = known or wins is None     # exact (a finished game's result, or a solved value)
+        self.trace: list | None = None         # its rollouts' first steps (Rollouts.run), while at hand
 
     @property
     def n(self) -> int:
@@ -250,11 +255,15 @@ class Rollouts:
         """The generator of rollout j's deal of what is hidden."""
         return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(j, 2) + key)))
 
-    def run(self, state, counts: dict, seeds, deal=None, action=None, key: tuple = ()) -> tuple[np.ndarray, tuple]:
+    def run(self, state, counts: dict, seeds, deal=None, action=None, key: tuple = (),
+            trace: list | None = None) -> tuple[np.ndarray, tuple]:
         """(wins (len(seeds), seats), the first chance outcome of each, None where the state is a
         decision node) of rollouts `seeds` from `state` (each from `deal(its generator)` where a deal
         is given), `counts` the draws of each tag (Rollouts.tag) already made in the state's turn;
-        with `action`, that decision is taken first."""
+        with `action`, that decision is taken first. With `trace`, each rollout's first TRACE steps
+        are appended to it: (the position after each, as `fingerprint` writes it; the chance outcome
+        each drew, None for a decision), so that the next position of the path, where the rollout
+        went the way the game went, takes its result without playing it again (Reviewer.value)."""
         players = len(state.returns())
         wins = np.zeros((len(seeds), players))
         first = []
@@ -266,6 +275,7 @@ class Rollouts:
                 made[tag] = made.get(tag, 0) + 1
                 s.apply(action)
             start = action is None and s.chance_event is not None
+            steps: tuple[list, list] = ([], [])
             self.played += 1
             while not s.is_terminal():
                 if s.turn > self.max_turns:
@@ -282,11 +292,29 @@ class Rollouts:
                         drawn, start = label, False
                     s.apply(ChanceOutcome(label))
                 else:
+                    label = None
                     s.apply(self.seats[s.current_player].choose(s, rng))
+                if trace is not None and len(steps[0]) < TRACE:
+                    steps[0].append(fingerprint(s))
+                    steps[1].append(label)
             if s.is_terminal():
                 wins[row] = [r > 0 for r in s.returns()]
             first.append(drawn)
+            if trace is not None:
+                trace.append(steps)
         return wins, tuple(first)
+
+
+_UNSEEN = ("game", "history", "events", "_offered")
+
+
+def fingerprint(state) -> bytes | None:
+    """The position as bytes (the game, the history and the log aside): equal for equal positions;
+    None where it cannot be written (no rollout is then taken over)."""
+    try:
+        return pickle.dumps({k: v for k, v in vars(state).items() if k not in _UNSEEN}, protocol=5)
+    except Exception:          # noqa: BLE001 (a state of a game whose parts do not pickle: no reuse)
+        return None
 
 
 def _lines(state, action) -> list[str]:
@@ -327,6 +355,7 @@ class Reviewer:
             raise InputError("a review needs a solved game's values or rollouts")
         self.definition, self.source, self.fair_source = definition, source, fair_source
         self.solved, self.rollouts, self.n, self.precision = solved, rollouts, n, precision
+        self._prior: Estimate | None = None
         if rollouts is not None and not rollouts.events:
             rollouts.events = {e: k for k, e in enumerate(definition.chance_events)}
         self.screen, self.select = min(SCREEN, n), min(SELECT, max(n, SCREEN))
@@ -371,6 +400,18 @@ class Reviewer:
             out.append(planned * (steps - i + 8))
         return out
 
+    def run(self, steps: range) -> list:
+        """Steps `steps` (consecutive) in order, each taking over the rollouts of the position before
+        it where it can: [(i, (record, estimate of S_i+1 without its traces, loss))]."""
+        out, prior = [], None
+        for i in steps:
+            record, after, loss = self.step(i, prior)
+            prior = after
+            out.append((i, (record, after, loss)))
+        for _, (_, after, _) in out:
+            after.trace = None
+        return out
+
     # -- values ---------------------------------------------------------------------------------
     def _deal(self, state, seats):
         """The deal of what a viewer holding `seats` has not seen in `state` (None: nothing hidden)."""
@@ -387,16 +428,44 @@ class Reviewer:
             return np.tile([float(r > 0) for r in over.returns()], (len(seeds), 1)), (None,) * len(seeds), True
         return *self.rollouts.run(state, self.counts[i], seeds, deal, action, key), False
 
-    def value(self, i: int) -> Estimate:
+    def value(self, i: int, prior: Estimate | None = None) -> Estimate:
         """Path position i's value, exactly or by its rollouts (every hand open, the piles dealt
-        afresh in each)."""
+        afresh in each). `prior`, the estimate of position i - 1 with its rollouts' traces: rollout
+        j of position i - 1 that went the way the game went (its first step the recorded one, into
+        the very position rollout j of position i deals) is rollout j of position i, taken over
+        without playing it again (the same figures: only the work is saved)."""
         state = self.path[i]
         if self.solved is not None:
             if state.is_terminal():
                 return Estimate([r > 0 for r in state.returns()])
             return Estimate(self.solved(state))
         deal = self._deal(state, range(self.players))
-        return Estimate.of(*self._rolled(state, i, range(self.n), deal))
+        if state.is_terminal():
+            return Estimate.of(*self._rolled(state, i, range(self.n), deal))
+        wins = np.zeros((self.n, self.players))
+        first: list = [None] * self.n
+        traces: list = [None] * self.n
+        fresh = list(range(self.n))
+        before = getattr(prior, "trace", None)
+        if before is not None:
+            fresh = []
+            for j in range(self.n):
+                fps, labels = before[j]
+                here = fingerprint(deal(self.rollouts.deal_rng(j)) if deal is not None else state)
+                if fps and here is not None and fps[0] == here:
+                    wins[j] = prior.wins[j]
+                    first[j] = labels[1] if state.chance_event is not None and len(labels) > 1 else None
+                    traces[j] = (fps[1:], labels[1:])
+                else:
+                    fresh.append(j)
+        if fresh:
+            trace: list = []
+            played, got = self.rollouts.run(state, self.counts[i], fresh, deal, None, (), trace)
+            for row, j in enumerate(fresh):
+                wins[j], first[j], traces[j] = played[row], got[row], trace[row]
+        estimate = Estimate.of(wins, tuple(first))
+        estimate.trace = traces
+        return estimate
 
     def _distribution(self, state, source):
         """(label, p) of the pending chance event under `source`, or None where it has no listable table."""
@@ -409,11 +478,13 @@ class Reviewer:
         return None if isinstance(dist, UniformOrder) else list(dist)
 
     # -- one step ------------------------------------------------------------------------------
-    def step(self, i: int) -> tuple[dict, Estimate, tuple | None]:
+    def step(self, i: int, prior: Estimate | None = None) -> tuple[dict, Estimate, tuple | None]:
         """Step i (S_i to S_i+1): its figures but those that need the value of S_i (`assemble` adds
         them), the estimate of S_i+1 and, for a graded decision reviewed by rollouts, its loss and
-        the loss's standard error."""
+        the loss's standard error; `prior` the estimate of S_i where it is at hand (its rollouts
+        taken over: Reviewer.value)."""
         state, action = self.path[i], self.history[i]
+        self._prior = prior
         capped = self.rollouts.capped if self.rollouts is not None else 0
         played = self.rollouts.played if self.rollouts is not None else 0
         if state.chance_event is not None:
@@ -426,7 +497,7 @@ class Reviewer:
         return record, after, loss
 
     def _chance(self, i, state, action):
-        after = self.value(i + 1)
+        after = self.value(i + 1, self._prior)
         record = {"index": i, "turn": self.path[i + 1].turn, "kind": "chance", "event": state.chance_event,
                   "seat": int(state.chance_player), "outcome": action.label, "lines": self.lines[i]}
         dist = self._distribution(state, self.source)
@@ -463,11 +534,11 @@ class Reviewer:
         record = {"index": i, "turn": self.path[i + 1].turn, "kind": "decision", "seat": mover,
                   "action": str(action), "lines": self.lines[i], "legal": len(legal), "forced": len(legal) == 1}
         if len(legal) == 1:
-            return record, self.value(i + 1), None
+            return record, self.value(i + 1, self._prior), None
         chosen = next((k for k, a in enumerate(legal) if a == action), None)
         if chosen is None:
             raise InputError(f"the recorded action {i + 1} ({action}) is not among the legal moves")
-        after = self.value(i + 1)
+        after = self.value(i + 1, self._prior)
         if self.solved is not None:
             values = [self.solved(_applied(state, a))[mover] for a in legal]
             values[chosen] = after.values[mover]
@@ -554,39 +625,42 @@ def _start_worker(reviewer: Reviewer) -> None:
     _JOB = reviewer
 
 
-def _run_step(i: int):
-    return i, _JOB.step(i)
+def _run_chunk(steps: range) -> list:
+    return _JOB.run(steps)
 
 
 def review(reviewer: Reviewer, workers: int = 1, progress=None) -> dict:
     """Every step of the game reviewed (in `workers` processes: the same figures for any number),
-    `progress(share)` told of each step done with its share of the work (`Reviewer.work`, summing
-    to 1); the JSON-able review (the module's docstring) without the game's header fields, which
-    the caller adds."""
+    `progress(share)` told of each run of steps done with its share of the work (`Reviewer.work`,
+    summing to 1); the JSON-able review (the module's docstring) without the game's header fields,
+    which the caller adds."""
     started = time.perf_counter()
-    steps = range(len(reviewer.history))
+    steps = len(reviewer.history)
     work = reviewer.work()
     total = sum(work) or 1.0
     done: dict[int, tuple] = {}
     first = reviewer.value(0)
-    if workers > 1 and len(steps) > 1:
+    chunks = [range(a, min(a + CHUNK, steps)) for a in range(0, steps, CHUNK)]
+
+    def finished(outs) -> None:
+        for i, out in outs:
+            done[i] = out
+        if progress:
+            progress(sum(work[i] for i, _ in outs) / total)
+
+    if workers > 1 and len(chunks) > 1:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(reviewer,)) as pool:
-            pending = {pool.submit(_run_step, i) for i in steps}      # the longest (the first) first
+            pending = {pool.submit(_run_chunk, chunk) for chunk in chunks}    # the longest (the first) first
             while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    i, out = future.result()
-                    done[i] = out
-                    if progress:
-                        progress(work[i] / total)
+                complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in complete:
+                    finished(future.result())
     else:
-        for i in steps:
-            done[i] = reviewer.step(i)
-            if progress:
-                progress(work[i] / total)
-    outs = [done[i] for i in steps]
+        for chunk in chunks:
+            finished(reviewer.run(chunk))
+    outs = [done[i] for i in range(steps)]
     return assemble(reviewer, [d[0] for d in outs], [first] + [d[1] for d in outs], [d[2] for d in outs],
                     time.perf_counter() - started)
 

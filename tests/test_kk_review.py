@@ -216,9 +216,9 @@ def test_the_challenger_is_measured_apart_from_the_rollouts_that_picked_it(game)
     calls = []
     run = reviewer.rollouts.run
 
-    def spy(state, counts, seeds, deal=None, action=None, key=()):
+    def spy(state, counts, seeds, deal=None, action=None, key=(), trace=None):
         calls.append((str(action), list(seeds)) if action is not None else ("None", list(seeds)))
-        return run(state, counts, seeds, deal, action, key)
+        return run(state, counts, seeds, deal, action, key, trace)
 
     reviewer.rollouts.run = spy
     record = reviewer.step(i)[0]
@@ -231,6 +231,26 @@ def test_the_challenger_is_measured_apart_from_the_rollouts_that_picked_it(game)
     for move in (record["challenger"], record["action"]):
         seeds = [j for action, part in measuring if action == move for j in part]
         assert seeds == list(range(reviewer.select, reviewer.select + record["measured"]))
+
+
+def test_a_rollout_that_went_the_way_of_the_game_is_taken_over(game, monkeypatch):
+    """A path rollout whose first step was the game's is the next position's rollout: taken over,
+    the review is the same as with every position rolled out afresh, with fewer games played."""
+    _, g, history = game
+
+    def once(chunk):
+        monkeypatch.setattr(rv, "CHUNK", chunk)
+        reviewer = _reviewer(g, history[:30], n=6, precision=0.4)
+        result = rv.review(reviewer)
+        result.pop("seconds")
+        played = result["rollouts"].pop("played")
+        for r in result["steps"] + [result["rollouts"]]:
+            r.pop("rollouts", None), r.pop("capped", None)
+        return result, played
+
+    (fresh, everything), (taken, fewer) = once(1), once(30)
+    assert json.dumps(fresh, sort_keys=True) == json.dumps(taken, sort_keys=True)
+    assert fewer < everything
 
 
 @pytest.fixture

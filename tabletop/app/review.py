@@ -156,6 +156,8 @@ class Progress:
 
     def __call__(self, share: float) -> None:
         self.done = min(1.0, self.done + share)
+        if self.done > 1.0 - 1e-9:
+            self.done = 1.0
         self.bar.advance(share * self.steps)
         text = self.text()
         if self.listen is not None:
