@@ -390,3 +390,72 @@ def test_hotseat_king_kong_by_real_keys(display, tmp_path):
     assert out["history_kept"] and out["undo_notice"].startswith("nothing to take back"), out
     assert out["question"].startswith("Quit the game?"), out
     assert out["stayed"] and out["asked_again"] and "still_open" not in out, out
+
+
+CHAT_SCRIPT = textwrap.dedent('''
+    import asyncio, json, subprocess, sys, threading, time
+    import tabletop
+    from tabletop.net.client import SeatClient
+    from tabletop.net.window import open_remote
+
+    server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--port", "0", "--data", "rooms"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    url = server.stdout.readline().split()[2]
+    room = tabletop.host("king-kong", url, ["remote", "remote", "ai"], seed=5, outcomes="measured")
+    app, win = open_remote(url, room.code, None, "Ann", False, size=(1280, 720), offscreen=False, pace=0.0)
+    bo = SeatClient(url, room.code, name="Bo", choose=lambda view, legal, step: None)
+    threading.Thread(target=lambda: asyncio.run(bo.run()), daemon=True).start()
+
+    def pump(until, limit=60.0):
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and not until():
+            win.take_events()
+            win.finish_animation()
+            app.render_frame()
+            time.sleep(0.01)
+        return until()
+
+    pump(lambda: win.started and win.legal is not None and win.legal_step == win.step and not win.waiting())
+    wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
+                         check=True).stdout.split()[0]
+    step = win.step
+
+    def keys(*args):
+        subprocess.run(["xdotool", *args], check=True)
+        for _ in range(10):
+            app.render_frame()
+            time.sleep(0.02)
+
+    keys("key", "--window", wid, "t")
+    typing = win.typing is not None
+    keys("type", "--window", wid, "--delay", "40", "gl hf q1")   # q and 1 are the game's keys elsewhere
+    asked = win.hud.question_shown()
+    keys("key", "--window", wid, "Return")
+    pump(lambda: any("gl hf q1" in line for line in win.chat_lines), 30)
+    bo.say("thanks Ann")
+    pump(lambda: any("thanks Ann" in line for line in win.chat_lines), 30)
+    app.screenshot("chat.png")
+    print(json.dumps({"typing": typing, "asked": asked, "step": step, "now": win.step, "lines": win.chat_lines,
+                      "closed": win.typing is None, "players": win.hud.players.getText()}))
+    bo.stop()
+    win.close()
+    app.destroy()
+    server.terminate()
+    server.wait(30)
+''')
+
+
+@pytest.mark.slow
+def test_a_chat_message_typed_in_the_online_window_by_real_keys(display, tmp_path):
+    """`tabletop join`'s window on a King Kong seat whose room has another player: a real T opens the
+    chat line, the message typed key by key (its q and 1 the line's, not the game's: no question,
+    no choice made), a real Enter sends it; it comes back from the server to the window, as does the
+    other player's answer, each under its player's name."""
+    env = dict(os.environ, DISPLAY=display)
+    run = subprocess.run([sys.executable, "-c", CHAT_SCRIPT], capture_output=True, text=True, env=env, timeout=240,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["typing"] and not out["asked"] and out["closed"] and out["now"] == out["step"], out
+    assert "red (Ann): gl hf q1" in out["lines"] and "blue (Bo): thanks Ann" in out["lines"], out
+    assert "Bo" in out["players"] and "you (Ann)" in out["players"], out
