@@ -260,6 +260,7 @@ def test_rooms_lists_a_listing_servers_open_rooms_and_start_starts_one_from_the_
         other = plain.stdout.readline().split()[2]
         host = run("host", GAME, "--server", url, "--seats", "remote,remote,ai", "--outcomes", "measured")
         join = host.stdout.splitlines()[-1].split()[1]
+        assert f"the room waits until red, blue are taken; `tabletop start {join}`" in host.stdout
         listed = run("rooms", "--server", url)
         assert listed.returncode == 0 and join in listed.stdout and "waiting" in listed.stdout, listed.stderr
         refused = run("rooms", "--server", other)

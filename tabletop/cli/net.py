@@ -55,6 +55,11 @@ def host_room(request: rq.HostRequest) -> int:
     then = "the AI plays it" if request.on_drop == "ai" else "the room pauses"
     _echo(f"room {room.code}: {room.game}, seats {seats}, seed {request.seed}, outcomes {request.outcomes}; "
           f"a dropped seat is waited for {request.drop_wait} s, then {then}")
+    waiting = [s["colour"] for s in room.seats if s["kind"] == "remote"]
+    if len(waiting) > ("human" in request.seats):
+        _echo(f"the room waits until {', '.join(waiting)} are taken; `tabletop start {room.url}`"
+              + (" (or S in your window)" if "human" in request.seats else "")
+              + " starts it now with the AI in the seats not taken")
     _echo(f"join: {room.url}")
     if "human" in request.seats:                  # the host's own seat, in the window
         colour = room.seats[list(request.seats).index("human")]["colour"]
