@@ -241,6 +241,8 @@ def test_bad_input_is_one_line(recorded, tmp_path, capsys, monkeypatch):
              ([str(garbage)], "not a tabletop replay"),
              ([str(recorded["kong"]), "--rollout-seat", "solved"], "has no 'solved' seat"),
              ([str(recorded["kong"]), "--rollouts", "1"], "--rollouts: at least 2"),
+             ([str(recorded["kong"]), "--precision", "0"], "--precision: a decision's loss measured to a 95%"),
+             ([str(recorded["knossos"]), "--precision", "0.2"], "--precision: knossos is solved here"),
              ([str(recorded["knossos"]), "--plot", str(tmp_path / "x.nope")], "--plot")]
     for argv, message in cases:
         assert main(["review", *argv]) == 2
