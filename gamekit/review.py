@@ -611,7 +611,8 @@ class Reviewer:
         loss = mean if best != chosen else 0.0
         return {"best": str(legal[best]), "challenger": str(legal[challenger]),
                 "challenger_diff": mean, "loss": loss, "loss_se": se, "loss_ci95": [low, high],
-                "best_value": float(theirs.mean() if best != chosen else ours.mean()), "chosen_value": float(ours.mean()),
+                "best_value": float(theirs.mean() if best != chosen else ours.mean()),
+                "chosen_value": float(ours.mean()),
                 "accuracy": accuracy(loss), "measured": len(diffs),
                 "rolled_out": len(alternatives) + 1}, best
 
@@ -766,8 +767,8 @@ def _pm(se: float) -> str:
 
 def _rollouts_line(r: dict) -> str:
     """What a rollout review's rollouts were: per position, per decision, the loss's intervals."""
-    line = f"rollouts: {r['n']} per position; a decision: {r['screen']} per move to screen one of more than {r['small']} " \
-           f"moves, {r.get('select', r['screen'])} to pick the challenger, "
+    line = (f"rollouts: {r['n']} per position; a decision: {r['screen']} per move to screen one of more than "
+            f"{r['small']} moves, {r.get('select', r['screen'])} to pick the challenger, ")
     if r.get("precision") is None:
         line += f"{r.get('cap', r['n'])} to measure its loss"
     else:

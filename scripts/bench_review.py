@@ -141,7 +141,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20, help="the recorded game's player turns (default 20)")
     parser.add_argument("--file", type=Path, help="review this recorded King Kong game instead")
-    parser.add_argument("--baseline", default=BASELINE, help=f"the git revision of the review before (default {BASELINE})")
+    parser.add_argument("--baseline", default=BASELINE,
+                        help=f"the git revision of the review before (default {BASELINE})")
     parser.add_argument("--skip-baseline", action="store_true", help="time this build only")
     parser.add_argument("--rollouts", type=int, default=32, help="rollouts a position, both (default 32)")
     parser.add_argument("--baseline-rollouts", type=int, nargs="*", default=[], metavar="N",
@@ -179,7 +180,8 @@ def main(argv=None) -> int:
     if old is not None:
         width = round(max(old["loss_halfwidth_median_nonzero"], 0.02), 3)
         print(f"this build at the baseline's loss width (±{100 * width:.1f} points) ...", flush=True)
-        same1 = row(f"now, at the same width (±{100 * width:.1f})", run_new(path, 1, width, args.rollouts, args.seed), 1)
+        same1 = row(f"now, at the same width (±{100 * width:.1f})",
+                    run_new(path, 1, width, args.rollouts, args.seed), 1)
         same = same1
         if workers > 1:
             same = row(f"now, at the same width (±{100 * width:.1f})", run_new(path, workers, width, args.rollouts,

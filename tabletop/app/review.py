@@ -115,7 +115,7 @@ def _no_rollout_options(definition, request: ReviewRequest) -> None:
     from dataclasses import fields
 
     defaults = {f.name: f.default for f in fields(ReviewRequest)}
-    for name in ("rollout_seat", "rollouts", "seed", "precision"):   # (--workers: the cores a review may use, idle here)
+    for name in ("rollout_seat", "rollouts", "seed", "precision"):   # (not --workers: the cores a review may use)
         if getattr(request, name) != defaults[name]:
             raise InputError(f"--{name.replace('_', '-')}: {definition.name} is solved here, so its review is exact "
                              f"and plays no rollouts (add --estimate to review it by rollouts)")
