@@ -371,11 +371,18 @@ class Reviewer:
                 state.apply(action)
             except ValueError as exc:      # IllegalMoveError: a recording these rules do not play
                 raise InputError(f"the recorded action {k + 1} ({action}) is illegal here: {exc}") from None
-            self.lines.append([str(line) for line in state.events[seen:]])
+            self.lines.append(list(state.events[seen:]))
             self.path.append(state.fork())
             made = {k: v for k, v in self.counts[-1].items() if k[0] == tag[0]}
             made[tag] = made.get(tag, 0) + 1
             self.counts.append({k: v for k, v in made.items() if k[0] == state.turn})
+        # a game not over shows each line as every seat may read it (no hand a seat hides), as its
+        # replay does; a finished game's, whole
+        from tabletop.gamekit.state import seen_by
+
+        hide = not state.is_terminal()
+        self.lines = [[text for text in ((seen_by(line, ()) if hide else str(line)) for line in lines) if text]
+                      for lines in self.lines]
         self.history = list(history)
         self.players = len(state.returns())
         played, fair = table_dicts(source), table_dicts(fair_source) if fair_source is not None else {}

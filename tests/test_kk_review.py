@@ -331,3 +331,24 @@ def test_workers_give_the_same_king_kong_review(game, quick):
     for data in (one, two):
         data.pop("seconds"), data.pop("workers")
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+
+
+def test_a_review_of_a_game_not_over_shows_no_hidden_card_and_of_a_finished_one_every_line(game):
+    """As its replay does: a review of a recording that stops before the end shows each line as
+    every seat may read it (the deal, the draws: how many cards, never which); a finished game's
+    review shows its lines whole."""
+    from tabletop.gamekit.state import SeatLine
+
+    _, g, history = game
+    unfinished = _reviewer(g, history[:36])
+    state = g.new_initial_state()
+    hidden = []
+    for action in history[:36]:
+        seen = len(state.events)
+        state.apply(action)
+        hidden += [str(line) for line in state.events[seen:] if isinstance(line, SeatLine)]
+    assert hidden
+    shown = [line for lines in unfinished.lines for line in lines]
+    assert not set(hidden) & set(shown) and any("card" in line for line in shown)
+    finished = _reviewer(g, history)
+    assert set(hidden) <= {line for lines in finished.lines for line in lines}
