@@ -94,3 +94,19 @@ def test_a_window_puts_its_own_words_in_the_question(open_window):  # noqa: F811
     assert "Your seat is kept for 60 s" in ctrl.hud.question_shown()
     messenger.send("y")
     assert quits
+
+
+def test_n_asks_before_leaving_a_game_in_progress_for_a_new_one(open_window, tmp_path):  # noqa: F811
+    app, ctrl = open_window("knossos", ["human", "ai"], seed=5, record=tmp_path / "k.ttr")
+    while not ctrl.state.history:                    # a game under way: its first throw made
+        ctrl.chance()
+        ctrl.finish_animation()
+    history = list(ctrl.state.history)
+    messenger.send("n")
+    shown = ctrl.hud.question_shown()
+    assert shown.startswith("Start a new game?") and "k.ttr" in shown and "--continue" in shown, shown
+    messenger.send("escape")                         # stay: the same game
+    assert ctrl.question is None and ctrl.state.history == history
+    messenger.send("n")
+    messenger.send("y")                              # yes: a new game, from its start
+    assert ctrl.question is None and ctrl.state.history != history

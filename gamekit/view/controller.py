@@ -647,7 +647,7 @@ class GameWindow:
         b = self.app.base
         self.controls = ViewControls(self.app, self.hud, self.click)
         self.controls.orbit_keys()
-        keys = {"f1": self._help, "escape": self.quit_key, "q": self.quit_key, "n": self.new_game,
+        keys = {"f1": self._help, "escape": self.quit_key, "q": self.quit_key, "n": self.new_game_key,
                 "space": self.chance_key, "enter": self.pass_key, "f": self._toggle_follow,
                 ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5), "h": self.toggle_hint,
                 "y": lambda: None, "control-z": self.undo, "control-y": self.redo,
@@ -666,7 +666,7 @@ class GameWindow:
         self.hud.button("redo", "Redo [Ctrl+Y]", self.redo, 4, half=1)
         self.hud.button("chance", self.adapter.chance_button, self.chance_key, 3)
         self.hud.button("pass", "Pass  [Enter]", self.pass_key, 2)
-        self.hud.button("new", "New game  [N]", self.new_game, 1)
+        self.hud.button("new", "New game  [N]", self.new_game_key, 1)
         self.hud.button("help", "Help  [F1]", self._help, 0)
 
     def key(self, name: str, fn: Callable[[], None]) -> None:
@@ -724,6 +724,21 @@ class GameWindow:
             kept = "It is not recorded: it cannot be played on later."
         solving = " The solve for the hint stops (it starts afresh next time)." if self.solving is not None else ""
         return f"This game is not over.\n{kept}{solving}"
+
+    def new_game_key(self) -> None:
+        """N (or its button): a new game, after asking first while one is in progress (N again or Y
+        starts it; any other key stays)."""
+        if self.match is None or self.state.is_terminal() or not self.state.history:
+            self.new_game()
+            return
+        if self.record_path is not None:
+            kept = (f"What was played is recorded in {self.record_path.name};\n"
+                    f"tabletop play {self.game.name} --continue plays it on.")
+        else:
+            kept = "It is not recorded: it cannot be played on later."
+        self.ask("Start a new game?", f"This game is not over.\n{kept}", self.new_game, yes_keys=("n", "y"),
+                 yes_label="New game  [N or Y]", no_label="Stay  [Esc]",
+                 on_no=lambda: self.hud.set_notice("you stay: the game goes on"))
 
     def quit_key(self) -> None:
         """Q or Esc: quit, after asking first while a game is in progress (Q again or Y quits; any
@@ -979,7 +994,7 @@ HELP = [
     "  F  the camera follows the action on / off",
     "  , and .  animation speed down / up (0.25x-8x)",
     "  [ ] or PgUp PgDn  scroll the log",
-    "  N  new game",
+    "  N  new game (asks first while a game is in progress)",
     "  F1  this help",
     "  Esc or Q  quit (a game in progress asks first: Q again or Y quits, any other key stays)",
 ]

@@ -531,6 +531,9 @@ class RemoteWindow(GameWindow):
             self.link.client.start(key)
             self.hud.set_notice("starting the room ...")
 
+    def new_game_key(self) -> None:
+        self.new_game()                       # (says the room plays one game)
+
     def quit_question(self) -> str | None:
         """Q online: what becomes of the seat (kept for its player, who takes it back with the same
         join on this machine)."""
