@@ -190,6 +190,18 @@ def test_the_machinery_reaches_the_games_only_through_their_registries():
             assert not reached and not any(m.startswith("tabletop.gamekit") for m in imports(name, path, known)), name
 
 
+def test_the_layers_below_the_application_import_none_of_it():
+    """Data flows one way: the machinery (gamekit/), the games, the server and its clients (net/)
+    and sim/ import nothing of the application layer (tabletop.app), the command line or the API;
+    net/ is below app/, not above it."""
+    known = modules()
+    above = ("tabletop.app", "tabletop.cli", "tabletop.api")
+    for name, path in known.items():
+        if name.startswith(("tabletop.gamekit", "tabletop.games", "tabletop.net", "tabletop.sim")):
+            reached = {m for m in imports(name, path, known) if m.startswith(above)}
+            assert not reached, (name, sorted(reached))
+
+
 def _imported(path: Path) -> set[str]:
     """Every module a file imports, anywhere in it, by its full dotted name (and each package above)."""
     out = set()

@@ -18,7 +18,7 @@ import struct
 import numpy as np
 import pytest
 
-from tabletop.app.sources import play_outcomes
+from tabletop.gamekit.outcomes import play_outcomes
 from tabletop.gamekit.chance import OutcomeSource
 from tabletop.gamekit.commit import (CommittedSeeds, chance_generator, check_reveal, check_secret, commitment_of,
                                      derive_reveal, secret_commitment)

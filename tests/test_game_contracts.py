@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.app.sources import play_outcomes
+from tabletop.gamekit.outcomes import play_outcomes
 from tabletop.gamekit import state as base
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.state import CHANCE, TERMINAL

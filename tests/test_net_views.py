@@ -14,7 +14,7 @@ from tabletop.games.registry import GAMES
 
 def played(definition, turns: int, seed: int = 1):
     """A game of `definition` by random seats on the measured tables, `turns` turns in."""
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
     from tabletop.gamekit.match import Match
 
     lo, hi = definition.seats

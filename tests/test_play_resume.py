@@ -27,7 +27,7 @@ def payloads(path, first: int = 0) -> list[bytes]:
 @pytest.mark.parametrize("game, seats, outcomes, turn", CASES, ids=[c[0] for c in CASES])
 def test_a_game_resumed_from_turn_n_with_its_seats_plays_the_recorded_turns_again(tmp_path, game, seats, outcomes,
                                                                                    turn):
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
 
     definition = GAMES[game]
     first = tmp_path / "first.ttr"
@@ -51,7 +51,7 @@ def test_a_game_resumed_from_turn_n_with_its_seats_plays_the_recorded_turns_agai
 
 @pytest.mark.slow
 def test_other_seats_take_over_and_a_finished_game_needs_a_turn(tmp_path):
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
 
     definition = GAMES["knossos"]
     first = tmp_path / "first.ttr"

@@ -283,7 +283,7 @@ def subparser(command: str):
 
 
 def packaged(name: str) -> bool:
-    from tabletop.app.sources import packaged_table
+    from tabletop.gamekit.outcomes import packaged_table
 
     return packaged_table(name) is not None
 
@@ -640,7 +640,7 @@ def test_a_python_block_compiles_and_its_calls_are_accepted(block, monkeypatch):
     compile(tree, f"README line {block.line}", "exec")
     import tabletop
     from tabletop.app import estimate, games
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
     from tabletop.sim.errors import InputError
 
     def stop_estimate(request, reporter=None):

@@ -18,7 +18,7 @@ def reviewed(tmp_path):
     """A short Knossos game recorded and reviewed (exact): (the replay, the review)."""
     from tabletop.app.requests import ReviewRequest
     from tabletop.app.review import review
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
     from tabletop.games.registry import GAMES
 
     path = tmp_path / "kn.ttr"

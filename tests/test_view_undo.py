@@ -13,7 +13,7 @@ from tests.test_view import open_window, until_a_choice  # noqa: F401  (a fixtur
 
 
 def _kk_match(seed: int):
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
 
     definition = GAMES["king-kong"]
     source = definition.make_source(play_outcomes(definition, "measured"))

@@ -50,7 +50,7 @@ def reference(against: str, device: str, labels) -> dict[str, float]:
     """Reference probabilities for --against: equal odds, or a saved estimate of the same device."""
     if against == "uniform":
         return {label: 1.0 / len(labels) for label in labels}
-    from tabletop.app.sources import packaged_table
+    from tabletop.gamekit.outcomes import packaged_table
     from tabletop.gamekit.chance import load_estimate_table
 
     table = load_estimate_table(against if Path(against).exists() else (packaged_table(against) or against))

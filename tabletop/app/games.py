@@ -10,7 +10,7 @@ from tabletop.app import longrun
 from tabletop.app.calibrated import calibrated_outcomes
 from tabletop.app.requests import AnalyzeRequest, GameRun, GamesRequest, PlayRequest, ResumeRequest, WindowRequest
 from tabletop.app.results import AnalyzeResult, PlayedGame
-from tabletop.app.sources import play_outcomes, resolve_tables
+from tabletop.gamekit.outcomes import play_outcomes, resolve_tables
 from tabletop.sim.errors import InputError
 
 HUMAN_HEADLESS = "--seats: a human seat needs the window; drop --headless or use ai/random seats"

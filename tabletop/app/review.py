@@ -63,7 +63,7 @@ def review_source(definition, config: dict):
     (the events without one: the measured tables), the source the config names where it records no
     tables (a saved estimate, a game's own), else the published measured tables: a game whose chance
     was physics is weighed by what the simulated gadgets measure."""
-    from tabletop.app.sources import play_outcomes, resolve_tables
+    from tabletop.gamekit.outcomes import play_outcomes, resolve_tables
     from tabletop.gamekit.chance import TableOutcomes
 
     measured = definition.make_source(play_outcomes(definition, "measured")) if definition.devices else None

@@ -117,7 +117,7 @@ def bot_chooser(kind: str, seed: int) -> Callable:
         definition, config, options, seat = game_of(view)
         if "seat" not in made:
             check_bot(definition, kind)
-            from tabletop.app.sources import play_outcomes
+            from tabletop.gamekit.outcomes import play_outcomes
 
             made["source"] = definition.make_source(play_outcomes(definition, "measured"))
             made["seat"] = definition.make_seat(kind, made["source"], options)

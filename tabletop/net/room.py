@@ -193,7 +193,7 @@ class Room:
         them before it answers, so that nothing a client was told is lost with the server).
         `started` False: the room's lobby: nothing is thrown or asked until `start()` (the server
         starts it once every remote seat is taken, or when its host says)."""
-        from tabletop.app.sources import play_outcomes
+        from tabletop.gamekit.outcomes import play_outcomes
         from tabletop.gamekit.record import GameRecorder
         from tabletop.gamekit.resume import physics_of, redrive
         from tabletop.games.registry import game_spec
@@ -508,7 +508,7 @@ def room_meta(spec: RoomSpec, definition, created: str, tokens: dict, names: dic
     """A room's metadata as room.json holds it: the spec, when it was made, each claimed seat's
     token hash and name by colour, whether its game has started (False: its lobby) and the hash of
     its host's key."""
-    from tabletop.app.sources import play_outcomes
+    from tabletop.gamekit.outcomes import play_outcomes
     from tabletop.net.protocol import VERSION
 
     colours = definition.colours
