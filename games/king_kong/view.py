@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from tabletop.games.king_kong.ai import SEATS
-from tabletop.games.king_kong.rules import (COLOURS, Attack, Discard, Escape, Fly, Game, Move, Phase, SafetyNet,
+from tabletop.games.king_kong.rules import (COLOURS, Attack, Escape, Fly, Game, Move, Phase,
                                             State, _count)
 from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
@@ -414,19 +414,8 @@ class KongAdapter(TableAdapter):
         return state.phase in (Phase.TURN, Phase.ATTACK, Phase.ESCAPE, Phase.SAFETY_NET)
 
     def action_text(self, state: State, action) -> str:
-        """The player's own choices name their cards (the rules' actions number them)."""
-        deck = self.game.deck
-        if isinstance(action, Fly):
-            return f"fly by Helicopter Ride to {action.to}"
-        if isinstance(action, Attack):
-            return f"attack the {action.groove.replace('_', ' ')} with {deck[action.card]}"
-        if isinstance(action, Escape):
-            return f"escape with {deck[action.card]} to {action.to}"
-        if isinstance(action, SafetyNet):
-            return "play the Safety Net"
-        if isinstance(action, Discard):
-            return f"discard {deck.names(action.cards)}" if action.cards else "discard nothing"
-        return str(action)
+        """The player's own choices name their cards as the rules' words do (State.describe)."""
+        return state.describe(action)
 
     def destination_text(self, state: State, dest: Destination) -> str:
         action = dest.action
