@@ -3,4 +3,4 @@ end drives, naming no game: the definition a game fills (definition), its rules'
 chance sources, seats, the one match loop, codecs, replays (record, summary, verify), analysis,
 agent environments (PettingZoo, OpenSpiel), the rules bench and the window's controller, adapter
 base and playback (view/). The games (tabletop.games) import it, never the reverse; generic code is
-handed a game's definition (tabletop.games.registry turns a name into one)."""
+handed a game's definition (tabletop.gamekit.registry turns a name into one)."""

@@ -5,6 +5,7 @@ event ("tipper", "crater", ...). Every source draws only from the Generator it i
 """
 from __future__ import annotations
 
+import abc
 import json
 from bisect import bisect_right
 from collections import deque
@@ -32,13 +33,35 @@ class OutcomeSource:
         """Let go of what the source holds (a physics source's Worlds); nothing by default."""
 
 
-class PhysicsSource(OutcomeSource):
-    """A game's physics outcome source: it simulates each chance event on the game's physical table.
-    WatchedOutcomes records each event's motion through these hooks; replays re-simulate through them."""
+class PhysicsTable(abc.ABC):
+    """A game's physical table: the Worlds (tabletop.sim.world) its chance events move in, built from
+    the game's layout. `world` is the table's own World; `worlds` every World the window draws and a
+    replay's scene records, the table's own first (by default `world` alone: a table with a gadget in
+    a World of its own, such as a die's box lid, adds it). `close()` lets them go (required)."""
 
-    def table_for(self, state):
-        """The physical table (with its `world`) that simulates the events of `state` (abstract)."""
-        raise NotImplementedError
+    world = None
+
+    @property
+    def worlds(self) -> tuple:
+        return (self.world,)
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Let go of every World of the table."""
+
+
+class PhysicsSource(OutcomeSource, abc.ABC):
+    """A game's physics outcome source: it simulates each chance event on the game's physical table.
+    WatchedOutcomes records each event's motion through these hooks; replays re-simulate through them.
+    A game supplies `table_for` and `outcome`; the other hooks have defaults."""
+
+    @abc.abstractmethod
+    def table_for(self, state) -> PhysicsTable:
+        """The physical table (a PhysicsTable) that simulates the events of `state`, built on first use."""
+
+    @abc.abstractmethod
+    def outcome(self, event: str, state, rng: np.random.Generator) -> str:
+        """Simulate `event` on the table as `state` has it, with randomness from `rng` only; its label."""
 
     def world_for(self, event: str, state):
         """The World `event` moves (None: nothing physical moves, as for a shuffle of cards); by

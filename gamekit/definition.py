@@ -1,17 +1,31 @@
 """What generic code may ask of a game: its one definition (a `GameDefinition` subclass in the
-game's package, `tabletop.games.<game>.DEFINITION`; tabletop.games.registry lists them).
+game's package, registered as a plugin: the entry-point group `tabletop.games`, read by
+tabletop.gamekit.registry).
 
 Everything the command line, the API, replays, analysis, the agent environments and the window
 need of a game is declared here, in the manner of OpenSpiel's python games (metadata and
 constructor declared once, in the game's own module) and dm_control's composer Task (every hook
-declared on the base: abstract, or a documented default). Everything heavy (rules, physics,
-Panda3D) is reached through the hooks, imported only when called.
+declared on the base): a hook a game must supply is an `abc.abstractmethod` (a class that lacks
+one cannot be made, and the registry names what is missing), an optional one has a documented
+default or says in one line that the game has none (`GameError`). `check_definition` checks what
+the metadata says when the game is registered. Everything heavy (rules, physics, Panda3D) is
+reached through the hooks, imported only when called.
+
+The rest of the contract lives beside what it declares: the rules' Game and State
+(tabletop.gamekit.state), the physical table and its outcome source (tabletop.gamekit.chance:
+PhysicsTable, PhysicsSource), the window's adapter (tabletop.gamekit.view.adapter.TableAdapter),
+the agents' codec (tabletop.gamekit.codec.Codec) and analyze's GameAnalysis (tabletop.gamekit.analyze).
 """
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 
 from tabletop.sim.errors import InputError
+
+
+class GameError(InputError):
+    """A game that cannot be registered, or a hook a game does not have: one line that says so."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +61,8 @@ class Option:
         return number
 
 
-class GameDefinition:
-    """One game. Subclasses set the metadata and fill the hooks marked abstract."""
+class GameDefinition(abc.ABC):
+    """One game. Subclasses set the metadata and fill the abstract hooks; the others have defaults."""
 
     name = ""                              # as the command line writes it: "king-of-the-hill"
     title = ""                             # "King of the Hill"
@@ -74,13 +88,13 @@ class GameDefinition:
         return {name: o.check(given[name]) if name in given else o.default for name, o in known.items()}
 
     # -- the rules ---------------------------------------------------------------------------
+    @abc.abstractmethod
     def actions(self) -> dict:
-        """Replay tag -> action class: every action the rules take (abstract)."""
-        raise NotImplementedError
+        """Replay tag -> action class: every action the rules take."""
 
+    @abc.abstractmethod
     def make_game(self, config: dict):
-        """The rules' Game of a replay's config (players and the game's options) (abstract)."""
-        raise NotImplementedError
+        """The rules' Game of a replay's config (players and the game's options)."""
 
     def winner(self, state) -> str | None:
         """Who won a finished `state`, as a replay records it: a colour, colours joined by "+"
@@ -89,9 +103,9 @@ class GameDefinition:
         return None if state.winner is None else self.colours[state.winner]
 
     # -- chance ------------------------------------------------------------------------------
+    @abc.abstractmethod
     def physics(self):
-        """A fresh physics outcome source (a tabletop.gamekit.chance.PhysicsSource) (abstract)."""
-        raise NotImplementedError
+        """A fresh physics outcome source (a tabletop.gamekit.chance.PhysicsSource)."""
 
     def chance_distribution(self, state, source):
         """The pending chance event's outcomes and their probabilities under `source` (a measured or
@@ -103,8 +117,25 @@ class GameDefinition:
         return table_distribution(state.chance_event, state.chance_outcomes(), source)
 
     def make_source(self, outcomes: str):
-        """The outcome source an --outcomes text names ("physics", "table:FILE.json,...") (abstract)."""
-        raise NotImplementedError
+        """The outcome source an --outcomes text names: "physics" (`physics`), or "table:FILE.json[,...]"
+        (saved estimates: `table_outcomes`; the events no file answers are thrown by physics). A game
+        with sources of its own (`sources_help`) overrides it."""
+        if outcomes == "physics":
+            return self.physics()
+        if outcomes.startswith("table:") and outcomes[6:].strip(","):
+            tables = self.table_outcomes([f for f in outcomes[6:].split(",") if f])
+            if set(self.chance_events) - set(tables.tables):
+                tables.fallback = self.physics()
+            return tables
+        raise InputError(f"--outcomes: expected physics or table:FILE.json, got {outcomes!r}")
+
+    def table_outcomes(self, files):
+        """A source sampling saved estimates (`tabletop estimate DEVICE --out FILE.json`): by default
+        every table the files hold (tabletop.gamekit.chance.TableOutcomes); a game checks here that
+        they are tables of its devices and that every label is one its rules read."""
+        from tabletop.gamekit.chance import TableOutcomes
+
+        return TableOutcomes.from_files(files)
 
     # -- a game played (headless: tabletop.gamekit.session; the window: its controller) ------------
     max_turns = 5000                        # the turn cap of one game (a defect if reached)
@@ -120,10 +151,10 @@ class GameDefinition:
         these options, beyond their kinds and number (which generic code checks): a seat that
         needs a solved game the seats' count or the options do not give. Nothing by default."""
 
+    @abc.abstractmethod
     def make_seat(self, kind: str, source, options: dict):
         """A seat of `kind` (one of `seat_kinds`, not "human") for a game whose chance comes from
-        `source` (a planner plans with its tables, a solved seat solves for them) (abstract)."""
-        raise NotImplementedError
+        `source` (a planner plans with its tables, a solved seat solves for them)."""
 
     def banner(self, seats, seed: int, outcomes: str, options: dict) -> str:
         """The game's first log line, headless and in the window. The default names the title, each
@@ -213,12 +244,18 @@ class GameDefinition:
 
     def window_adapter(self, seats, options: dict, scene=None):
         """The window's adapter (tabletop.gamekit.view.adapter.TableAdapter): on the physical table,
-        or given a replay's RecordedScene, on the game's layout for playback (abstract)."""
-        raise NotImplementedError
+        or given a replay's RecordedScene, on the game's layout for playback. Optional: a game
+        without one plays headless, over the network and in the agents' environments, and every
+        window of it (play, replay --frames, review's window) says in one line that it has none."""
+        raise GameError(f"{self.title or self.name} has no window (its definition gives no window_adapter); "
+                        f"play it with --headless")
 
     def analysis(self):
-        """Its GameAnalysis (tabletop.gamekit.analyze): `tabletop analyze` (abstract)."""
-        raise NotImplementedError
+        """Its GameAnalysis (tabletop.gamekit.analyze): what `tabletop analyze` measures. Optional: a
+        game without one is analysed for what every game has (winners, first player, turns)."""
+        from tabletop.gamekit.analyze import generic_analysis
+
+        return generic_analysis(self)
 
     solved = False                          # whether `solve` gives the game's perfect play
     sources_help = ""                       # --outcomes sources of its own, for the help ("" none)
@@ -227,12 +264,12 @@ class GameDefinition:
         """`analyze --solve`: perfect play of the game of `players` seats for the chance of
         `outcomes` (`kind` and `files` as analyze resolves it) and for fair chance, each line of the
         report to `emit`, the policy saved to `policy` (a path, or None); the result `--out`
-        writes; InputError when that game is not solved. Only for a game whose `solved` is true
-        (abstract)."""
-        raise NotImplementedError
+        writes; InputError when that game is not solved. Required of a game whose `solved` is true
+        (check_definition); the default says the game is not solved."""
+        raise GameError(f"analyze --solve: {self.title or self.name} is not solved")
 
     # -- review (`tabletop review`: tabletop.gamekit.review) -------------------------------------
-    review_seat = "plan"                    # the seat kind that plays every chair of a review's
+    review_seat = "ai"                      # the seat kind that plays every chair of a review's
                                             # rollouts where the game is not solved (a seat kind)
 
     def solved_values(self, game, tables: dict, emit=None, progress=None):
@@ -247,14 +284,57 @@ class GameDefinition:
         return None
 
     def rules_bench(self):
-        """Its `tabletop bench --rules` set-up: a tabletop.gamekit.rules_bench.RulesBench (abstract)."""
-        raise NotImplementedError
+        """Its `tabletop bench --rules` set-up: a tabletop.gamekit.rules_bench.RulesBench. The default
+        is made from the definition (tabletop.gamekit.rules_bench.from_definition)."""
+        from tabletop.gamekit.rules_bench import from_definition
+
+        return from_definition(self)
 
     def extra_benches(self, games: int, seats: str) -> dict:
         """Benches of its own engines beside the rules': {name: (figures, the line to print)};
         none by default."""
         return {}
 
+    @abc.abstractmethod
     def codec(self, game):
-        """The agents' action catalogue and observations (tabletop.gamekit.codec) of a Game (abstract)."""
-        raise NotImplementedError
+        """The agents' action catalogue and observations (tabletop.gamekit.codec) of a Game."""
+
+
+#: hooks a game overrides only together with a flag that says it has them
+FLAGGED = {"solve": "solved"}
+
+
+def check_definition(definition: GameDefinition, name: str | None = None) -> None:
+    """GameError (one line) naming what a definition says wrong or leaves out, when it is registered
+    (under entry-point `name`, where given): its metadata (name, title, colours, seats, seat kinds,
+    options, chance events) and the hooks its flags promise (`solved` -> `solve`). The abstract hooks
+    are checked by Python itself: a definition that lacks one cannot be made."""
+    d = definition
+    missing = sorted(getattr(type(d), "__abstractmethods__", ()))
+    if missing:
+        raise GameError(f"it does not fill the required hook{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    wrong = []
+    if not isinstance(d.name, str) or not d.name or d.name != d.name.strip() or " " in d.name:
+        wrong.append(f"name {d.name!r} is not a command-line name (such as 'king-of-the-hill')")
+    elif name is not None and d.name != name:
+        wrong.append(f"name {d.name!r} is not its entry point's name {name!r}")
+    if not d.title:
+        wrong.append("no title")
+    lo, hi = d.seats
+    if not d.colours:
+        wrong.append("no colours (one per seat)")
+    elif not 1 <= lo <= hi <= len(d.colours):
+        wrong.append(f"seats {d.seats} do not fit {len(d.colours)} colours (1 <= fewest <= most <= colours)")
+    if not d.seat_kinds or "human" not in d.seat_kinds:
+        wrong.append(f"seat kinds {d.seat_kinds} lack 'human'")
+    if d.review_seat not in d.seat_kinds or d.review_seat == "human":
+        wrong.append(f"review_seat {d.review_seat!r} is not one of its AI seat kinds {d.seat_kinds}")
+    if len({o.name for o in d.options}) != len(d.options):
+        wrong.append("two options share a name")
+    if set(d.private_chance) - set(d.chance_events):
+        wrong.append(f"private_chance {d.private_chance} not among chance_events {d.chance_events}")
+    for hook, flag in FLAGGED.items():
+        if getattr(d, flag) and getattr(type(d), hook) is getattr(GameDefinition, hook):
+            wrong.append(f"{flag} is true but it gives no {hook}")
+    if wrong:
+        raise GameError("; ".join(wrong))

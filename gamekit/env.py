@@ -24,7 +24,7 @@ from pettingzoo import AECEnv
 
 from tabletop.gamekit.chance import measured_paths
 from tabletop.gamekit.match import Match
-from tabletop.games.registry import game_spec
+from tabletop.gamekit.registry import game_spec
 from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.errors import InputError
 

@@ -108,8 +108,8 @@ def scene_of(*worlds) -> dict:
 
 
 def table_worlds(table) -> tuple:
-    """Every World a game's physical table draws: its `worlds` (the table's own first), or its `world`."""
-    return tuple(getattr(table, "worlds", None) or (table.world,))
+    """Every World a game's physical table draws (tabletop.gamekit.chance.PhysicsTable.worlds)."""
+    return tuple(table.worlds)
 
 
 def _tables_of(source) -> dict | None:

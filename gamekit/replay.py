@@ -420,7 +420,7 @@ def _without_first_frame(motion: QuantizedMotion) -> QuantizedMotion:
 
 
 def _verify_trials(replay: ReplayFile, from_turn: int = 0) -> Verified:
-    from tabletop.games.devices import make_device
+    from tabletop.gamekit.devices import make_device
 
     header = replay.header
     try:

@@ -19,6 +19,7 @@ A state changes only through `apply`; any other action, or one after a change, i
 """
 from __future__ import annotations
 
+import abc
 import copy
 from dataclasses import dataclass
 
@@ -82,7 +83,27 @@ def replay(game, history):
     return state
 
 
-class State:
+class Game(abc.ABC):
+    """The base of every game's rules Game (what a definition's `make_game` makes of a config): its
+    players and options, immutable while states of it exist. A game supplies `new_initial_state`;
+    `replay` and `piece_name` have defaults."""
+
+    players: int = 2                      # the seats playing (a subclass sets it, often per game)
+
+    @abc.abstractmethod
+    def new_initial_state(self) -> "State":
+        """The position before the first action: a fresh state of this game's State class."""
+
+    def replay(self, history) -> "State":
+        """A state re-driven from the start through a history of actions and chance outcomes."""
+        return replay(self, history)
+
+    def piece_name(self, piece: int) -> str:
+        """A piece as players name it (the window's and the log's words): "piece N" by default."""
+        return f"piece {piece + 1}"
+
+
+class State(abc.ABC):
     """The base of every game's state; `game` is its (immutable) Game, `current` the player to
     move (or whose chance event is pending), `turn` the turns begun, `events` the log."""
 
@@ -96,33 +117,44 @@ class State:
         self.events: list[str] = []           # human-readable log of what happened
         self._offered: tuple = ()             # the moves legal_actions() last listed, until apply
 
-    # -- what the subclass says --------------------------------------------------------------
+    # -- what the subclass says (required) ---------------------------------------------------
+    @abc.abstractmethod
     def is_terminal(self) -> bool:
-        raise NotImplementedError
+        """Whether the game is over."""
 
+    @abc.abstractmethod
     def returns(self) -> list[float]:
         """Each player's return: at the end +1 a winner, -1 the others (0 each before the end); the
-        agent environments' rewards (abstract)."""
-        raise NotImplementedError
+        agent environments' rewards."""
 
     @property
+    @abc.abstractmethod
     def chance_event(self) -> str | None:
         """The device that answers the pending chance event; None at a decision node."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def chance_outcomes(self) -> tuple[str, ...]:
         """The labels the pending chance event can give."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _moves(self) -> list:
         """The legal actions of the player to move."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _apply_chance(self, label: str) -> None:
-        raise NotImplementedError
+        """Apply the pending chance event's outcome `label` (already checked)."""
 
+    @abc.abstractmethod
     def _apply_action(self, action) -> None:
-        raise NotImplementedError
+        """Apply a decision (already checked legal)."""
+
+    # -- what the subclass may say (defaults) ---------------------------------------------------
+    @property
+    def chance_player(self) -> int:
+        """The seat whose throw, tilt or spin the pending chance event is (the window asks that
+        seat for its gesture; a review charges the event to it): by default `current`, the player
+        whose turn it is. A game where a chance event belongs to another seat overrides it."""
+        return self.current
 
     def _illegal(self, action) -> str:
         """The message of an action that is not allowed at this decision node."""

@@ -53,7 +53,7 @@ def record_trials(path: Path, name: str, spec: Path, overrides, seed: int, count
     watched by a MotionRecorder, and write them as one replay (one chunk per trial). The batch ran
     in worker processes; the per-trial seeds are its own (tabletop.sim.batch.trial_rng), so each trial
     repeats the batch's: any that does not is returned as a warning line. `verify` does the same."""
-    from tabletop.games.devices import make_device
+    from tabletop.gamekit.devices import make_device
     from tabletop.sim.devices.base import gesture_dict
 
     banner = [f"{name}: trials 0-{count - 1} of seed {seed}"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from tabletop.gamekit.chance import measured_paths
 from tabletop.gamekit.match import Match
-from tabletop.games.registry import game_spec
+from tabletop.gamekit.registry import game_spec
 
 
 def main() -> None:

@@ -358,7 +358,7 @@ async def play_slot(url: str, game: str, seats: int, outcomes: str, slot: Slot, 
                     seeds: tuple, go: asyncio.Event, started: asyncio.Future, count_throws: bool) -> None:
     """Play the rooms of one slot, one after another, until its quota (or `games` games); `started`
     is told once the first room's bots all have their first view."""
-    from tabletop.games.registry import game_spec
+    from tabletop.gamekit.registry import game_spec
     from tabletop.net.client import NetError, create_room, random_chooser
 
     colours = game_spec(game).colours[:seats]
@@ -451,7 +451,7 @@ def ratio(a: dict, b: dict, key: str) -> float | None:
 
 
 def parse_args(argv: list[str] | None):
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.net.server import MAX_ROOMS
 
     class Parser(argparse.ArgumentParser):
@@ -504,7 +504,7 @@ def parse_args(argv: list[str] | None):
 
 
 def physics_seats(game: str) -> int:
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     lo, hi = GAMES[game].seats
     return min(hi, max(lo, 3))

@@ -22,7 +22,7 @@ import time
 CHILD = """
 import json, sys, time
 t0 = float(sys.argv[1])
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.gamekit.view.window import open_game
 app, ctrl = open_game(GAMES[sys.argv[2]], sys.argv[3].split(","), seed=int(sys.argv[4]), size=tuple(map(int, sys.argv[5].split("x"))),
                       offscreen=False, pace=0.0)

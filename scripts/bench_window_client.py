@@ -31,7 +31,7 @@ def quantiles(values: list[float]) -> str:
 
 def one_game(url: str, game: str, throws: int, seed: int) -> list[dict]:
     import tabletop
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.net.window import open_remote
 
     n = GAMES[game].seats[0] + (1 if game == "king-kong" else 0)

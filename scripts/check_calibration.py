@@ -42,7 +42,7 @@ from tabletop.app.calibrate import _plan, calibrate
 from tabletop.app.longrun import Reporter
 from tabletop.app.estimate import device_of
 from tabletop.app.requests import CalibrateRequest, DeviceRun
-from tabletop.games.devices import device_ref
+from tabletop.gamekit.devices import device_ref
 from tabletop.sim import calibrate as cal
 from tabletop.sim import sensitivity as sens
 from tabletop.sim.batch import PairDraws, run_batch

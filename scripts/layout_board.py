@@ -65,7 +65,7 @@ def polar_to_xy(angle_deg: float, n: float) -> np.ndarray:
 
 
 def layout():
-    from tabletop.games.devices import make_device
+    from tabletop.gamekit.devices import make_device
 
     crater = make_device("crater")
     try:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 
 # game: seats, seed, the mid-game turn, and the moments (event, how far into its motion, picture name)
 PICTURES = {

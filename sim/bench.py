@@ -30,7 +30,7 @@ LEGACY = (("physics.timestep", repr(1.0 / 480.0)), ("physics.solver_iterations",
 
 def bench_device(build: Callable[[tuple], Device], trials: int, seed: int = 12345, overrides=()) -> dict:
     """Trials per second of the device `build(overrides)` makes (its spec with the `--set` pairs
-    `overrides`) beside the bare loop. The caller knows the devices (tabletop.games.devices);
+    `overrides`) beside the bare loop. The caller knows the devices (tabletop.gamekit.devices);
     this module does not."""
     device = build(tuple(overrides))
     try:

@@ -102,7 +102,7 @@ class CoinTable:
     """The physical table: a coin dropped in the throw device's tray."""
 
     def __init__(self):
-        from tabletop.games.devices import make_device
+        from tabletop.gamekit.devices import make_device
 
         self.coin = make_device("throw", overrides=COIN_SPEC)
         self.world = self.coin.world

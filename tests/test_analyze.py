@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.gamekit.analyze import GameTask, game_seed, resolve_outcomes
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.cli import main
 from tabletop.gamekit.match import Match
 from tabletop.sim.checkpoint import Checkpoint, checkpoint_path

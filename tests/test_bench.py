@@ -1,7 +1,7 @@
 """`tabletop bench`'s figures: the trials' own steps timed inside the trials, beside a separate loop."""
 import pytest
 
-from tabletop.games.devices import make_device
+from tabletop.gamekit.devices import make_device
 from tabletop.sim.bench import bench_device
 
 

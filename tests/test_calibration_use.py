@@ -283,7 +283,7 @@ def test_play_samples_the_calibrated_knockover_and_records_it(calibration, tmp_p
     from tabletop.gamekit.chance import file_digest, measured_paths
     from tabletop.games.king_kong.chance import FATES, knockover_weights
     from tabletop.games.king_kong.rules import AtRisk
-    from tabletop.games.registry import game_spec
+    from tabletop.gamekit.registry import game_spec
     from tabletop.sim.record import ReplayFile
 
     record = tmp_path / "kk.ttr"

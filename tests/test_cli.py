@@ -70,7 +70,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
 
 def test_invalid_spec_is_rejected_without_output(tmp_path, capsys):
     """A spec with an impossible value is named in one line; no output file is written."""
-    from tabletop.games.devices import default_spec
+    from tabletop.gamekit.devices import default_spec
 
     text = default_spec("crater").read_text()
     bad = tmp_path / "hill.toml"

@@ -27,7 +27,7 @@ from tabletop.gamekit.record import GameRecorder
 from tabletop.gamekit.replay import Divergence, verify
 from tabletop.gamekit.session import play_headless
 from tabletop.gamekit.state import ChanceOutcome
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.sim.record import (CHUNK, COMMITTED_VERSION, END, PRELUDE, RECORDED_AT, SEEDED_VERSION, TURN, ReplayFile,
                                  chunk, json_chunk, motion_sha256, pack_turn, unpack_turn_log, unpack_turn_motions)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.games.devices import default_spec, make_device
+from tabletop.gamekit.devices import default_spec, make_device
 from tabletop.sim.batch import trial_rng
 from tabletop.sim.devices.base import Status
 from tabletop.sim.devices.crater import Crater, Knock

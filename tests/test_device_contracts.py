@@ -1,4 +1,4 @@
-"""The device contract, checked on every device of the registry (tabletop.games.devices): a device
+"""The device contract, checked on every device of the registry (tabletop.gamekit.devices): a device
 registered there is tested here with no line added. Everything goes through what every device
 declares (tabletop.sim.devices.base.Device) and the batch runner `tabletop estimate` uses
 (tabletop.sim.batch), with the registry's default spec and `--set` overrides:
@@ -28,7 +28,7 @@ import json
 
 import pytest
 
-from tabletop.games.devices import DEVICES, default_spec, device_ref, make_device
+from tabletop.gamekit.devices import DEVICES, default_spec, device_ref, make_device
 from tabletop.sim.batch import run_batch, run_trials, summarize, trial_rng
 from tabletop.sim.devices.base import Device, Outcome, Status
 from tabletop.sim.sensitivity import parameters

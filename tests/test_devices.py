@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.games import devices
-from tabletop.games.devices import DECLARED, DEVICES, OPTIONAL, TARGETS, DeviceEntry, declarations, source_declarations
+from tabletop.gamekit import devices
+from tabletop.gamekit.devices import DECLARED, DEVICES, OPTIONAL, TARGETS, DeviceEntry, declarations, source_declarations
 from tabletop.sim.devices.base import Device
 from tabletop.sim.paths import assets_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-REGISTRIES = ("tabletop.games.devices", "tabletop.games.registry")
+REGISTRIES = ("tabletop.gamekit.devices", "tabletop.gamekit.registry")
 
 
 def _imports(path: Path) -> set[str]:

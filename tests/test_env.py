@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test 
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # noqa: E402
 
 from tabletop.gamekit.env import env  # noqa: E402
-from tabletop.games.registry import GAMES as DEFINITIONS, game_spec  # noqa: E402
+from tabletop.gamekit.registry import GAMES as DEFINITIONS, game_spec  # noqa: E402
 from tabletop.gamekit.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.errors import InputError  # noqa: E402
 

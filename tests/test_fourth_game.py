@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from tabletop.games import registry
+from tabletop.gamekit import registry
 from tabletop.cli import main
 from tests.standin_game import DEFINITION
 

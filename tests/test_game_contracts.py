@@ -1,4 +1,4 @@
-"""The contract every registered game keeps, checked over the registry (tabletop.games.registry:
+"""The contract every registered game keeps, checked over the registry (tabletop.gamekit.registry:
 a game added there is tested here with no line of this file changed), through its definition's
 hooks alone:
 
@@ -25,7 +25,7 @@ from tabletop.gamekit.outcomes import play_outcomes
 from tabletop.gamekit import state as base
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.state import CHANCE, TERMINAL
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tests.golden import check_golden
 
 ROOT = Path(__file__).parents[1]

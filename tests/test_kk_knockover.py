@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.games.devices import default_spec, make_device
+from tabletop.gamekit.devices import default_spec, make_device
 from tabletop.games.king_kong.geometry import GROOVES
 from tabletop.games.king_kong.knockover import ADJACENT, KongKnockover, KongTrial
 from tabletop.games.king_kong.chance import KnockoverTable, load_knockover_table

@@ -23,7 +23,7 @@ from tabletop.app.review import review, review_source
 from tabletop.gamekit import review as rv
 from tabletop.gamekit.record import decode_action
 from tabletop.gamekit.state import ChanceOutcome
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.sim.record import ReplayFile
 
 KK = GAMES["king-kong"]

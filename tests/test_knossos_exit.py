@@ -17,7 +17,8 @@ from tabletop.gamekit.chance import TableOutcomes
 from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.seats import RandomSeat
-from tabletop.games.knossos import DEFINITION
+from tabletop.gamekit.registry import game_spec  # noqa: E402
+DEFINITION = game_spec("knossos")
 from tabletop.games.knossos import solve as S
 from tabletop.games.knossos.ai import make_seat
 from tabletop.games.knossos.codec import KnossosCodec

@@ -15,7 +15,7 @@ ROOT = Path(__file__).parents[1]
 
 @pytest.fixture(scope="module")
 def crater():
-    from tabletop.games.devices import make_device
+    from tabletop.gamekit.devices import make_device
 
     device = make_device("crater")
     yield device

@@ -354,7 +354,8 @@ def test_a_solve_it_cannot_do_is_one_line_before_any_work(argv, message, capsys)
 
 
 def test_the_definition_is_solved_and_seats_solved():
-    from tabletop.games.king_of_the_hill import DEFINITION
+    from tabletop.gamekit.registry import game_spec
+    DEFINITION = game_spec("king-of-the-hill")
 
     assert DEFINITION.solved and "solved" in DEFINITION.seat_kinds
     with pytest.raises(InputError, match="Special 2 Player Game"):

@@ -132,11 +132,11 @@ def test_the_devices_shapes_load_no_pybullet(tmp_path):
 def test_the_device_registry_imports_no_device(tmp_path):
     """Every device's name, default spec and summary come from the registry (games/devices.py)
     without importing a device module, so PyBullet stays unloaded; building one imports its module."""
-    code = ("from tabletop.games.devices import DEVICES, TARGETS, default_spec\n"
+    code = ("from tabletop.gamekit.devices import DEVICES, TARGETS, default_spec\n"
             "assert len(DEVICES) == len(TARGETS)\n"
             "assert all(default_spec(name).is_file() and e.summary for name, e in DEVICES.items())")
     loaded = _loaded_after(code, tmp_path)
-    from tabletop.games.devices import TARGETS
+    from tabletop.gamekit.devices import TARGETS
 
     modules = [t.split(":")[0] for t in TARGETS]
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.world", *modules) == []
@@ -145,7 +145,7 @@ def test_the_device_registry_imports_no_device(tmp_path):
 def test_only_the_knockover_device_lives_with_a_game():
     """Every device but King Kong's knock-over (built on his rig) lives in tabletop.sim.devices, and
     no game package keeps a device module of its own outside the registry."""
-    from tabletop.games.devices import TARGETS
+    from tabletop.gamekit.devices import TARGETS
 
     outside = [t for t in TARGETS if not t.startswith("tabletop.sim.devices.")]
     assert outside == ["tabletop.games.king_kong.knockover:KongKnockover"]
@@ -215,7 +215,7 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     code = ("from tabletop.cli import main\n"
             "from tabletop.gamekit.view.playback import Timeline, replay_config\n"
             "from tabletop.gamekit.view.window import make_adapter\n"
-            "from tabletop.games.registry import GAMES\n"
+            "from tabletop.gamekit.registry import GAMES\n"
             "from tabletop.sim.record import ReplayFile\n"
             "from tabletop.sim.scene import RecordedScene\n"
             f"replay = ReplayFile.open({path!r})\n"

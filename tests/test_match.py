@@ -15,7 +15,7 @@ import pytest
 
 from tabletop.cli import main
 from tabletop.gamekit.match import GameSeeds, Match
-from tabletop.games.registry import GAMES as DEFINITIONS
+from tabletop.gamekit.registry import GAMES as DEFINITIONS
 from tabletop.gamekit.state import ChanceOutcome
 from tabletop.sim.record import RECORDED_AT, ReplayFile
 
@@ -223,7 +223,7 @@ def test_a_version_1_game_replay_summarizes_but_verify_names_its_version(tmp_pat
 def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it(monkeypatch, tmp_path):
     """Each game package exports one GameDefinition; `play`, replays and the window look games up
     there, so a game added to the list alone is played by the command line."""
-    from tabletop.games import registry
+    from tabletop.gamekit import registry
     from tabletop.gamekit.definition import GameDefinition
     from tabletop.games.king_kong import rules as kong
     from tabletop.games.king_of_the_hill import rules as hill

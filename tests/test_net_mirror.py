@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tabletop.gamekit.record import encode_action
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.net import protocol as p
 from tabletop.net.server import Hub
 from tests.net_scan import Recorder

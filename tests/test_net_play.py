@@ -78,7 +78,7 @@ def test_three_join_processes_play_a_physics_game_served_by_a_process_and_its_jo
     for _, err in outs:
         assert f"{chances} chance events checked against the commitments" in err and "NOT" not in err, err
     # each seat printed its own hand's lines and none of another's
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     secrets = Secrets(GAMES[GAME], replay.config, replay.history)
     printed = {}
@@ -115,7 +115,7 @@ def test_over_websockets_every_connection_is_sent_only_what_its_seat_may_know_an
     """The server in this process (each room in its spawned worker process), three seats and a
     spectator over loopback websockets, every frame each was sent recorded raw and scanned; red's
     connection is closed mid-game, and red reconnects with its token and plays on."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.net.server import serve
 
     async def scenario():
@@ -172,7 +172,7 @@ def test_join_as_the_games_own_seats_plays_on_what_the_seat_may_know(server, gam
     every choice one the server offered, to the game's end; the same seeds, the same game."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     url, data = server
     options = {"games_to_win": 1} if game == "knossos" else {}
@@ -328,7 +328,7 @@ def test_a_server_killed_mid_game_and_restarted_ends_the_game_as_if_it_had_never
 
     from tabletop.gamekit.commit import CommittedSeeds
     from tabletop.gamekit.record import encode_action
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.net.room import Room, RoomSpec, token_hash
     from tabletop.sim.record import ReplayFile
 

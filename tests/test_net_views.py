@@ -9,7 +9,7 @@ import pytest
 
 from tabletop.gamekit.seats import RandomSeat
 from tabletop.gamekit.state import SeatLine
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 
 
 def played(definition, turns: int, seed: int = 1):

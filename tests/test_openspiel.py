@@ -10,7 +10,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from tabletop.gamekit.openspiel import spiel_game  # noqa: E402
-from tabletop.games.registry import GAMES  # noqa: E402
+from tabletop.gamekit.registry import GAMES  # noqa: E402
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tabletop.cli import main
-from tabletop.games.devices import make_device
+from tabletop.gamekit.devices import make_device
 from tabletop.sim.errors import SpecError
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tabletop.gamekit.replay import verify
 from tabletop.gamekit.session import resume_headless
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import ReplayFile
 

@@ -336,7 +336,7 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
             elif args.outcomes not in ("physics", "measured", "uniform"):
                 raise AssertionError(f"`{shlex.join(argv)}`: unknown --outcomes {args.outcomes}")
         elif args.command in ("estimate", "converge", "sweep"):
-            from tabletop.games.devices import default_spec, make_device
+            from tabletop.gamekit.devices import default_spec, make_device
             from tabletop.sim.spec import parse_overrides
 
             overrides = list(args.overrides)
@@ -352,7 +352,7 @@ def check_tabletop(argv: list[str], readable: set[str]) -> None:
                 needs_file(against, "--against")
         elif args.command == "analyze":
             from tabletop.gamekit import analyze as an
-            from tabletop.games.registry import game_spec
+            from tabletop.gamekit.registry import game_spec
 
             spec = game_spec(args.game)
             games.game_options(spec, given_options(args))

@@ -161,7 +161,7 @@ def unfinished_kong(tmp_path, monkeypatch):
     and the rules' state re-driven from its history (its hidden log lines are SeatLines)."""
     import tabletop
     from tabletop.games.king_kong import ai
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.state import replay as redrive
 
     class Stops(ai.SEATS["ai"]):
@@ -247,7 +247,7 @@ def test_the_playback_window_of_an_unfinished_king_kong_game_hides_the_hands(unf
     over, and say so; with reveal they show every hand and say "showing every hidden card"."""
     pytest.importorskip("panda3d")
     from tabletop.games.king_kong.labels import COLOURS
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.replay import REVEALED
     from tabletop.gamekit.state import SeatLine
     from tabletop.gamekit.view.playback import open_replay

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tabletop.cli import main
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.gamekit.replay import Divergence, summary_lines, verify
 from tabletop.sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
 

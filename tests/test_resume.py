@@ -113,7 +113,7 @@ def test_a_checkpoint_of_another_run_is_refused_and_kept(tmp_path, capsys, chang
     proc.wait()
     before = ckpt.read_bytes()
     if change[0] == "--spec":
-        from tabletop.games.devices import default_spec
+        from tabletop.gamekit.devices import default_spec
 
         other = tmp_path / "tipper.toml"
         other.write_text(default_spec("tipper").read_text().replace("solver_iterations = 50", "solver_iterations = 60"))

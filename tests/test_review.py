@@ -20,7 +20,7 @@ from tabletop.app.review import review, review_source
 from tabletop.cli import main
 from tabletop.gamekit import review as rv
 from tabletop.gamekit.record import decode_action
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.sim.errors import InputError
 from tabletop.sim.record import ReplayFile
 
@@ -233,7 +233,7 @@ def test_the_sources_of_a_review():
 
 
 def test_bad_input_is_one_line(recorded, tmp_path, capsys, monkeypatch):
-    from tabletop.games import registry
+    from tabletop.gamekit import registry
 
     garbage = tmp_path / "bad.ttr"
     garbage.write_text("not a replay")

@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 from tabletop.gamekit.chance import Cumulative, TableOutcomes
 from tabletop.cli import main
 from tabletop.gamekit.match import GameSeeds, Match
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tabletop.gamekit.rules_bench import benches
 from tabletop.gamekit.errors import IllegalMoveError
 from tabletop.gamekit.state import ChanceOutcome

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tabletop.cli import main
-from tabletop.games.devices import make_device
+from tabletop.gamekit.devices import make_device
 from tabletop.sim import sensitivity as sens
 from tabletop.sim.batch import DeviceRef, PairDraws, draw_rng, run_batch, run_trials
 from tabletop.sim.materials import PAIR_FIELDS, PairTable

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tabletop.cli import main
-from tabletop.games.devices import default_spec, device_ref, make_device
+from tabletop.gamekit.devices import default_spec, device_ref, make_device
 from tabletop.sim.batch import run_batch, trial_rng
 from tabletop.sim.errors import SpecError
 from tabletop.sim.throwable import (Release, Start, cuboid, cylinder, half_cylinder, load_start, qaxis, qmul, rotate,

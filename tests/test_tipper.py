@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.games.devices import default_spec, make_device
+from tabletop.gamekit.devices import default_spec, make_device
 from tabletop.sim.devices.base import Status
 from tabletop.sim.devices.tipper import Tilt, Tipper
 from tabletop.sim.errors import SpecError

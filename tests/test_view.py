@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.gamekit.state import Pass  # noqa: E402
-from tabletop.games.registry import GAMES  # noqa: E402
+from tabletop.gamekit.registry import GAMES  # noqa: E402
 from tabletop.gamekit.state import ChanceOutcome  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 

@@ -10,7 +10,7 @@ from direct.showbase.MessengerGlobal import messenger
 
 from tabletop.gamekit.chance import measured_tables
 from tabletop.games.king_of_the_hill import solve as koth_solve
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tests.test_view import open_window, step, until_a_choice, until_human_moves  # noqa: F401  (a fixture, helpers)
 
 

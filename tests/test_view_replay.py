@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("panda3d")
 
 from tabletop.cli import main  # noqa: E402
-from tabletop.games.registry import GAMES  # noqa: E402
+from tabletop.gamekit.registry import GAMES  # noqa: E402
 from tabletop.sim.view.app import ViewError  # noqa: E402
 
 TIPPER_TABLE = "assets/measured/tipper-10k-seed1.json"

@@ -19,7 +19,7 @@ def reviewed(tmp_path):
     from tabletop.app.requests import ReviewRequest
     from tabletop.app.review import review
     from tabletop.gamekit.outcomes import play_outcomes
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     path = tmp_path / "kn.ttr"
     definition = GAMES["knossos"]
@@ -31,7 +31,7 @@ def reviewed(tmp_path):
 
 def test_the_review_panel_follows_the_playback_and_r_hides_it(reviewed, tmp_path):
     from tabletop.gamekit.view.playback import open_replay
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     path, data = reviewed
     try:
@@ -82,7 +82,7 @@ def test_a_review_worked_out_while_the_window_is_open_shows_its_progress(reviewe
     review's progress (its time left) until the review comes, then the review; R hides either."""
     from tabletop.app.replays import follow_review
     from tabletop.gamekit.view.playback import open_replay
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     path, data = reviewed
 

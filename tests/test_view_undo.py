@@ -8,7 +8,7 @@ import pytest
 
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.record import encode_action
-from tabletop.games.registry import GAMES
+from tabletop.gamekit.registry import GAMES
 from tests.test_view import open_window, until_a_choice  # noqa: F401  (a fixture and a helper)
 
 

@@ -45,7 +45,7 @@ CLICKER = textwrap.dedent('''
 
 SCRIPT = CLICKER + textwrap.dedent('''
     import json, subprocess, sys, time
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.view.window import open_game
     from tabletop.games.king_kong.rules import Move, Phase, Roll
     from tabletop.gamekit.state import ChanceOutcome
@@ -110,7 +110,7 @@ def test_king_kong_dozens_of_lit_spaces_real_clicks(display, tmp_path):
 
 UNDO_SCRIPT = textwrap.dedent('''
     import json, subprocess, sys, time
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.view.window import open_game
 
     app, ctrl = open_game(GAMES["knossos"], ["human", "ai"], seed=5, size=(1280, 720), offscreen=False, pace=0.0,
@@ -294,7 +294,7 @@ def test_play_online_opens_the_window_on_the_human_seat_and_q_quits(display, tmp
 
 HOTSEAT_SCRIPT = CLICKER + textwrap.dedent('''
     import json, subprocess, sys, time
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.view.window import open_game
     from tabletop.games.king_kong.rules import Move
 

@@ -11,6 +11,7 @@ World, no PyBullet.
 """
 from __future__ import annotations
 
+import abc
 import os
 
 from tabletop.gamekit.errors import IllegalMoveError
@@ -25,7 +26,16 @@ OCCUPIED_FILL = 1.45               # a lit place under a piece: a ring out to th
 OCCUPIED_REACH = 1.65              # ... in a dark rim out to this many
 
 
-class TableAdapter:
+class TableAdapter(abc.ABC):
+    """Everything the window's loop asks of a game (gamekit/view/controller.py, playback.py and the
+    online window tabletop/net/window.py). A game supplies the abstract methods and sets, in its
+    __init__, `game` (its rules' Game), `table` (the physical table, tabletop.gamekit.chance.PhysicsTable,
+    in live play; its layout in playback), `source_class` (its PhysicsSource class, live play only),
+    `worlds` and `piece_bodies`; everything else has a default."""
+
+    game = None                    # the rules' Game the window plays
+    table = None                   # live play: its PhysicsTable; playback: its layout (no PyBullet)
+    source_class = None            # live play: the PhysicsSource class that throws on `table`
     title = ""
     chance_button = ""
     marker_radius = 0.012
@@ -39,6 +49,49 @@ class TableAdapter:
     piece_bodies: list[str] = []   # body name of each piece, by piece index
     scene = None                   # a replay's RecordedScene (playback), or None (live play)
     worlds: tuple = ()             # what the bodies are drawn from: the table's Worlds, or (scene,)
+
+    # -- what a game supplies ----------------------------------------------------------------
+    @abc.abstractmethod
+    def build(self, app) -> None:
+        """Draw the table in `app` (tabletop.sim.view.app.TableApp): its bodies (`add_world_bodies`),
+        the board's art and the pickable pieces (`pickable_pieces`); the camera's first view."""
+
+    @abc.abstractmethod
+    def piece_positions(self, state) -> dict[int, tuple]:
+        """Where each piece stands in `state`: piece index -> (x, y, z) of its centre."""
+
+    @abc.abstractmethod
+    def destinations(self, state, piece: int) -> list[Destination]:
+        """The lit places `piece` can go now, each with the action that takes it there (none: it
+        cannot move)."""
+
+    @abc.abstractmethod
+    def status(self, state) -> str:
+        """The status line: whose turn, the last throw, the score."""
+
+    @abc.abstractmethod
+    def players(self, state, kinds, viewer=()) -> str:
+        """The players' panel: each seat's kind and progress; the hidden cards (where the game has
+        any) only of the seats in `viewer`, those whose eyes are on the screen."""
+
+    # -- what a game may say (defaults) --------------------------------------------------------
+    def needs_gesture(self, state) -> bool:
+        """Whether the pending chance event waits for its seat's gesture (Space, or a drag); by
+        default every chance event does. A game whose events follow from a move (a knock-over) says no."""
+        return state.is_chance_node()
+
+    def chance_prompt(self, state) -> str:
+        """The prompt while the seat's gesture is due: "red: press Space to throw"."""
+        return f"{self.seat_name(state.chance_player)}: press Space to {self.chance_button or 'throw'}"
+
+    def move_prompt(self, state) -> str:
+        """The prompt at the seat's decision."""
+        return f"{self.seat_name(state.current)}: click one of your pieces, then a lit space"
+
+    def result(self, state) -> str:
+        """The banner of a finished game: who won."""
+        winner = getattr(state, "winner", None)
+        return "the game is over" if winner is None else f"{self.seat_name(winner)} wins!"
 
     # -- set-up ----------------------------------------------------------------------------
     def new_state(self):
@@ -84,11 +137,6 @@ class TableAdapter:
     def owner(self, piece: int) -> int | None:
         """The seat a piece belongs to (None: the game does not say)."""
         return None
-
-    def players(self, state, kinds, viewer=()) -> str:
-        """The players' panel: each seat's kind and progress; the hidden cards (where the game has
-        any) only of the seats in `viewer`, those whose eyes are on the screen (abstract)."""
-        raise NotImplementedError
 
     def seat_name(self, player: int) -> str:
         """What the window calls a seat (its colour, where the game has colours)."""

@@ -456,7 +456,7 @@ HELP = [
 
 def replay_config(replay: ReplayFile, games: dict) -> tuple:
     """(the game's definition, its seats, its options) a recorded game was played with; `games` the
-    definitions by name (tabletop.games.registry.GAMES)."""
+    definitions by name (tabletop.gamekit.registry.GAMES)."""
     h = replay.header
     if h.get("kind") != "game":
         raise InputError(f"{replay.path}: a recording of device trials has no table to play back; "

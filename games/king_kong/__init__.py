@@ -16,6 +16,7 @@ class KingKong(GameDefinition):
     private_chance = ("shuffle",)          # the deck's order is every hand to come
     devices = ("die", "spinner", "kong-knockover")
     seat_kinds = ("ai", "plan", "random", "human")
+    review_seat = "plan"                   # a review's rollouts plan with the chance tables
 
     sources_help = ("uniform (a stand-in, not physics: die faces and spinner sectors equally likely, fixed "
                     "knock-over odds)")
@@ -228,6 +229,3 @@ class KingKong(GameDefinition):
     def analysis(self):
         from tabletop.games.king_kong.analysis import analysis
         return analysis(self)
-
-
-DEFINITION = KingKong()

@@ -23,7 +23,7 @@ KNOCKOVER = "kong-knockover"
 
 def fair_tables() -> dict[str, dict[str, float]]:
     """The die's faces 1/6 each; each spinner label its sectors' share of its circle (the spec's)."""
-    from tabletop.games.devices import default_spec
+    from tabletop.gamekit.devices import default_spec
     from tabletop.sim.devices.spinner_shape import load_circle
     from tabletop.sim.spec import load_toml
 

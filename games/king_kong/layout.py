@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.king_kong.board import Board, load_board
 from tabletop.games.king_kong.geometry import Kong, load_kong
 from tabletop.sim.errors import SpecError

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.king_kong.board import Board
 from tabletop.games.king_kong.geometry import KONG_FILE, Kong, load_kong
 from tabletop.games.king_kong.labels import COLOURS

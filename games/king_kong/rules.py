@@ -252,7 +252,7 @@ def _defaults() -> tuple[Board, Kong, Deck]:
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(base.Game):
     """Configuration: number of players, the board, Kong's figure and the deck."""
 
     players: int = 3
@@ -280,9 +280,6 @@ class Game:
     def new_initial_state(self) -> "State":
         return State(self)
 
-    def replay(self, history: list[Action]) -> "State":
-        """Re-drive a game from its history of actions and chance outcomes."""
-        return replay(self, history)
 
 
 class State(base.State):

@@ -15,7 +15,7 @@ SPINNER_ORIGIN = (0.55, 0.32, 0.0)      # the spinner card lies beside the board
 
 class KongSource(PhysicsSource):
     def __init__(self, table=None):
-        from tabletop.games.devices import default_spec
+        from tabletop.gamekit.devices import default_spec
         from tabletop.games.king_kong.chance import ShuffleSource
         from tabletop.games.king_kong.table import PhysicsOutcomes
         from tabletop.sim.devices.spinner import Spinner

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.king_kong.board import Board, load_board
 from tabletop.games.king_kong.geometry import Kong, load_kong
 from tabletop.games.king_kong.layout import BOARD, DIE_ORIGIN, KONG, KongLayout, PawnShape, load_pawn, pawn_name
@@ -48,10 +48,10 @@ from tabletop.games.king_kong.rules import NO_RISK, State
 from tabletop.gamekit.tables import until_labelled
 from tabletop.sim.devices.base import Outcome
 from tabletop.sim.world import PhysicsSettings, World
-from tabletop.gamekit.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource, PhysicsTable
 
 
-class KongTable(KongLayout):
+class KongTable(KongLayout, PhysicsTable):
     """One World with the board, Kong, `players` pawns and the die's box lid beside the board."""
 
     def __init__(self, players: int, board: Board | None = None, kong: Kong | None = None):

@@ -72,7 +72,7 @@ class KongAdapter(TableAdapter):
             self.spinner_world = self.spinner.world
             self.worlds = self.table.worlds
         else:
-            from tabletop.games.devices import default_spec
+            from tabletop.gamekit.devices import default_spec
             from tabletop.sim.devices.die_shape import DieShape
             from tabletop.sim.devices.spinner_shape import SpinnerShape
 

@@ -207,6 +207,3 @@ def _variant(players: int, variant: str):
     if v is Variant.SPECIAL_TWO_PLAYER and players != 2:
         raise InputError(f"--seats: the Special 2 Player Game needs exactly 2 seats, not {players}")
     return v
-
-
-DEFINITION = KingOfTheHill()

@@ -3,7 +3,7 @@ Tipper's shapes, where the Tipper stands, the drawer and every marble's seat. No
 playback draws from it; the physical table (tabletop.games.king_of_the_hill.table) is one."""
 from __future__ import annotations
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.king_of_the_hill.board import Board, load_board
 from tabletop.games.king_of_the_hill.rules import DRAWER, IN_CRATER
 from tabletop.sim.devices.hill_shape import HillShape

@@ -90,7 +90,7 @@ def tipper_rank(label: str) -> int:
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(base.Game):
     """Configuration: number of players, variant and board."""
 
     players: int = 4
@@ -132,9 +132,6 @@ class Game:
     def new_initial_state(self) -> "State":
         return State(self)
 
-    def replay(self, history: list[Action]) -> "State":
-        """Re-drive a game from its history of actions and chance outcomes."""
-        return replay(self, history)
 
 
 class State(base.State):

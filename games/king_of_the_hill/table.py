@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from tabletop.sim.bullet import pybullet
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.king_of_the_hill.board import Board
 from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
@@ -37,7 +37,7 @@ from tabletop.sim.devices.base import Outcome
 from tabletop.sim.materials import load_materials
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
-from tabletop.gamekit.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource, PhysicsTable
 
 def _table_timestep() -> float:
     """The table world's step: the Tipper's (the crater steps in a world of its own)."""
@@ -46,7 +46,7 @@ def _table_timestep() -> float:
     return load_toml(default_spec("tipper")).table("physics").number("timestep")
 
 
-class HillTable(HillLayout):
+class HillTable(HillLayout, PhysicsTable):
     """The table World with `marbles` game marbles, the Tipper's World and the crater's World."""
 
     def __init__(self, marbles: int, board: Board | None = None):

@@ -155,6 +155,3 @@ class Knossos(GameDefinition):
     def analysis(self):
         from tabletop.games.knossos.analysis import analysis
         return analysis(self)
-
-
-DEFINITION = Knossos()

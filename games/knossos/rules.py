@@ -105,7 +105,7 @@ class Reach:
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(base.Game):
     """Configuration: two players, the games needed to win the match, the board, and how pieces
     exit (`exit_rule`: PAST_APEX, the default, or STRICT; rules note 8)."""
 
@@ -206,9 +206,6 @@ class Game:
     def new_initial_state(self) -> "State":
         return State(self)
 
-    def replay(self, history: list[Action]) -> "State":
-        """Re-drive a match from its history of actions and chance outcomes."""
-        return replay(self, history)
 
 
 class State(base.State):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from tabletop.games.devices import default_spec
+from tabletop.gamekit.devices import default_spec
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.rules import START, State
 from tabletop.gamekit.tables import until_labelled
@@ -19,13 +19,13 @@ from tabletop.sim.devices.sticks import ThrowSticks
 from tabletop.sim.materials import load_materials
 from tabletop.sim.meshes import cached_mesh
 from tabletop.sim.paths import assets_dir
-from tabletop.gamekit.chance import PhysicsSource
+from tabletop.gamekit.chance import PhysicsSource, PhysicsTable
 
 def _cone() -> trimesh.Trimesh:
     return trimesh.creation.cone(radius=PIECE_RADIUS, height=PIECE_HEIGHT, sections=24)
 
 
-class KnossosTable(KnossosLayout):
+class KnossosTable(KnossosLayout, PhysicsTable):
     """One World with the sticks' tray, the board and the pieces."""
 
     def __init__(self, pieces: int, board):

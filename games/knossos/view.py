@@ -179,7 +179,7 @@ class KnossosAdapter(TableAdapter):
         self._sticks_inset(app)
 
     def _stick(self):
-        from tabletop.games.devices import default_spec
+        from tabletop.gamekit.devices import default_spec
         from tabletop.sim.spec import load_toml
 
         return load_toml(default_spec("sticks")).table("stick")

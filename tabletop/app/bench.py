@@ -21,7 +21,7 @@ def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> Be
 
 
 def _devices(request: BenchRequest, reporter) -> BenchResult:
-    from tabletop.games.devices import DEVICES, default_spec, device_ref, entry, make_device
+    from tabletop.gamekit.devices import DEVICES, default_spec, device_ref, entry, make_device
     from tabletop.sim.bench import LEGACY, bench_device, bench_scaling, summary_rows
     from tabletop.sim.spec import load_toml
     from tabletop.sim.world import engine_versions
@@ -65,7 +65,7 @@ def _devices(request: BenchRequest, reporter) -> BenchResult:
 
 
 def _rules(request: BenchRequest, reporter) -> BenchResult:
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.rules_bench import bench_rules
 
     lines: list[str] = []

@@ -159,7 +159,7 @@ def _parts(request: CalibrateRequest, stack) -> list[_Part]:
     """Every device of the calibration built, its tallies read and checked (before any work)."""
     from tabletop.app.estimate import device_of
     from tabletop.app.requests import DeviceRun
-    from tabletop.games.devices import entry
+    from tabletop.gamekit.devices import entry
     from tabletop.sim import calibrate as cal
     from tabletop.sim import sensitivity as sens
 
@@ -202,7 +202,7 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
     import contextlib
 
     from tabletop.app.estimate import provenance
-    from tabletop.games.devices import device_ref
+    from tabletop.gamekit.devices import device_ref
     from tabletop.sim import calibrate as cal
     from tabletop.sim import sensitivity as sens
     from tabletop.sim.batch import PairDraws, run_batch
@@ -417,7 +417,7 @@ def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict
     them."""
     from scipy.stats import qmc
 
-    from tabletop.games.devices import device_ref
+    from tabletop.gamekit.devices import device_ref
     from tabletop.sim import calibrate as cal
     from tabletop.sim.batch import PairDraws, run_batch
     from tabletop.sim.devices.base import Status

@@ -16,7 +16,7 @@ from tabletop.sim.errors import InputError
 def device_of(request: DeviceRun):
     """The spec, the --set overrides and the device they make: built once here, so that a bad
     device, spec or override fails before any work."""
-    from tabletop.games.devices import default_spec, entry, make_device
+    from tabletop.gamekit.devices import default_spec, entry, make_device
     from tabletop.sim.spec import parse_overrides
 
     entry(request.device)   # an unknown device: InputError naming the known ones
@@ -36,7 +36,7 @@ def provenance(spec: Path, overrides, params: dict) -> dict:
 def batch_runner(request: DeviceRun, spec: Path, overrides, executor):
     """`run(extra, trials, progress, perturb=None)`: the first `trials` trial seeds of the request's
     seed on the device with `extra` overrides after the request's own (its workers or `executor`)."""
-    from tabletop.games.devices import device_ref
+    from tabletop.gamekit.devices import device_ref
     from tabletop.sim.batch import run_batch
 
     def run(extra, trials: int, progress, perturb=None) -> list[dict]:
@@ -125,13 +125,13 @@ def estimate(request: EstimateRequest, reporter: longrun.Reporter | None = None,
                         "and none without one")
     import contextlib
 
-    from tabletop.games.devices import DEVICES, device_ref
+    from tabletop.gamekit.devices import DEVICES, device_ref
     from tabletop.gamekit.record import default_path
     from tabletop.sim.batch import run_batch, summarize
     from tabletop.sim.world import engine_versions
 
     reporter = reporter or longrun.Reporter()
-    from tabletop.games.devices import entry
+    from tabletop.gamekit.devices import entry
 
     entry(request.device)
     longrun.check_outputs(out=request.out, plot=request.plot, record=request.record)

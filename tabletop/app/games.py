@@ -26,7 +26,7 @@ def _check_record(record) -> None:
 
 
 def definition_of(name: str):
-    from tabletop.games.registry import game_spec
+    from tabletop.gamekit.registry import game_spec
 
     return game_spec(name)
 
@@ -34,7 +34,7 @@ def definition_of(name: str):
 def game_options(definition, given: dict) -> dict:
     """Every option of the game, the `given` ones checked by the game; an option of another game
     is an InputError naming the games that have it."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     owners: dict[str, list[str]] = {}
     for d in GAMES.values():
@@ -255,7 +255,7 @@ def default_record(name: str, seed: int, suffix: str = ""):
 def solve(request: AnalyzeRequest, definition, options: dict, emit) -> AnalyzeResult:
     """`analyze GAME --solve`: the game's perfect play (a game whose definition is solved), each
     line of the report to `emit`, --out and --policy written."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.sim.output import write_json_atomic
 
     if not definition.solved:
@@ -321,7 +321,7 @@ def analyze(request: AnalyzeRequest, reporter: longrun.Reporter | None = None, e
     sources = ((kind, files),) + tuple(an.resolve_outcomes(analysis, resolve_tables(o)) for o in outcomes[1:])
     task = an.GameTask(definition, seats, sources, options)   # bad tables or seats fail here
     runs = len(sources)
-    ref = TaskRef("tabletop.games.registry:analyze_task", (request.game, seats, sources, tuple(options.items())))
+    ref = TaskRef("tabletop.gamekit.registry:analyze_task", (request.game, seats, sources, tuple(options.items())))
     stack = contextlib.ExitStack()
     try:
         executor = stack.enter_context(longrun.executor(request.scheduler))

@@ -168,7 +168,7 @@ def _check_bot_for_room(server: str, code: str, bot: str) -> None:
     """InputError (one line) where the room's game has no seat of kind `bot` for a client: asked
     before the seat is taken (as a spectator that leaves at once), so that no seat is taken by a
     client that could not play it. A server that cannot be asked now is left to the seat's client."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.net.client import check_bot, room_game
 
     try:

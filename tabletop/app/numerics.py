@@ -14,12 +14,12 @@ from tabletop.sim.errors import InputError
 def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None) -> ConvergeResult:
     """Each refinement the device has (or `only` names) against the base run, paired trial by trial;
     --out written once the result is shown. Ctrl-C: longrun.Interrupted, nothing written."""
-    from tabletop.games.devices import make_device
+    from tabletop.gamekit.devices import make_device
     from tabletop.sim.converge import converge as run_checks, select_refinements
     from tabletop.sim.world import engine_versions
 
     reporter = reporter or longrun.Reporter()
-    from tabletop.games.devices import entry
+    from tabletop.gamekit.devices import entry
 
     entry(request.device)
     longrun.check_outputs(out=request.out)
@@ -82,7 +82,7 @@ def _csv(name: str, labels, rows: list[dict]) -> str:
 def sweep(request: SweepRequest, reporter: longrun.Reporter | None = None) -> SweepResult:
     """The device estimated at each value of one parameter (the same seeds at every value); the
     result shown, then --out, --csv and --plot written."""
-    from tabletop.games.devices import default_spec, device_ref, entry, make_device
+    from tabletop.gamekit.devices import default_spec, device_ref, entry, make_device
     from tabletop.sim.batch import run_batch, summarize
     from tabletop.sim.output import write_json_atomic, write_text_atomic
     from tabletop.sim.spec import parse_overrides

@@ -1,19 +1,19 @@
 """What each device's outcome labels mean (a table's footnote, a plot's axis), as each device
-module declares it (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED: tabletop.games.devices), and its
+module declares it (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED: tabletop.gamekit.devices), and its
 fair odds."""
 from __future__ import annotations
 
 
 def outcome_axis(device: str) -> str:
     """What a label is: the plot's x-axis."""
-    from tabletop.games.devices import entry
+    from tabletop.gamekit.devices import entry
 
     return entry(device).axis
 
 
 def outcome_notes(device: str) -> list[str]:
     """What an estimate table's labels and statuses mean: the footnote under it."""
-    from tabletop.games.devices import entry
+    from tabletop.gamekit.devices import entry
 
     e = entry(device)
     return ([f"labels: {e.labels}"] if e.labels else []) + [
@@ -28,7 +28,7 @@ def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
     the card); None for the knock-overs and the generic throw, which have none."""
     from tabletop.gamekit.analyze import measured_files
     from tabletop.gamekit.chance import table_dicts
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     for spec in GAMES.values():
         if device not in spec.devices:

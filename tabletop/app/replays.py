@@ -19,7 +19,7 @@ def read(path) -> "Replay":
 
 def replayed_game(file):
     """The definition of the game a replay records (None: a recording of device trials)."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     if file.header.get("kind") != "game":
         return None
@@ -47,7 +47,7 @@ def turn_range(text: str) -> tuple[int | None, int | None]:
 def frames(request: ReplayRequest) -> tuple[int, bool]:
     """The playback as PNG frames into `request.frames` (offscreen): (frames written, whether
     max_frames stopped it)."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.view.playback import write_frames
     from tabletop.gamekit.view.window import parse_size
     from tabletop.sim.output import check_output_dir
@@ -67,7 +67,7 @@ def playback(request: ReplayRequest, review: dict | None = None, pending=None):
     `review` the game's review for its panel (tabletop.app.review.playback_review), or `pending`
     a review still worked out (tabletop.app.review.BackgroundReview): its progress in the panel
     until it is there."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
     from tabletop.gamekit.view.playback import open_replay
     from tabletop.gamekit.view.window import parse_size
 

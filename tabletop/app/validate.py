@@ -12,7 +12,7 @@ from tabletop.app.results import ValidateResult
 def validate(request: ValidateRequest, reporter: longrun.Reporter | None = None) -> ValidateResult:
     """Every case run (fewer trials with `quick`), judged by its rule; the result shown, then --out
     written. Ctrl-C: longrun.Interrupted, nothing written."""
-    from tabletop.games.devices import default_spec, device_ref, make_device
+    from tabletop.gamekit.devices import default_spec, device_ref, make_device
     from tabletop.sim.batch import run_batch
     from tabletop.sim.validate import cases, run_case, tally
     from tabletop.sim.world import engine_versions

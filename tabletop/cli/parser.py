@@ -28,8 +28,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tabletop.games.devices import DEVICES
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.devices import DEVICES
+    from tabletop.gamekit.registry import GAMES
 
     parser = _Parser(prog="tabletop", description="Physics-simulated tabletop for three vintage games.",
                      epilog="`tabletop COMMAND --help` gives a command's options.")

@@ -83,7 +83,7 @@ def random_chooser(seed: int) -> Callable:
 def game_of(view: dict):
     """(the game's definition, the replay config of its rules, its options, the view's seat or None)
     of a view that holds the room's `rules` (every view since the seat joined does)."""
-    from tabletop.games.registry import GAMES
+    from tabletop.gamekit.registry import GAMES
 
     rules = view.get("rules") or {}
     definition = GAMES.get(rules.get("game"))

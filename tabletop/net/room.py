@@ -93,7 +93,7 @@ def check_spec(code: str, game: str, seats, seed: int, outcomes: str, options: d
     """A room's spec, checked against its game's definition: InputError (one line) when the game,
     a seat kind, the number of seats, the outcomes, an option or what to do with a dropped seat is
     not one it can have."""
-    from tabletop.games.registry import game_spec
+    from tabletop.gamekit.registry import game_spec
 
     definition = game_spec(game)
     seats = tuple(seats)
@@ -196,7 +196,7 @@ class Room:
         from tabletop.gamekit.outcomes import play_outcomes
         from tabletop.gamekit.record import GameRecorder
         from tabletop.gamekit.resume import physics_of, redrive
-        from tabletop.games.registry import game_spec
+        from tabletop.gamekit.registry import game_spec
 
         self.spec = spec
         self.definition = definition = game_spec(spec.game)

@@ -157,7 +157,7 @@ class RoomHandle:
         """A new room (its secret and room.json written under `data` before its game starts), or,
         with `meta` (a room.json), the room journaled there taken up again."""
         from tabletop.gamekit.commit import CommittedSeeds
-        from tabletop.games.registry import game_spec
+        from tabletop.gamekit.registry import game_spec
         from tabletop.net.room import now, write_secret
 
         self.hub, self.spec, self.code = hub, spec, spec.code

@@ -1,18 +1,19 @@
-"""Registry of the physical devices that `tabletop estimate` can run.
+"""Every physical device that `tabletop estimate` can run, found as plugins: the entry-point group
+`tabletop.devices` (name = "module:Class"), so that a game's own gadget lives with it.
 
-A device is one module that declares, beside its class, its name, its default spec (a path under
-assets/) and a one-line summary as module-level string literals: NAME, DEFAULT_SPEC, SUMMARY. The
-registry lists those modules ("module:Class"), nothing more. It reads the three declarations from
-each module's source without running it, because importing a device loads PyBullet and much else,
-while the game layouts, the views, replay playback and the CLI's help ask for a name, a default
-spec or a summary and must not load it; a device's module is imported only to build the device
-(`make_device`), so a worker process imports only what it runs.
+A device is one module that declares, beside its class, its name, its default spec and a one-line
+summary as module-level string literals: NAME (the entry point's name), DEFAULT_SPEC (a path under
+tabletop's assets/ for tabletop's own devices; for a device of another distribution, relative to its
+module's folder), SUMMARY, and what its outcomes are (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED;
+optional). The registry reads those declarations from each module's source without running it,
+because importing a device loads PyBullet and much else, while the game layouts, the views, replay
+playback and the CLI's help ask for a name, a default spec or a summary and must not load it; a
+device's module is imported only to build the device (`make_device`), so a worker process imports
+only what it runs.
 
-The registry lives here, with the games, because one device (King Kong's knock-over) is built on
-his rig in tabletop.games.king_kong and tabletop.sim knows no game; every other device lives in
-tabletop.sim.devices. Adding a device: its module (with NAME, DEFAULT_SPEC, SUMMARY, and what its
-outcomes are: OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED), its spec under assets/, and one line
-in TARGETS.
+tabletop's own devices register themselves in its pyproject.toml: those of tabletop.sim.devices
+and King Kong's knock-over, built on his rig in his game's package. Adding a device: its module,
+its spec, and one entry point (docs/adding-a-game.md).
 """
 from __future__ import annotations
 
@@ -24,21 +25,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabletop.gamekit.registry import ordered
 from tabletop.sim.batch import DeviceRef
 from tabletop.sim.devices.base import Device
 from tabletop.sim.errors import InputError
 from tabletop.sim.paths import assets_dir
 
-#: every device, in the order the CLI lists them: "module:Class"
-TARGETS = (
-    "tabletop.sim.devices.tipper:Tipper",
-    "tabletop.sim.devices.crater:Crater",
-    "tabletop.sim.devices.sticks:ThrowSticks",
-    "tabletop.sim.devices.die:Die",
-    "tabletop.sim.devices.throw:Throw",
-    "tabletop.sim.devices.spinner:Spinner",
-    "tabletop.games.king_kong.knockover:KongKnockover",
-)
+GROUP = "tabletop.devices"
 
 #: what each device module declares at its top level, as string literals
 DECLARED = ("NAME", "DEFAULT_SPEC", "SUMMARY")
@@ -49,7 +42,7 @@ OPTIONAL = {"OUTCOME_AXIS": "outcome", "OUTCOME_LABELS": None, "OUTCOME_LODGED":
 @dataclass(frozen=True)
 class DeviceEntry:
     target: str          # "module:Class"
-    spec: str            # default spec, relative to assets/
+    spec: str            # default spec: relative to assets/ (tabletop's own), else to its module's folder
     summary: str
     axis: str = "outcome"            # what a label is (a plot's axis)
     labels: str | None = None        # what the labels mean
@@ -91,13 +84,30 @@ def source_declarations(module: str) -> dict[str, str]:
 @functools.cache
 def _registry() -> dict[str, DeviceEntry]:
     devices: dict[str, DeviceEntry] = {}
-    for target in TARGETS:
-        d = declarations(target.split(":")[0])
-        if d["NAME"] in devices:
-            raise ImportError(f"two device modules declare NAME {d['NAME']!r}: {devices[d['NAME']].target}, {target}")
-        devices[d["NAME"]] = DeviceEntry(target, d["DEFAULT_SPEC"], d["SUMMARY"],
-                                         *(d.get(key, default) for key, default in OPTIONAL.items()))
+    for point in ordered(GROUP):
+        if point.name in devices:
+            continue                      # declared twice: the first (tabletop's own first) is kept
+        try:
+            d = declarations(point.module)
+        except (ImportError, SyntaxError) as exc:      # a broken plugin device is left out, said by `problems`
+            _BROKEN[point.name] = f"device {point.name!r} ({point.value}) cannot be registered: {exc}"
+            continue
+        if d["NAME"] != point.name:
+            _BROKEN[point.name] = (f"device {point.name!r} ({point.value}) cannot be registered: its module "
+                                   f"declares NAME {d['NAME']!r}")
+            continue
+        devices[point.name] = DeviceEntry(point.value, d["DEFAULT_SPEC"], d["SUMMARY"],
+                                          *(d.get(key, default) for key, default in OPTIONAL.items()))
     return devices
+
+
+_BROKEN: dict[str, str] = {}
+
+
+def problems() -> dict[str, str]:
+    """name -> the one line that says why it is not registered, for every declared device that is not."""
+    _registry()
+    return dict(_BROKEN)
 
 
 def __getattr__(attr: str):
@@ -108,7 +118,14 @@ def __getattr__(attr: str):
 
 
 def default_spec(name: str) -> Path:
-    return assets_dir() / entry(name).spec
+    """The named device's default spec: under tabletop's assets/ for its own devices, else relative
+    to the folder of the module that declares it."""
+    e = entry(name)
+    module = e.target.split(":")[0]
+    if module == "tabletop" or module.startswith("tabletop."):
+        return assets_dir() / e.spec
+    found = importlib.util.find_spec(module)
+    return Path(found.origin).parent / e.spec
 
 
 def entry(name: str) -> DeviceEntry:
@@ -116,6 +133,8 @@ def entry(name: str) -> DeviceEntry:
     try:
         return devices[name]
     except KeyError:
+        if name in _BROKEN:
+            raise InputError(_BROKEN[name]) from None
         raise InputError(f"unknown device {name!r}; choose one of: {', '.join(devices)}") from None
 
 
@@ -130,4 +149,4 @@ def make_device(name: str, spec: str | Path | None = None, overrides=()) -> Devi
 
 def device_ref(name: str, spec: str | Path, overrides=()) -> DeviceRef:
     """The picklable recipe worker processes build the named device from (`make_device`'s arguments)."""
-    return DeviceRef("tabletop.games.devices:make_device", (name, str(spec), tuple(overrides)))
+    return DeviceRef("tabletop.gamekit.devices:make_device", (name, str(spec), tuple(overrides)))
