@@ -1,4 +1,4 @@
-"""The device registry (games/devices.py) and what each device module declares of itself: its NAME,
+"""The device registry (gamekit/devices.py, the entry-point group tabletop.devices) and what each device module declares of itself: its NAME,
 DEFAULT_SPEC and SUMMARY beside its class, read by the registry from the module's source; no device
 module imports a registry."""
 from __future__ import annotations
@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 
 from tabletop.gamekit import devices
-from tabletop.gamekit.devices import DECLARED, DEVICES, OPTIONAL, TARGETS, DeviceEntry, declarations, source_declarations
+from tabletop.gamekit.devices import DECLARED, DEVICES, GROUP, OPTIONAL, DeviceEntry, declarations, source_declarations
+from tabletop.gamekit.registry import ordered
 from tabletop.sim.devices.base import Device
 from tabletop.sim.paths import assets_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRIES = ("tabletop.gamekit.devices", "tabletop.gamekit.registry")
+#: every declared device's "module:Class", tabletop's own and any installed plugin's
+TARGETS = [point.value for point in ordered(GROUP)]
 
 
 def _imports(path: Path) -> set[str]:
@@ -29,8 +32,13 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_registry_lists_every_device_in_order():
-    assert list(DEVICES) == ["tipper", "crater", "sticks", "die", "throw", "spinner", "kong-knockover"]
-    assert [e.target for e in DEVICES.values()] == list(TARGETS)
+    """tabletop's own devices first, in the order its metadata lists them (alphabetical), then any
+    plugin's; every entry point is registered, none is broken."""
+    own = [point.name for point in ordered(GROUP) if point.dist is not None and point.dist.name == "tabletop"]
+    assert own == ["crater", "die", "kong-knockover", "spinner", "sticks", "throw", "tipper"]
+    assert list(DEVICES)[:len(own)] == own
+    assert [e.target for e in DEVICES.values()] == TARGETS
+    assert devices.problems() == {}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -45,7 +53,7 @@ def test_each_device_module_declares_itself(target):
     assert source_declarations(module_name) == declared == declarations(module_name)
     cls = getattr(module, cls_name)
     assert issubclass(cls, Device) and cls.name == module.NAME
-    assert (assets_dir() / module.DEFAULT_SPEC).is_file()
+    assert devices.default_spec(module.NAME).is_file()
     assert module.SUMMARY and "\n" not in module.SUMMARY
     assert DEVICES[module.NAME] == DeviceEntry(target, module.DEFAULT_SPEC, module.SUMMARY,
                                                *(declared.get(k, d) for k, d in OPTIONAL.items()))
@@ -66,5 +74,5 @@ def test_default_specs_and_unknown_names():
     assert devices.default_spec("crater") == assets_dir() / "king_of_the_hill" / "hill.toml"
     from tabletop.sim.errors import InputError
 
-    with pytest.raises(InputError, match="unknown device 'tipperr'; choose one of: tipper, crater"):
+    with pytest.raises(InputError, match="unknown device 'tipperr'; choose one of: crater, die, "):
         devices.entry("tipperr")
