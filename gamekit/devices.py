@@ -22,7 +22,7 @@ import functools
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabletop.gamekit.registry import ordered
@@ -47,6 +47,7 @@ class DeviceEntry:
     axis: str = "outcome"            # what a label is (a plot's axis)
     labels: str | None = None        # what the labels mean
     lodged: str | None = None        # what a lodged trial is (None: never, every reading has a label)
+    origin: str = field(default="", compare=False)   # the distribution that declares it and its version ("tabletop 0.9.0")
 
 
 def declarations(module: str) -> dict[str, str]:
@@ -96,8 +97,9 @@ def _registry() -> dict[str, DeviceEntry]:
             _BROKEN[point.name] = (f"device {point.name!r} ({point.value}) cannot be registered: its module "
                                    f"declares NAME {d['NAME']!r}")
             continue
+        origin = f"{point.dist.name} {point.dist.version}" if point.dist is not None else "this process"
         devices[point.name] = DeviceEntry(point.value, d["DEFAULT_SPEC"], d["SUMMARY"],
-                                          *(d.get(key, default) for key, default in OPTIONAL.items()))
+                                          *(d.get(key, default) for key, default in OPTIONAL.items()), origin=origin)
     return devices
 
 

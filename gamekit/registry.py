@@ -100,6 +100,12 @@ class Registry(Mapping):
             pass
         return dict(self._broken)
 
+    def origin(self, name: str) -> str:
+        """Where the game `name` comes from: its distribution and version ("tabletop 0.9.0"), or
+        "this process" for one added with `add`."""
+        point = self._points[name]
+        return f"{point.dist.name} {point.dist.version}" if point.dist is not None else "this process"
+
     def add(self, definition: GameDefinition) -> None:
         """Register a definition made in this process (tests, scripts), checked as an installed one is."""
         check_definition(definition)

@@ -37,12 +37,12 @@ EXIT_INTERRUPTED = 130
 
 
 def _commands() -> dict:
-    from tabletop.cli import devices, games, net
+    from tabletop.cli import devices, games, net, plugins
 
     return {"play": games.play, "estimate": devices.estimate, "converge": devices.converge, "sweep": devices.sweep,
             "bench": devices.bench, "replay": games.replay, "validate": devices.validate, "analyze": games.analyze,
             "serve": net.serve, "host": net.host, "join": net.join, "start": net.start, "rooms": net.rooms, "games": games.recorded,
-            "calibrate": devices.calibrate, "review": games.review}
+            "calibrate": devices.calibrate, "review": games.review, "plugins": plugins.plugins}
 
 
 def main(argv: list[str] | None = None) -> int:

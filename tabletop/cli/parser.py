@@ -10,6 +10,7 @@ from pathlib import Path
 from tabletop.cli.argtypes import _positive_int, _seed
 from tabletop.app.requests import BOTS
 from tabletop.cli.calibration import calibrate_command
+from tabletop.cli.plugins import add_command as plugins_command
 from tabletop.sim.errors import InputError
 
 
@@ -77,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     recorded = sub.add_parser("games", help="list the recorded games (for play --resume), newest first")
     recorded.add_argument("--folder", type=Path, default=None,
                           help="the folder to list (default: the user's games folder, where play records)")
+
+    plugins_command(sub)
 
     est = sub.add_parser("estimate", help="estimate a physical device's outcome probabilities by simulation")
     est.add_argument("device", help=f"one of: {', '.join(DEVICES)}")
