@@ -108,6 +108,8 @@ class State(abc.ABC):
     move (or whose chance event is pending), `turn` the turns begun, `events` the log."""
 
     over_message = "the game is over"
+    winner: int | None = None    # the seat that won a finished game (None: nobody yet); the definition's
+                                 # `winner` reads it by default, a game with another kind of victory says its own
 
     def __init__(self, game):
         self.game = game
