@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import abc
 import json
+import math
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
@@ -171,6 +172,24 @@ def table_distribution(event: str, labels: Iterable[str], source) -> list[tuple[
     labels = list(labels)
     total = sum(table.get(label, 0.0) for label in labels)
     return [(label, table.get(label, 0.0) / total) for label in labels]
+
+
+def check_table(event: str, table, labels: Iterable[str]) -> dict[str, float]:
+    """The `event`'s chance table ({label: p}) over exactly `labels`, normalised to sum 1, as a solver
+    takes it; a bad one is an InputError, one line naming the event: labels missing or unknown,
+    probabilities not numbers, negative, not finite or all 0."""
+    labels = tuple(labels)
+    if not isinstance(table, dict) or set(table) != set(labels):
+        got = sorted(table) if isinstance(table, dict) else table
+        raise InputError(f"a {event} table needs exactly the labels {', '.join(labels)}, got {got}")
+    try:
+        p = {label: float(table[label]) for label in labels}
+    except (TypeError, ValueError):
+        raise InputError(f"a {event} table's probabilities must be numbers, got {table}") from None
+    if not all(math.isfinite(v) and v >= 0 for v in p.values()) or sum(p.values()) <= 0:
+        raise InputError(f"a {event} table's probabilities must be finite, non-negative and not all 0, got {table}")
+    total = sum(p.values())
+    return {label: v / total for label, v in p.items()}
 
 
 def measured_paths(devices: Iterable[str]) -> list[Path]:

@@ -219,6 +219,14 @@ def _fates_of(group: dict) -> dict:
     return group
 
 
+def die_table(probs: dict[str, float], path) -> dict[str, float]:
+    """The die's table from an estimate or a calibration: every label a die face."""
+    bad = sorted(set(probs) - set(DIE_LABELS))
+    if bad:
+        raise InputError(f"{path}: {bad[0]!r} is not a die face")
+    return probs
+
+
 def spinner_tables(device: str, probs: dict[str, float], path) -> dict[str, dict[str, float]]:
     """The spinner's two circles from an estimate: labels "OUTER/INNER" (one sector, read on each
     circle; each circle's odds are the marginals), or labels of one circle only."""
@@ -286,10 +294,7 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
             continue
         ((device, probs),) = load_estimate_table(path).items()
         if device == "die":
-            bad = sorted(set(probs) - set(DIE_LABELS))
-            if bad:
-                raise InputError(f"{path}: {bad[0]!r} is not a die face")
-            tables["die"] = probs
+            tables["die"] = die_table(probs, path)
         elif device == "spinner" and isinstance(data.get("circles"), dict):
             tables.update(spinner_circles(data["circles"], path))
         elif device in ("spinner", "spin-outer", "spin-inner"):
@@ -305,10 +310,7 @@ def table_source(paths: Iterable[str | Path]) -> ShuffleSource:
                                      f"too")
                 knock = measured.tilted(probs, knockover_weights(knock_path))
             elif device == "die":
-                bad = sorted(set(probs) - set(DIE_LABELS))
-                if bad:
-                    raise InputError(f"{path}: {bad[0]!r} is not a die face")
-                tables["die"] = probs
+                tables["die"] = die_table(probs, path)
             elif device in ("spinner", "spin-outer", "spin-inner"):
                 tables.update(spinner_tables(device, probs, path))
             else:

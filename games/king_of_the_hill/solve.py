@@ -61,6 +61,7 @@ import numpy as np
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_board
 from tabletop.games.king_of_the_hill.rules import (DRAWER, J_MAX, TIPPER_LABELS, ChanceOutcome, Game, Move, Pass,
                                                    Phase, Variant)
+from tabletop.gamekit.chance import check_table
 from tabletop.sim.errors import InputError
 
 TOLERANCE = 1e-12           # the iteration stops after a sweep that changed no value by more than this
@@ -481,26 +482,12 @@ EVENTS = {"tipper": TIPPER_LABELS, "crater": CRATER_LABELS}
 
 
 def check_tables(tables: dict) -> dict[str, dict[str, float]]:
-    """The Tipper and crater tables ({event: {label: p}}) normalised to sum 1; a bad one is an InputError."""
+    """The Tipper and crater tables ({event: {label: p}}) normalised to sum 1; a bad one is an
+    InputError (each table checked by gamekit.chance.check_table)."""
     if not isinstance(tables, dict) or set(tables) != set(EVENTS):
         got = sorted(tables) if isinstance(tables, dict) else tables
         raise InputError(f"King of the Hill is solved for a tipper and a crater table, got {got}")
-    out = {}
-    for event, labels in EVENTS.items():
-        table = tables[event]
-        if not isinstance(table, dict) or set(table) != set(labels):
-            got = sorted(table) if isinstance(table, dict) else table
-            raise InputError(f"a {event} table needs exactly the labels {', '.join(labels)}, got {got}")
-        try:
-            p = {label: float(table[label]) for label in labels}
-        except (TypeError, ValueError):
-            raise InputError(f"a {event} table's probabilities must be numbers, got {table}") from None
-        if not all(math.isfinite(v) and v >= 0 for v in p.values()) or sum(p.values()) <= 0:
-            raise InputError(f"a {event} table's probabilities must be finite, non-negative and not all 0, "
-                             f"got {table}")
-        total = sum(p.values())
-        out[event] = {label: v / total for label, v in p.items()}
-    return out
+    return {event: check_table(event, tables[event], labels) for event, labels in EVENTS.items()}
 
 
 def measured_tables() -> dict[str, dict[str, float]]:

@@ -27,7 +27,6 @@ the two sum to 1 everywhere only if a game ends with probability 1, which `solve
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop.gamekit.chance import load_tables, measured_paths
+from tabletop.gamekit.chance import check_table as check_event_table, load_tables, measured_paths
 from tabletop.games.knossos.rules import COLOURS, EXIT_RULES, PAST_APEX, STICK_LABELS, ChanceOutcome, Game, Pass
 from tabletop.sim.errors import InputError
 
@@ -159,20 +158,12 @@ def _after_game(graph: Graph, game: Game, score: tuple[int, int], winner: int):
 
 
 def check_table(table: dict) -> dict[str, float]:
-    """The throw table normalised to sum 1; a bad one is an InputError."""
-    if not isinstance(table, dict) or set(table) != set(STICK_LABELS):
-        got = sorted(table) if isinstance(table, dict) else table
-        raise InputError(f"a sticks table needs exactly the labels {', '.join(STICK_LABELS)}, got {got}")
-    try:
-        p = {label: float(table[label]) for label in STICK_LABELS}
-    except (TypeError, ValueError):
-        raise InputError(f"a sticks table's probabilities must be numbers, got {table}") from None
-    if not all(math.isfinite(v) and v >= 0 for v in p.values()) or sum(p.values()) <= 0:
-        raise InputError(f"a sticks table's probabilities must be finite, non-negative and not all 0, got {table}")
+    """The throw table normalised to sum 1; a bad one is an InputError (gamekit.chance.check_table,
+    and a table with no chance of a 3, which would end no game)."""
+    p = check_event_table("sticks", table, STICK_LABELS)
     if p["3"] <= 0:
         raise InputError("a sticks table with no chance of a 3 never lets a piece cross the bridge: no game would end")
-    total = sum(p.values())
-    return {label: v / total for label, v in p.items()}
+    return p
 
 
 def sticks_table(*paths: str | Path) -> dict[str, float]:
