@@ -22,8 +22,8 @@ JOB = "tabletop.gamekit.view.solving:solve_job"
 class BackgroundSolve:
     """`definition`'s game of replay config `config` solved for chance `tables` in another process
     (`job`, "module:function", called there as job(definition, config, tables, tell) with
-    tell(kind, *values); the other process finds the definition where it lives, as "module:name",
-    with no registry of games). `poll()`: None while it runs, then ("done", values) or ("error", text);
+    tell(kind, *values); the other process finds the definition where it lives, as "module:name"
+    (`where`), with no registry of games). `poll()`: None while it runs, then ("done", values) or ("error", text);
     `line()` its progress for the status panel."""
 
     def __init__(self, definition, config: dict, tables: dict, job: str = JOB):
@@ -115,13 +115,18 @@ class BackgroundSolve:
 
 
 def where(definition) -> str:
-    """"module:name" of a game definition: the module attribute that holds it (a game's package
-    holds its DEFINITION), for another process to import."""
-    module = sys.modules[type(definition).__module__]
+    """"module:name" of a game definition, for another process to import: the module attribute that
+    holds it (a game whose module makes its definition), else its class, which the other process
+    makes anew with no arguments, as the registry makes a definition from an entry point that
+    names a class (tabletop.gamekit.registry.load)."""
+    cls = type(definition)
+    module = sys.modules[cls.__module__]
     name = next((k for k, v in vars(module).items() if v is definition), None)
+    if name is None and getattr(module, cls.__qualname__, None) is cls:
+        name = cls.__qualname__
     if name is None:
-        raise ValueError(f"{definition.name}'s definition is not held by {module.__name__}: it cannot be found "
-                         f"in another process")
+        raise ValueError(f"{definition.name}'s definition is held by no name of {module.__name__}: it cannot "
+                         f"be found in another process")
     return f"{module.__name__}:{name}"
 
 
@@ -154,6 +159,8 @@ def main() -> int:
     try:
         home, _, name = order["definition"].partition(":")
         definition = getattr(importlib.import_module(home), name)
+        if isinstance(definition, type):
+            definition = definition()
         getattr(importlib.import_module(module), function)(definition, order["config"], order["tables"], tell)
     except Exception as exc:   # noqa: BLE001 (the window says it in one line)
         out.write(json.dumps({"kind": "error", "text": f"{type(exc).__name__}: {exc}"}) + "\n")
