@@ -394,10 +394,16 @@ def test_a_plugins_wheel_installed_beside_registers_and_plays(plugins, tmp_path)
     random seats and physics chance, each device estimates with the spec its wheel installed."""
     wheels, venv = plugins
     declared = [_plugin_pyproject(p) for p in PLUGINS]
-    for wheel, pyproject in zip(wheels, declared):
+    for plugin, wheel, pyproject in zip(PLUGINS, wheels, declared):
         archive = zipfile.ZipFile(wheel)
         (points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
         assert _entry_points(archive.read(points).decode()) == _declared_entry_points(pyproject)
+        packages = pyproject.get("tool", {}).get("setuptools", {}).get("packages")
+        if isinstance(packages, list):     # listed by hand: each of their modules and data files ships
+            shipped = {n for n in archive.namelist() if ".dist-info/" not in n}
+            expected = {p.relative_to(plugin).as_posix() for p in _files(plugin)
+                        if p.parent.relative_to(plugin).as_posix() in {k.replace(".", "/") for k in packages}}
+            assert expected <= shipped, f"{plugin.name}'s wheel lacks {sorted(expected - shipped)}"
     out = _check(venv, tmp_path)
     _outside_the_checkout(out, venv)
     games = _declared_names(declared, "tabletop.games")
