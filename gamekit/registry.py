@@ -23,13 +23,13 @@ from tabletop.gamekit.definition import GameDefinition, GameError, check_definit
 from tabletop.sim.errors import InputError
 
 GROUP = "tabletop.games"
-HOME = "tabletop"            # the distribution whose games are listed first, in its declared order
+HOME = "tabletop"            # the distribution whose games and devices are listed first
 
 
 def ordered(group: str) -> list[EntryPoint]:
-    """The entry points of `group`: tabletop's own first, in the order its metadata declares them,
-    then every other distribution's by its name (so the order is the same on every machine). A
-    name declared twice is an error (the first is kept; `duplicates` says which)."""
+    """The entry points of `group`: tabletop's own first, then every other distribution's by its
+    name, each distribution's as its metadata lists them (by name: setuptools writes them sorted),
+    so that the order is the same on every machine. Where a name is declared twice the first is kept."""
     found = list(entry_points(group=group))
 
     def key(item):
