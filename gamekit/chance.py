@@ -193,10 +193,20 @@ def check_table(event: str, table, labels: Iterable[str]) -> dict[str, float]:
 
 
 def measured_paths(devices: Iterable[str]) -> list[Path]:
-    """The published measured odds of `devices`: their 10,000-trial estimates (assets/measured, package data)."""
+    """The published measured odds of `devices`: their 10,000-trial estimates, package data
+    (assets/measured for tabletop's own devices; a plugin device's beside its module:
+    tabletop.gamekit.devices.measured_table)."""
     from tabletop.sim.paths import assets_dir
 
-    return [assets_dir() / "measured" / f"{device}-10k-seed1.json" for device in devices]
+    paths = []
+    for device in devices:
+        path = assets_dir() / "measured" / f"{device}-10k-seed1.json"
+        if not path.is_file():            # not one of tabletop's own: ask the device registry
+            from tabletop.gamekit.devices import DEVICES, measured_table
+
+            path = measured_table(device) if device in DEVICES else path
+        paths.append(path)
+    return paths
 
 
 def measured_tables(devices: Iterable[str]) -> dict[str, dict[str, float]]:

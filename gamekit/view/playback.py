@@ -487,12 +487,15 @@ def open_replay(path: Path, games: dict, size=(1280, 720), offscreen: bool = Fal
     from tabletop.sim.scene import RecordedScene
     from tabletop.sim.view.app import TableApp
 
+    started = time.perf_counter()
+    replay = ReplayFile.open(path)
+    game, seats, options = replay_config(replay, games)
+    # the adapter before the window: a game with none says so in one line, and no window opens
+    adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
+    loading = time.perf_counter() - started
     app = TableApp(size=size, offscreen=offscreen, title=f"tabletop replay - {path.name}")
     try:
-        started = time.perf_counter()
-        replay = ReplayFile.open(path)
-        game, seats, options = replay_config(replay, games)
-        adapter = make_adapter(game, seats, options, RecordedScene(replay.header.get("scene", {})))
+        started = time.perf_counter() - loading          # the window's own start-up not counted
         window = ReplayWindow(app, game, adapter, replay, review, reveal)
         app.base.graphics_engine.render_frame()
         app.base.graphics_engine.sync_frame()
