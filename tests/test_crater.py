@@ -18,6 +18,8 @@ from tabletop.sim.devices.base import Status
 from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.sim.errors import SpecError
 
+from tests.specs import write_spec
+
 SPEC = default_spec("crater")
 CAVES = ("cave1", "cave2", "cave3")
 
@@ -166,21 +168,7 @@ def test_fast_marble_does_not_escape_through_thin_walls(crater, case):
 ])
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
     """A bad spec value is refused with a one-line SpecError naming the file and the key."""
-    import tomllib
-
-    text = SPEC.read_text()
-    data = tomllib.loads(text)
-    data[table][key] = value
-    lines, section = [], None
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]")
-        if section == table and stripped.split("=")[0].strip() == key:
-            line = f"{key} = {json.dumps(value)}"
-        lines.append(line)
-    bad = tmp_path / "hill.toml"
-    bad.write_text("\n".join(lines) + "\n")
+    bad = write_spec(SPEC, tmp_path, table, key, value)
     with pytest.raises(SpecError) as err:
         Crater(bad)
     message = str(err.value)

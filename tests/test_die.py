@@ -28,6 +28,8 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
+from tests.specs import write_spec
+
 SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
 
 
@@ -345,21 +347,6 @@ def test_summarize_extra():
 
 # -- spec errors ---------------------------------------------------------------------------------
 
-def _write_spec(tmp_path, table, key, value):
-    lines, section, hit = [], None, False
-    for line in SPEC.read_text().splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]")
-        if section == table and stripped.split("=")[0].strip() == key:
-            line, hit = f"{key} = {json.dumps(value)}", True
-        lines.append(line)
-    assert hit, (table, key)
-    bad = tmp_path / "die.toml"
-    bad.write_text("\n".join(lines) + "\n")
-    return bad
-
-
 @pytest.mark.parametrize("table, key, value, needle", [
     ("die", "size", -0.016, "die.size"),
     ("die", "edge_radius", 0.006, "die.edge_radius"),
@@ -382,7 +369,7 @@ def _write_spec(tmp_path, table, key, value):
 ])
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
     """A bad spec value is refused with a one-line SpecError naming the file and the key."""
-    bad = _write_spec(tmp_path, table, key, value)
+    bad = write_spec(SPEC, tmp_path, table, key, value)
     with pytest.raises(SpecError) as err:
         Die(bad)
     message = str(err.value)
@@ -396,7 +383,7 @@ def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
 ])
 def test_the_shape_refuses_a_bad_die_or_lid(tmp_path, table, key, value, needle):
     """DieShape (what a view reads: no World) checks the die and the lid as the device does."""
-    bad = _write_spec(tmp_path, table, key, value)
+    bad = write_spec(SPEC, tmp_path, table, key, value)
     with pytest.raises(SpecError, match=needle):
         DieShape(bad)
 

@@ -26,6 +26,8 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.scene import look, poses
 from tabletop.sim.world import PhysicsSettings, World
 
+from tests.specs import write_spec
+
 SPEC = assets_dir() / "king_kong" / "spinner.toml"   # the registry's default spec for "spinner"
 
 
@@ -249,21 +251,6 @@ def test_summarize_extra():
 
 # -- spec errors ---------------------------------------------------------------------------------
 
-def _write_spec(tmp_path, table, key, value):
-    lines, section, hit = [], None, False
-    for line in SPEC.read_text().splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]")
-        if section == table and stripped.split("=")[0].strip() == key:
-            line, hit = f"{key} = {json.dumps(value)}", True
-        lines.append(line)
-    assert hit, (table, key)
-    bad = tmp_path / "spinner.toml"
-    bad.write_text("\n".join(lines) + "\n")
-    return bad
-
-
 def _replace(tmp_path, old, new):
     text = SPEC.read_text()
     assert old in text
@@ -288,7 +275,7 @@ def _replace(tmp_path, old, new):
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle, make):
     """A bad spec value is refused with a one-line SpecError naming the file and the key, by the
     device and by its shape alike."""
-    bad = _write_spec(tmp_path, table, key, value)
+    bad = write_spec(SPEC, tmp_path, table, key, value)
     with pytest.raises(SpecError) as err:
         make(bad)
     message = str(err.value)

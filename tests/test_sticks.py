@@ -27,6 +27,8 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
+from tests.specs import write_spec
+
 SPEC = assets_dir() / "knossos" / "sticks.toml"   # the registry's default spec for "sticks"
 
 
@@ -368,22 +370,6 @@ def test_either_stick_may_leave_the_hand_ahead(sticks):
 
 # -- spec errors ---------------------------------------------------------------------------------
 
-def _write_spec(tmp_path, table, key, value):
-    text = SPEC.read_text()
-    lines, section, hit = [], None, False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]")
-        if section == table and stripped.split("=")[0].strip() == key:
-            line, hit = f"{key} = {json.dumps(value)}", True
-        lines.append(line)
-    assert hit, (table, key)
-    bad = tmp_path / "sticks.toml"
-    bad.write_text("\n".join(lines) + "\n")
-    return bad
-
-
 @pytest.mark.parametrize("table, key, value, needle", [
     ("stick", "radius", -0.01, "stick.radius"),
     ("stick", "length", 0.03, "stick.length"),
@@ -405,7 +391,7 @@ def _write_spec(tmp_path, table, key, value):
 ])
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
     """A bad spec value is refused with a one-line SpecError naming the file and the key."""
-    bad = _write_spec(tmp_path, table, key, value)
+    bad = write_spec(SPEC, tmp_path, table, key, value)
     with pytest.raises(SpecError) as err:
         ThrowSticks(bad)
     message = str(err.value)
@@ -416,12 +402,12 @@ def test_a_start_on_end_must_clear_the_floor(tmp_path):
     """A stick stood on end (its long axis vertical) reaches half its length below its axis: released
     lower than that it would start inside the floor, a SpecError naming gesture.height."""
     on_end = [0.0, math.sqrt(0.5), 0.0, math.sqrt(0.5)]
-    bad = _write_spec(tmp_path, "gesture", "start", on_end)
+    bad = write_spec(SPEC, tmp_path, "gesture", "start", on_end)
     bad.write_text(bad.read_text().replace("height = [0.10, 0.25]", "height = [0.05, 0.25]"))
     with pytest.raises(SpecError, match="gesture.height") as err:
         ThrowSticks(bad)
     assert "\n" not in str(err.value) and str(bad) in str(err.value)
-    ThrowSticks(_write_spec(tmp_path, "gesture", "start", on_end)).close()      # from 10 cm it clears the floor
+    ThrowSticks(write_spec(SPEC, tmp_path, "gesture", "start", on_end)).close()      # from 10 cm it clears the floor
 
 
 def test_spec_timestep_must_match_a_shared_world():
