@@ -2,8 +2,12 @@
 
 No physics runs here (a physical game takes seconds to minutes): every chance event is drawn from a
 table, the measured one (the published `estimate` results in assets/measured, the default), the idealised
-`fair` one, or saved estimate files (`table:FILE.json[,FILE.json]`). Each game's package says how
-(its `analysis` module: the game, the seats, the sources, an observer of the rules state).
+`fair` one, or saved estimate files (`table:FILE.json[,FILE.json]`). The game comes from its
+definition (tabletop.gamekit.definition): its rules (`make_game` of a replay's config), its seats
+(`make_seat`, `seat_kinds`), its devices' measured tables (`devices`, read by `table_outcomes`), its
+fair chance (`fair_tables`) and its turn cap (`max_turns`); what only analysis knows (an observer of
+the rules state, who plays first, what the figures mean) is its `analysis()`, a GameAnalysis, or
+for a game that gives none what every game has (`generic_analysis`).
 
 Seeds: game i of a run with seed S plays with the seed `game_seed(S, i)`, an integer drawn from
 SeedSequence(S, spawn_key=(i,)) that GameSeeds turns into the game's generators, so a result does
@@ -48,31 +52,22 @@ INTERVALS_DOC = ("proportions: Wilson score; means: normal, mean +- 1.96 sd/sqrt
 
 @dataclass(frozen=True)
 class GameAnalysis:
-    """What `analyze` needs of one game (each game's `analysis` module makes one).
+    """What only analysis knows of one game (its definition's `analysis()` makes one); the rest
+    (the rules, seats, sources, turn cap) analyze takes from `definition`.
 
-    make_game(players, options) -> the rules' Game of the game's options (InputError when it cannot be)
-    seats        seat kind -> a factory of that seat (the seats analyze may use)
-    make_seat    (kind, source) -> a seat for games whose chance comes from `source` (a planner plans
-                 with its tables, a solved seat solves for them)
-    measured     the devices whose published estimates (assets/measured) are the measured source
-    source       (kind, files) -> an OutcomeSource: kind "table" (files: the estimate results to
-                 sample) or "fair" (files: the measured results of `fair_measured`)
+    definition   the game's GameDefinition
     observer     () -> an Observer of one game (see Observer)
     first_rule   who plays first in this game, and so who "the first player" is
     fair_note    how `fair` chance is made for this game
-    fair_measured  the devices with no fair chance, whose measured table `fair` uses
+    fair_measured  the devices with no fair odds, whose measured tables stay under `fair` (the
+                 files the result names for it; `fair_source`)
     single_winner  every game has exactly one winning seat (the fair share is then 1/n)
     nobody       the name of a game no seat won ("kong": Kong reached the top), where one can be
     unit         what one record is: "game", or "match" (Knossos: first to win 3 games)
     what         figure name -> what it means (for the report)
-    max_turns    the rules' turn cap of one game (a defect if reached)
     """
 
-    make_game: Callable[[int, str, int], object]
-    seats: dict
-    make_seat: Callable[[str, object], object]
-    measured: tuple[str, ...]
-    source: Callable[[str, tuple[str, ...]], object]
+    definition: object
     observer: Callable[[], "Observer"]
     first_rule: str
     fair_note: str
@@ -81,7 +76,59 @@ class GameAnalysis:
     nobody: str = ""
     unit: str = "game"
     what: dict = field(default_factory=dict)
-    max_turns: int = 5000
+
+    def source(self, kind: str, files: Sequence[str] = ()):
+        """The outcome source of a run (`resolve_outcomes`): kind "table", the estimate results
+        `files` (`table_source`); kind "fair", the definition's fair chance (`fair_source`; `files`
+        are the measured results of `fair_measured` it names)."""
+        if kind == "fair":
+            return fair_source(self.definition)
+        return table_source(self.definition, files)
+
+
+def table_source(definition, files: Sequence[str]):
+    """A source sampling the saved estimates `files`, as the definition reads them (its
+    `table_outcomes`, which checks they are tables of its devices); InputError when a plain table
+    source leaves one of the game's chance events without a table (analyze simulates no physics)."""
+    from tabletop.gamekit.chance import TableOutcomes
+
+    source = definition.table_outcomes(list(files))
+    if isinstance(source, TableOutcomes) and source.fallback is None:
+        missing = [e for e in definition.chance_events if e not in source.tables]
+        if missing:
+            raise InputError(f"--outcomes: analyze simulates no physics, so {definition.title} needs a table for "
+                             f"each of its chance events ({', '.join(definition.chance_events)}); missing: "
+                             f"{', '.join(missing)}")
+    return source
+
+
+def fair_source(definition):
+    """The game's fair chance: its `fair_tables`, and where they leave a chance event out (a device
+    with no fair odds, or an event no table answers, such as a shuffle), the game's measured source
+    behind them (the published estimates of its `devices`), which answers only those events.
+    GameError (one line) where the game has no fair chance."""
+    from tabletop.gamekit.chance import TableOutcomes
+
+    tables = definition.fair_tables()
+    if set(definition.chance_events) <= set(tables):
+        return TableOutcomes(tables)
+    if not definition.devices:
+        left = [e for e in definition.chance_events if e not in tables]
+        raise InputError(f"{definition.title}: its fair tables leave {', '.join(left)} out and it has no measured "
+                         f"tables to draw them from")
+    return TableOutcomes(tables, fallback=table_source(definition, measured_files(definition.devices)))
+
+
+def generic_analysis(definition) -> GameAnalysis:
+    """What every game has, for a game whose definition gives no analysis: who won (the seats whose
+    `returns()` are positive), who made the first decision, and the game's length in turns,
+    decisions and chance events. Several seats may share a win, so the first player's fair share is
+    the seats' mean win rate."""
+    return GameAnalysis(
+        definition=definition, observer=GenericObserver, single_winner=False,
+        first_rule="the seat that made the game's first decision",
+        fair_note="the fair tables its definition gives (fair_tables)",
+        what={"turns": "turns", "decisions": "decisions of the seats", "chance_events": "chance events"})
 
 
 class Observer:
@@ -111,6 +158,37 @@ class Observer:
         raise NotImplementedError
 
 
+class GenericObserver(Observer):
+    """What every game has (`generic_analysis`): the winners by the rules' returns, the seat of the
+    first decision, the turns, decisions and chance events."""
+
+    def __init__(self):
+        super().__init__()
+        self.first: int | None = None
+        self.decisions = self.chances = 0
+
+    def start(self, state) -> None:
+        super().start(state)
+        self._decides(state)
+
+    def seen(self, state, action) -> None:
+        if self.event is not None:
+            self.chances += 1
+        else:
+            self.decisions += 1
+        self._decides(state)
+
+    def _decides(self, state) -> None:
+        if self.first is None and not state.is_terminal() and state.chance_event is None:
+            self.first = state.current_player
+
+    def record(self, final) -> dict:
+        returns = final.returns()
+        return {"winners": [p for p, r in enumerate(returns) if r > 0], "first": self.first,
+                "lengths": {"turns": final.turn, "decisions": self.decisions, "chance_events": self.chances},
+                "counts": {}, "samples": {}, "proportions": {}}
+
+
 def game_seed(seed: int, index: int) -> int:
     """Game `index`'s own seed in a run with `seed`: from SeedSequence(seed, spawn_key=(index,))."""
     return int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1, np.uint64)[0])
@@ -127,10 +205,15 @@ def measured_files(devices: Sequence[str]) -> tuple[str, ...]:
 
 
 def resolve_outcomes(analysis: GameAnalysis, outcomes: str) -> tuple[str, tuple[str, ...]]:
-    """(kind, files) of an --outcomes value: ("table", files) for measured and table:..., ("fair",
-    the measured files of the devices with no fair chance) for fair; anything else is an InputError."""
+    """(kind, files) of an --outcomes value: ("table", files) for measured (the published estimates
+    of the definition's `devices`) and table:..., ("fair", the measured files of the devices with no
+    fair chance) for fair; anything else is an InputError."""
     if outcomes == "measured":
-        return "table", measured_files(analysis.measured)
+        devices = analysis.definition.devices
+        if not devices:
+            raise InputError(f"--outcomes measured: {analysis.definition.title} has no devices, so no measured "
+                             f"tables; use fair or table:FILE.json")
+        return "table", measured_files(devices)
     if outcomes == "fair":
         return "fair", measured_files(analysis.fair_measured)
     if outcomes.startswith("table:") and outcomes[6:].strip(","):
@@ -152,11 +235,13 @@ class GameTask:
 
     def __init__(self, game, seats: tuple[str, ...], sources: tuple[tuple[str, tuple[str, ...]], ...],
                  options: dict):
+        self.definition = game
         self.analysis = game.analysis()
-        self.game = self.analysis.make_game(len(seats), dict(options))
+        # the rules' Game a replay of such a game would record (its seats and options)
+        self.game = game.make_game(game.replay_config(seats, sources[0][0], dict(options)))
         self.sources = [self.analysis.source(kind, files) for kind, files in sources]
         # each run's seats, made once (they keep nothing of a game; a solved seat keeps its solution)
-        self.seats = {id(src): [self.analysis.make_seat(k, src) for k in seats] for src in self.sources}
+        self.seats = {id(src): [game.make_seat(k, src, dict(options)) for k in seats] for src in self.sources}
 
     def play(self, seed: int, index: int, source) -> dict:
         """Game `index` of the run with `seed`, from `source`: its observer's record."""
@@ -164,7 +249,7 @@ class GameTask:
         observer = self.analysis.observer()
         observer.start(state)
         Match(state, self.seats[id(source)], source, game_seed(seed, index),
-              max_turns=self.analysis.max_turns, after_action=observer).play()
+              max_turns=self.definition.max_turns, after_action=observer).play()
         return observer.record(state)
 
     def __call__(self, seed: int, indices: Sequence[int]) -> list[dict]:

@@ -129,6 +129,16 @@ class GameDefinition(abc.ABC):
             return tables
         raise InputError(f"--outcomes: expected physics or table:FILE.json, got {outcomes!r}")
 
+    def fair_tables(self) -> dict[str, dict[str, float]]:
+        """The idealised chance of its chance events, {event: {label: p}}: a die's faces equally
+        likely, a coin's sides even, a spinner's labels by their sectors' share. `analyze --outcomes
+        fair` plays with it (an event it leaves out, such as a device with no fair odds, is drawn
+        from the measured tables: tabletop.gamekit.analyze.fair_source), `bench --rules` draws from
+        it, a review weighs a gadget's swing against it and `estimate` plots it beside a device's
+        odds. Optional: the devices declare no fair odds of their own, so the default says in one
+        line that the game has no fair chance (GameError)."""
+        raise GameError(f"{self.title or self.name} has no fair chance (its definition gives no fair_tables)")
+
     def table_outcomes(self, files):
         """A source sampling saved estimates (`tabletop estimate DEVICE --out FILE.json`): by default
         every table the files hold (tabletop.gamekit.chance.TableOutcomes); a game checks here that
@@ -251,8 +261,11 @@ class GameDefinition(abc.ABC):
                         f"play it with --headless")
 
     def analysis(self):
-        """Its GameAnalysis (tabletop.gamekit.analyze): what `tabletop analyze` measures. Optional: a
-        game without one is analysed for what every game has (winners, first player, turns)."""
+        """Its GameAnalysis (tabletop.gamekit.analyze): what only analysis knows of the game (an
+        observer of its games, who plays first, how its fair chance is made, what its figures
+        mean); the rules, seats, sources and turn cap analyze takes from this definition. Optional:
+        a game without one is analysed for what every game has (winners, the first player, its
+        length in turns, decisions and chance events: tabletop.gamekit.analyze.generic_analysis)."""
         from tabletop.gamekit.analyze import generic_analysis
 
         return generic_analysis(self)
@@ -285,7 +298,10 @@ class GameDefinition(abc.ABC):
 
     def rules_bench(self):
         """Its `tabletop bench --rules` set-up: a tabletop.gamekit.rules_bench.RulesBench. The default
-        is made from the definition (tabletop.gamekit.rules_bench.from_definition)."""
+        is made from the definition (tabletop.gamekit.rules_bench.from_definition: the Game of the
+        default options and the fewest seats, chance from `fair_tables`, seats by `make_seat`, its
+        `max_turns`); a game overrides only what differs (`dataclasses.replace(super().rules_bench(),
+        players=4)`)."""
         from tabletop.gamekit.rules_bench import from_definition
 
         return from_definition(self)

@@ -57,20 +57,23 @@ class KingKong(GameDefinition):
         return "+".join(self.colours[p] for p in state.winners) or None
 
     def rules_bench(self):
-        from tabletop.gamekit.chance import TableOutcomes
-        from tabletop.games.king_kong.ai import SEATS
-        from tabletop.games.king_kong.chance import UNIFORM_KNOCKOVER, KnockoverTable, ShuffleSource
-        from tabletop.games.king_kong.rules import DIE_LABELS, INNER_LABELS, OUTER_LABELS, Game
-        from tabletop.gamekit.rules_bench import RulesBench
+        """The default bench (tabletop.gamekit.rules_bench.from_definition) with three players, as its
+        published figures have been measured."""
+        from dataclasses import replace
 
-        def source():
-            even = {event: {label: 1 / len(labels) for label in labels}
-                    for event, labels in (("die", DIE_LABELS), ("spin-outer", OUTER_LABELS),
-                                          ("spin-inner", INNER_LABELS))}
-            return ShuffleSource(KnockoverTable(UNIFORM_KNOCKOVER, fallback=TableOutcomes(even)))
+        return replace(super().rules_bench(), players=3)
 
-        return RulesBench(self.name, 3, lambda: Game(players=3), source, lambda: SEATS, 5000,
-                          "die and spinner circles even; Kong's moves the stand-in knock-over table")
+    def fair_tables(self) -> dict:
+        """The die's faces 1/6 each, each spinner label its sectors' share of its circle
+        (tabletop.games.king_kong.analysis.fair_tables); Kong's move has none (its fates stay measured)."""
+        from tabletop.games.king_kong.analysis import fair_tables
+        return fair_tables()
+
+    def table_outcomes(self, files):
+        """A source of saved die, spinner and kong-knockover estimates
+        (tabletop.games.king_kong.chance.table_source)."""
+        from tabletop.games.king_kong.chance import table_source
+        return table_source(files)
 
     def actions(self) -> dict:
         from tabletop.games.king_kong import rules as r

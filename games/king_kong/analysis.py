@@ -13,16 +13,15 @@ come from the measured kong-knockover table.
 from __future__ import annotations
 
 from tabletop.gamekit.analyze import GameAnalysis, Observer
-from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_kong.labels import DIE_LABELS, FATES, INNER_LABELS, OUTER_LABELS, NO_RISK
 from tabletop.gamekit.state import ChanceOutcome
-from tabletop.sim.errors import InputError
 
 KNOCKOVER = "kong-knockover"
 
 
 def fair_tables() -> dict[str, dict[str, float]]:
-    """The die's faces 1/6 each; each spinner label its sectors' share of its circle (the spec's)."""
+    """The die's faces 1/6 each; each spinner label its sectors' share of its circle (the spec's): the
+    definition's `fair_tables` (Kong's move has no fair odds: its fates stay measured)."""
     from tabletop.gamekit.devices import default_spec
     from tabletop.sim.devices.spinner_shape import load_circle
     from tabletop.sim.spec import load_toml
@@ -32,23 +31,6 @@ def fair_tables() -> dict[str, dict[str, float]]:
     for event, name, labels in (("spin-outer", "outer", OUTER_LABELS), ("spin-inner", "inner", INNER_LABELS)):
         out[event] = load_circle(spec.table(name), name, labels).share()
     return out
-
-
-def _source(kind: str, files):
-    from tabletop.games.king_kong.chance import KnockoverTable, ShuffleSource, table_source
-
-    if kind == "table":
-        return table_source(files)
-    (knock,) = files                  # fair_measured: the measured kong-knockover table
-    return ShuffleSource(KnockoverTable.from_file(knock, fallback=TableOutcomes(fair_tables())))
-
-
-def _game(players: int, options: dict):
-    from tabletop.games.king_kong.rules import COLOURS, Game
-
-    if not 2 <= players <= len(COLOURS):
-        raise InputError(f"--seats: King Kong needs 2-{len(COLOURS)} seats, not {players}")
-    return Game(players=players)
 
 
 class KongObserver(Observer):
@@ -86,11 +68,8 @@ class KongObserver(Observer):
 
 def analysis(definition) -> GameAnalysis:
     """What analyze measures of the game `definition` (King Kong's) defines."""
-    from tabletop.games.king_kong.ai import SEATS, make_seat
-
     return GameAnalysis(
-        make_game=_game, seats=SEATS, make_seat=make_seat, measured=("die", "spinner", KNOCKOVER), source=_source,
-        observer=KongObserver, single_winner=False, nobody="kong", fair_measured=(KNOCKOVER,),
+        definition=definition, observer=KongObserver, single_winner=False, nobody="kong", fair_measured=(KNOCKOVER,),
         first_rule="the highest roller of the start rolls (ties roll again), who takes the spinner, moves Kong "
                    "before play and plays first in round 1",
         fair_note="the die's faces 1/6 each; each spinner label its sectors' share of its circle "
@@ -101,8 +80,7 @@ def analysis(definition) -> GameAnalysis:
               "kong.knocked": "pawns knocked over by Kong", "kong.pushed": "pawns pushed out by Kong",
               "kong.at_risk": "pawns at risk of a Kong move",
               "kong.knocked_share": "share of pawns at risk knocked over",
-              "kong.pushed_share": "share of pawns at risk pushed out"},
-        max_turns=definition.max_turns)
+              "kong.pushed_share": "share of pawns at risk pushed out"})
 
 
 def redealer(state, seats):

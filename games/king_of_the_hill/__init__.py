@@ -90,14 +90,16 @@ class KingOfTheHill(GameDefinition):
                 "players": 2, "policy": str(policy) if policy is not None else None}
 
     def rules_bench(self):
-        from tabletop.gamekit.chance import TableOutcomes
-        from tabletop.games.king_of_the_hill.ai import SEATS
-        from tabletop.games.king_of_the_hill.analysis import fair_tables
-        from tabletop.games.king_of_the_hill.rules import Game
-        from tabletop.gamekit.rules_bench import RulesBench
+        """The default bench (tabletop.gamekit.rules_bench.from_definition) with four players, the
+        full hill, as its published figures have been measured."""
+        from dataclasses import replace
 
-        return RulesBench(self.name, 4, lambda: Game(players=4), lambda: TableOutcomes(fair_tables()),
-                          lambda: SEATS, 5000, "tipper's 7 slots and crater's 6 seats even")
+        return replace(super().rules_bench(), players=4)
+
+    def fair_tables(self) -> dict:
+        """Each Tipper slot 1/7, each cave seat 1/6 (tabletop.games.king_of_the_hill.analysis.fair_tables)."""
+        from tabletop.games.king_of_the_hill.analysis import fair_tables
+        return fair_tables()
 
     def actions(self) -> dict:
         from tabletop.games.king_of_the_hill.rules import Move

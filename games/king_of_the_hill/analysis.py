@@ -7,35 +7,17 @@ of (or beyond it, when that is taken): the spaces it gained (positive) or lost (
 """
 from __future__ import annotations
 
-from functools import partial
-
 from tabletop.gamekit.analyze import GameAnalysis, Observer
-from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.king_of_the_hill.board import CRATER_LABELS
 from tabletop.games.king_of_the_hill.rules import TIPPER_LABELS, Phase
 from tabletop.gamekit.state import ChanceOutcome
-from tabletop.sim.errors import InputError
 
 
 def fair_tables() -> dict[str, dict[str, float]]:
-    """The idealised chance: each Tipper slot (1-6, J) 1/7, each cave seat 1/6."""
+    """The idealised chance (the definition's `fair_tables`): each Tipper slot (1-6, J) 1/7, each
+    cave seat 1/6."""
     return {"tipper": {label: 1 / len(TIPPER_LABELS) for label in TIPPER_LABELS},
             "crater": {label: 1 / len(CRATER_LABELS) for label in CRATER_LABELS}}
-
-
-def _source(definition, kind: str, files):
-    if kind == "fair":
-        return TableOutcomes(fair_tables())
-    tables = definition.table_outcomes(files)
-    missing = [e for e in definition.chance_events if e not in tables.tables]
-    if missing:
-        raise InputError(f"--outcomes: analyze simulates no physics, so King of the Hill needs a tipper and a "
-                         f"crater table; missing: {', '.join(missing)}")
-    return tables
-
-
-def _game(definition, players: int, options: dict):
-    return definition.make_game({"players": players, **options})
 
 
 class HillObserver(Observer):
@@ -73,11 +55,8 @@ class HillObserver(Observer):
 
 def analysis(definition) -> GameAnalysis:
     """What analyze measures of the game `definition` (King of the Hill's) defines."""
-    from tabletop.games.king_of_the_hill.ai import SEATS, make_seat
-
     return GameAnalysis(
-        make_game=partial(_game, definition), seats=SEATS, make_seat=make_seat, measured=("tipper", "crater"),
-        source=partial(_source, definition), observer=HillObserver,
+        definition=definition, observer=HillObserver,
         first_rule="the seat the turn-order tilts put first (every player tilts, the highest goes first, J beats 6, "
                    "ties tilt again); play then passes to the left",
         fair_note="each Tipper slot 1, 2, 3, 4, 5, 6, J 1/7; each cave seat 1/6",
@@ -86,5 +65,4 @@ def analysis(definition) -> GameAnalysis:
               "crater.spaces": "spaces a knocked marble gained (+) or lost (-) through the crater",
               "crater.gained": "share of crater knocks that moved the marble forward",
               "crater.lost": "share of crater knocks that moved the marble back",
-              "tipper.j_share": "share of the turns' tilts that gave J"},
-        max_turns=definition.max_turns)
+              "tipper.j_share": "share of the turns' tilts that gave J"})

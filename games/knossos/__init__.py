@@ -56,15 +56,10 @@ class Knossos(GameDefinition):
         solution = solve(tables["sticks"], game.games_to_win, exit_rule=game.exit_rule)
         return lambda state: [solution.value(state, p) for p in range(game.players)]
 
-    def rules_bench(self):
-        from tabletop.games.knossos.ai import SEATS
+    def fair_tables(self) -> dict:
+        """Two fair sticks: 1 1/4, 2 1/2, 3 1/4 (tabletop.games.knossos.analysis.fair_tables)."""
         from tabletop.games.knossos.analysis import fair_tables
-        from tabletop.games.knossos.rules import Game
-        from tabletop.gamekit.chance import TableOutcomes
-        from tabletop.gamekit.rules_bench import RulesBench
-
-        return RulesBench(self.name, 2, Game, lambda: TableOutcomes(fair_tables()), lambda: SEATS, 20000,
-                          "sticks 1: 1/4, 2: 1/2, 3: 1/4", unit="matches")
+        return fair_tables()
 
     def extra_benches(self, games: int, seats: str) -> dict:
         """With random seats, matches on the position graph too (knossos/playout.py: the same matches

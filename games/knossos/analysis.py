@@ -7,27 +7,18 @@ started them; games of one match are not independent draws). A throw of 3 gives 
 """
 from __future__ import annotations
 
-from functools import partial
 from math import comb
 
 from tabletop.gamekit.analyze import GameAnalysis, Observer
-from tabletop.gamekit.chance import TableOutcomes
 from tabletop.games.knossos.rules import EXTRA_THROW, STICK_LABELS
 from tabletop.gamekit.state import ChanceOutcome
 
 
 def fair_tables() -> dict[str, dict[str, float]]:
-    """Two fair sticks (each flat side up half the time): label k + 1 is k flat sides up, C(2, k)/4."""
+    """Two fair sticks (each flat side up half the time; the definition's `fair_tables`): label k + 1
+    is k flat sides up, C(2, k)/4."""
     sticks = len(STICK_LABELS) - 1
     return {"sticks": {label: comb(sticks, k) / 2 ** sticks for k, label in enumerate(STICK_LABELS)}}
-
-
-def _source(definition, kind: str, files):
-    return TableOutcomes(fair_tables()) if kind == "fair" else definition.table_outcomes(files)
-
-
-def _game(definition, players: int, options: dict):
-    return definition.make_game({"players": players, **options})
 
 
 class KnossosObserver(Observer):
@@ -60,14 +51,10 @@ class KnossosObserver(Observer):
 
 def analysis(definition) -> GameAnalysis:
     """What analyze measures of the game `definition` (Knossos's) defines."""
-    from tabletop.games.knossos.ai import SEATS, make_seat
-
     return GameAnalysis(
-        make_game=partial(_game, definition), seats=SEATS, make_seat=make_seat, measured=("sticks",),
-        source=partial(_source, definition), observer=KnossosObserver, unit="match",
+        definition=definition, observer=KnossosObserver, unit="match",
         first_rule="red, who starts the first game of the match (the loser of each game starts the next)",
         fair_note="two fair sticks: 1 (two round sides) 1/4, 2 (one of each) 1/2, 3 (two flat sides) 1/4",
         what={"throws": "throws of the sticks", "games": "games", "sticks.threes": "throws of 3 (each an extra "
               "throw)", "game_starter.win_rate": "games won by the player who started them",
-              "sticks.three_share": "share of throws that gave 3"},
-        max_turns=definition.max_turns)
+              "sticks.three_share": "share of throws that gave 3"})

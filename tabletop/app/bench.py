@@ -75,7 +75,7 @@ def _rules(request: BenchRequest, reporter) -> BenchResult:
         reporter.step(line)
 
     figures = bench_rules(GAMES.values(), request.rules_games or (30 if request.quick else 300), request.rules_seats,
-                          emit=say)
+                          emit=say, problems=GAMES.problems())
     rows = [[name, f"{fig['games_per_s']:.1f}", f"{fig['decisions_per_s']:.0f}",
              f"{fig['chance_events_per_s']:.0f}", f"{fig['decisions_per_game']:.1f}",
              f"{fig['chance_events_per_game']:.1f}"] for name, fig in figures["games"].items()]
@@ -84,5 +84,7 @@ def _rules(request: BenchRequest, reporter) -> BenchResult:
                ["game", "games/s", "decisions\nper s", "chance\nevents\nper s", "decisions\nper game",
                 "chance\nevents\nper game"], rows,
                f"games played: {', '.join(f'{n} {k}' for n, k in games.items())} (a match of several "
-               f"games counts as one); every figure is in the JSON of --out")
+               f"games counts as one)"
+               + "".join(f"; {name} not benched: {why}" for name, why in figures["not_benched"].items())
+               + "; every figure is in the JSON of --out")
     return BenchResult(figures, lines, summary)

@@ -23,20 +23,21 @@ def outcome_notes(device: str) -> list[str]:
 
 def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
     """The device's fair odds where it has a notion of them ({label: p}, the legend's text): the
-    idealised chance `analyze --outcomes fair` plays with (a die's faces 1/6, the Tipper's slots
-    1/7, the cave seats 1/6, the sticks as two fair coins, the spinner's sectors by their share of
-    the card); None for the knock-overs and the generic throw, which have none."""
-    from tabletop.gamekit.analyze import measured_files
-    from tabletop.gamekit.chance import table_dicts
+    idealised chance `analyze --outcomes fair` plays with, the fair table (a game's `fair_tables`)
+    of a game that uses the device whose labels are the device's (a die's faces 1/6, the Tipper's
+    slots 1/7, the cave seats 1/6, the sticks as two fair coins, the spinner's sectors by their
+    share of the card); None for the knock-overs and the generic throw, which have none."""
+    from tabletop.gamekit.definition import GameError
     from tabletop.gamekit.registry import GAMES
 
     for spec in GAMES.values():
         if device not in spec.devices:
             continue
-        analysis = spec.analysis()
-        if device in analysis.fair_measured:
-            return None
-        for table in table_dicts(analysis.source("fair", measured_files(analysis.fair_measured))).values():
+        try:
+            tables = spec.fair_tables()
+        except GameError:
+            continue
+        for table in tables.values():
             if set(table) == set(labels):
                 values = sorted(set(round(v, 9) for v in table.values()))
                 how = (f"each 1/{round(1 / values[0])}" if len(values) == 1 else
