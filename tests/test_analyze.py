@@ -199,3 +199,55 @@ def test_bad_solve_options_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+# -- what analyze takes from the definition -------------------------------------------------------
+
+def _bare(definition):
+    """`definition` as a game that gives no analysis and no fair chance (the contract's defaults)."""
+    from tabletop.gamekit.definition import GameDefinition
+
+    class Bare(type(definition)):
+        analysis = GameDefinition.analysis
+        fair_tables = GameDefinition.fair_tables
+
+    return Bare()
+
+
+@pytest.mark.parametrize("name", GAMES.names())
+def test_a_game_without_an_analysis_is_analysed_for_what_every_game_has(name):
+    """The generic analysis: the winners by the rules' returns, the seat of the first decision, the
+    turns, decisions and chance events, on the game the definition makes with the seats it makes."""
+    definition = GAMES[name]
+    bare = _bare(definition)
+    seats = (next(k for k in definition.seat_kinds if k != "human"),) * definition.seats[0]
+    task = GameTask(bare, seats, (resolve_outcomes(bare.analysis(), "measured"),), definition.check_options({}))
+    for r in task(3, range(2)):
+        state = task.game.new_initial_state()
+        Match(state, task.seats[id(task.sources[0])], task.sources[0], game_seed(3, r["index"]),
+              max_turns=definition.max_turns).play()
+        chances = sum(type(a).__name__ == "ChanceOutcome" for a in state.history)
+        assert r["winners"] == [p for p, v in enumerate(state.returns()) if v > 0]
+        assert r["lengths"] == {"turns": state.turn, "decisions": len(state.history) - chances,
+                                "chance_events": chances}
+        assert r["first"] is None or 0 <= r["first"] < len(seats)
+
+
+@pytest.mark.parametrize("name", GAMES.names())
+def test_fair_chance_comes_from_the_definition_or_is_one_line(name):
+    """`--outcomes fair` draws every fair table the definition gives; a game with none says so."""
+    from tabletop.gamekit.analyze import fair_source
+    from tabletop.gamekit.chance import table_dicts
+    from tabletop.gamekit.definition import GameError
+
+    definition = GAMES[name]
+    try:
+        tables = definition.fair_tables()
+    except GameError as exc:
+        assert str(exc).count("\n") == 0 and "has no fair chance" in str(exc)
+        return
+    drawn = table_dicts(fair_source(definition))
+    for event, table in tables.items():
+        assert drawn[event] == pytest.approx({k: v / sum(table.values()) for k, v in table.items()})
+    with pytest.raises(GameError, match="has no fair chance"):
+        fair_source(_bare(definition))
