@@ -1,6 +1,8 @@
-"""The layers hold (issue 14, item 5): tabletop.sim knows no game, the physics core and the rules
-load no Panda3D, and reading a replay (`replay --summary`) loads no PyBullet. Each check imports in a
-fresh interpreter and reads its sys.modules, as tests/test_kk_cli.py does for the King Kong rules."""
+"""The layers hold (issue 14, item 5): tabletop.sim knows no game, the physics core and every
+registered game's rules load no Panda3D, the device registry loads no device, and reading a replay
+(`replay --summary`, a game's playback adapter) loads no PyBullet. Each check imports in a fresh
+interpreter and reads its sys.modules, as tests/test_kk_cli.py does for the King Kong rules. (What
+each package may import, read from the source: tests/test_architecture.py.)"""
 from __future__ import annotations
 
 import ast
@@ -12,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.gamekit.chance import measured_paths
+from tabletop.gamekit import devices
+from tabletop.gamekit.definition import GameDefinition
+from tabletop.gamekit.registry import GAMES, ordered
 
 ROOT = Path(__file__).resolve().parents[1]
 STICKS_TABLE = ROOT / "assets" / "measured" / "sticks-10k-seed1.json"
@@ -22,8 +26,15 @@ def _modules(package: str, folder: Path) -> list[str]:
     return sorted(m.name for m in pkgutil.walk_packages([str(folder)], prefix=f"{package}."))
 
 
+def _rules_game(definition):
+    """The rules' Game of a registered game's shortest config (its fewest seats, its default options)."""
+    seats = ["random"] * definition.seats[0]
+    return definition.make_game(definition.replay_config(seats, "physics", definition.check_options({})))
+
+
 SIM_MODULES = ["tabletop.sim", *_modules("tabletop.sim", ROOT / "sim")]
-RULES_MODULES = sorted(f"tabletop.games.{p.parent.name}.rules" for p in (ROOT / "games").glob("*/rules.py"))
+# every registered game's rules: the module of the Game its definition makes (plugin games too)
+RULES_MODULES = sorted({type(_rules_game(GAMES[name])).__module__ for name in GAMES})
 
 
 def _loaded_after(code: str, cwd: Path) -> set[str]:
@@ -39,13 +50,14 @@ def _matching(names: set[str], *prefixes: str) -> list[str]:
 
 
 def test_the_module_lists_are_complete():
-    """The walk finds the physics core, its devices and view, and the three games' rules (a test
-    over an empty list would pass whatever the imports did)."""
+    """The walk finds the physics core, its devices and view, and every registered game's rules,
+    tabletop's three among them (a test over an empty list would pass whatever the imports did)."""
     assert {"tabletop.sim.batch", "tabletop.sim.scene", "tabletop.sim.bench", "tabletop.sim.devices.die",
             "tabletop.sim.devices.tipper", "tabletop.sim.devices.tipper_shape", "tabletop.sim.devices.crater",
             "tabletop.sim.devices.hill_shape", "tabletop.sim.view.app"} <= set(SIM_MODULES)
-    assert RULES_MODULES == ["tabletop.games.king_kong.rules", "tabletop.games.king_of_the_hill.rules",
-                             "tabletop.games.knossos.rules"]
+    assert {"tabletop.games.king_kong.rules", "tabletop.games.king_of_the_hill.rules",
+            "tabletop.games.knossos.rules"} <= set(RULES_MODULES)
+    assert len(RULES_MODULES) == len(GAMES)
 
 
 def test_sim_imports_nothing_from_games(tmp_path):
@@ -130,24 +142,24 @@ def test_the_devices_shapes_load_no_pybullet(tmp_path):
 
 
 def test_the_device_registry_imports_no_device(tmp_path):
-    """Every device's name, default spec and summary come from the registry (games/devices.py)
-    without importing a device module, so PyBullet stays unloaded; building one imports its module."""
-    code = ("from tabletop.gamekit.devices import DEVICES, TARGETS, default_spec\n"
-            "assert len(DEVICES) == len(TARGETS)\n"
+    """Every device's name, default spec and summary come from the registry (gamekit/devices.py, the
+    entry points of tabletop.devices, plugins' too) without importing a device module, so PyBullet
+    stays unloaded; building one imports its module."""
+    points = ordered(devices.GROUP)
+    code = ("from tabletop.gamekit.devices import DEVICES, default_spec\n"
+            f"assert len(DEVICES) == {len(points)}\n"
             "assert all(default_spec(name).is_file() and e.summary for name, e in DEVICES.items())")
     loaded = _loaded_after(code, tmp_path)
-    from tabletop.gamekit.devices import TARGETS
-
-    modules = [t.split(":")[0] for t in TARGETS]
+    modules = [point.module for point in points]
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.world", *modules) == []
 
 
 def test_only_the_knockover_device_lives_with_a_game():
-    """Every device but King Kong's knock-over (built on his rig) lives in tabletop.sim.devices, and
-    no game package keeps a device module of its own outside the registry."""
-    from tabletop.gamekit.devices import TARGETS
-
-    outside = [t for t in TARGETS if not t.startswith("tabletop.sim.devices.")]
+    """Every device of tabletop's own but King Kong's knock-over (built on his rig) lives in
+    tabletop.sim.devices, and no game package of tabletop's keeps a device module of its own
+    outside the registry. (A plugin's devices live with it.)"""
+    own = [point.value for point in ordered(devices.GROUP) if point.dist is not None and point.dist.name == "tabletop"]
+    outside = [t for t in own if not t.startswith("tabletop.sim.devices.")]
     assert outside == ["tabletop.games.king_kong.knockover:KongKnockover"]
     declaring = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "games").rglob("*.py")
                        if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DEFAULT_SPEC"
@@ -181,20 +193,16 @@ def test_the_playback_modules_load_no_pybullet(tmp_path):
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet") == []
 
 
-MEASURED = {"knossos": ["sticks"], "king-of-the-hill": ["tipper", "crater"],
-            "king-kong": ["die", "spinner", "kong-knockover"]}
-
-
 @pytest.fixture(scope="module")
 def small_replays(tmp_path_factory):
-    """One short recorded game of each game, its chance drawn from the measured tables (fast)."""
+    """One short recorded game of each registered game, its chance drawn from its devices' measured
+    tables (fast)."""
     folder = tmp_path_factory.mktemp("replays")
     out = {}
-    for game, devices in MEASURED.items():
-        tables = ",".join(str(p) for p in measured_paths(devices))
+    for game in GAMES:
         path = folder / f"{game}.ttr"
         play = subprocess.run([sys.executable, "-m", "tabletop.cli", "play", game, "--headless", "--seed", "3",
-                               "--outcomes", f"table:{tables}", "--record", str(path)],
+                               "--outcomes", "measured", "--record", str(path)],
                               capture_output=True, text=True, cwd=folder, timeout=300)
         assert play.returncode == 0, play.stderr
         out[game] = path
@@ -202,15 +210,17 @@ def small_replays(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", [
-    "knossos", "king-of-the-hill", "king-kong",
-])
+@pytest.mark.parametrize("game", list(GAMES))
 def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     """A game's playback adapter, made from a recorded replay's scene (every body it holds), its
     timeline re-driven to the end and two PNG frames rendered from it (`replay --frames`), loads
-    neither PyBullet nor the physical table."""
+    neither PyBullet nor the physical table (its package's `table` module)."""
     pytest.importorskip("panda3d")
-    table = {"knossos": "knossos", "king-of-the-hill": "king_of_the_hill", "king-kong": "king_kong"}[game]
+    definition = GAMES[game]
+    if type(definition).window_adapter is GameDefinition.window_adapter:
+        pytest.skip(f"{game} has no window")
+    package = type(definition).__module__
+    package = package if hasattr(sys.modules[package], "__path__") else package.rpartition(".")[0]
     path, frames = str(small_replays[game]), str(tmp_path / "frames")
     code = ("from tabletop.cli import main\n"
             "from tabletop.gamekit.view.playback import Timeline, replay_config\n"
@@ -229,7 +239,7 @@ def test_a_replays_adapter_loads_no_pybullet(tmp_path, small_replays, game):
     loaded = _loaded_after(code, tmp_path)
     assert "tabletop.gamekit.view.playback" in loaded
     assert _matching(loaded, "pybullet", "pybullet_utils", "tabletop.sim.bullet", "tabletop.sim.world",
-                     f"tabletop.games.{table}.table") == []
+                     f"{package}.table") == []
     rc = int((tmp_path / "rc.txt").read_text())
     if rc == 2 and not (tmp_path / "frames").exists():
         pytest.skip("no graphics pipe: the frames were not rendered")
