@@ -119,6 +119,27 @@ def _tables_of(source) -> dict | None:
             for event, (labels, probs) in source.tables.items()}
 
 
+def _table_order(source) -> dict:
+    """{"table_order": {event: labels}} for each recorded table whose labels do not stand in sorted
+    order ({} when none): a replay's header sorts its keys, and a table draws by its labels' order,
+    so that verify draws as the game did (`recorded_tables`)."""
+    if not isinstance(source, TableOutcomes):
+        return {}
+    order = {event: list(labels) for event, (labels, _) in source.tables.items() if list(labels) != sorted(labels)}
+    return {"table_order": order} if order else {}
+
+
+def recorded_tables(config: dict) -> dict | None:
+    """The tables a replay's config records (None: none), each with its labels in the order the
+    game drew them by (`_table_order`)."""
+    tables = config.get("tables")
+    if not tables:
+        return tables
+    order = config.get("table_order") or {}
+    return {event: ({label: table[label] for label in order[event]} if set(order.get(event, ())) == set(table)
+                    else table) for event, table in tables.items()}
+
+
 def replay_header(kind: str, seed: int, banner: list[str], scene: dict, **fields) -> dict:
     """A replay file's header: what wrote it, its kind ("game" or "trials"), seed, banner, first
     scene, motion rate and units, and the `fields` of its kind."""
@@ -177,7 +198,7 @@ class GameRecorder(MatchObserver):
             finally:
                 if self._own_physics is not None:
                     self._own_physics.close()
-            config = {**config, "tables": _tables_of(source)}
+            config = {**config, "tables": _tables_of(source), **_table_order(source)}
             if self.committed is not None:
                 seeding = {"seeds": SCHEME, "seeds_doc": COMMITTED_SEEDS_DOC,
                            "secret_commitment": self.committed.secret_commitment}

@@ -26,7 +26,7 @@ from tabletop.gamekit.chance import TableOutcomes, WatchedOutcomes
 from tabletop.gamekit.commit import SCHEME, chance_generator, check_reveal, check_secret, derive_reveal
 from tabletop.gamekit.definition import GameDefinition
 from tabletop.gamekit.errors import IllegalMoveError
-from tabletop.gamekit.record import MOTION_RATE, decode_action, scene_of, table_worlds
+from tabletop.gamekit.record import MOTION_RATE, decode_action, recorded_tables, scene_of, table_worlds
 from tabletop.gamekit.state import ChanceOutcome
 from tabletop.gamekit.trials import run_trial
 from tabletop.sim.errors import InputError
@@ -262,7 +262,7 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{replay.path}: corrupt replay: its header has no usable game config ({exc})") from None
     outcomes = config.get("outcomes", "physics")
-    tables = config.get("tables")
+    tables = recorded_tables(config)
     if outcomes != "physics" and not tables:
         raise InputError(f"{replay.path}: this game's chance came from --outcomes {outcomes}, which cannot be "
                          f"re-simulated; only physics games and measured-table games can be verified")

@@ -95,9 +95,14 @@ def test_play_headless_with_the_physical_coin_then_summary_and_verify(recorded):
 
 
 def test_play_on_the_measured_table_and_its_option(tmp_path):
-    rc, out, err = run("play", GAME, "--headless", "--seats", "ai,random", "--seed", 1, "--outcomes", "measured",
-                       "--goal", 2, "--no-record")
+    """The measured table found beside the plugin's device; its labels (top, bottom, side) are not in
+    sorted order, and verify draws by the order the game drew by."""
+    record = tmp_path / "measured.ttr"
+    rc, out, err = run("play", GAME, "--headless", "--seats", "ai,random", "--seed", 5, "--outcomes", "measured",
+                       "--goal", 2, "--record", record)
     assert rc == 0 and out.startswith("Coin race to 2, seats red=ai, blue=random"), err
+    rc, verified, err = run("replay", record, "--verify")
+    assert rc == 0 and verified.startswith("verified: "), err
     rc, _, err = run("play", GAME, "--headless", "--goal", 0, "--no-record")
     assert rc == 2 and "--goal: must be at least 1" in err and err.count("\n") == 1
     rc, _, err = run("play", "knossos", "--headless", "--goal", 2, "--no-record")
