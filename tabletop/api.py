@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tabletop.app.results import EstimateResult, PlayedGame, Probability
 
 __all__ = ["EstimateResult", "PlayedGame", "Probability", "Replay", "analyze", "calibrate", "estimate", "host",
-           "join", "open_replay", "play", "resume", "review"]
+           "join", "open_replay", "play", "plugins", "resume", "review"]
 
 _RESULTS = ("EstimateResult", "PlayedGame", "Probability")
 
@@ -308,3 +308,11 @@ def calibrate(device: str, observed: str | Path | None = None, *, joint: Iterabl
                                holdout_trials=holdout_trials, walkers=walkers, steps=steps, bootstrap=bootstrap,
                                spec=spec, overrides=texts, scheduler=scheduler, out=out, resume=resume, plot=plot)
     return run(request, _progress_reporter() if progress else None)
+
+
+def plugins() -> dict:
+    """The installed games and devices, where each comes from, and why a declared one cannot be
+    registered: {"games": [...], "devices": [...], "problems": {name: line}} (`tabletop plugins`)."""
+    from tabletop.app.plugins import plugins as installed
+
+    return installed()

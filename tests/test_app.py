@@ -19,7 +19,7 @@ COMMANDS = {"estimate": rq.EstimateRequest, "converge": rq.ConvergeRequest, "swe
             "play": (rq.WindowRequest, rq.ResumeRequest, rq.HostRequest), "replay": rq.ReplayRequest, "serve": rq.ServeRequest,
             "host": rq.HostRequest, "join": rq.JoinRequest, "games": rq.GamesRequest,
             "calibrate": rq.CalibrateRequest, "review": rq.ReviewRequest, "start": rq.StartRequest,
-            "rooms": rq.RoomsRequest}
+            "rooms": rq.RoomsRequest, "plugins": rq.PluginsRequest}
 
 
 def subparsers():

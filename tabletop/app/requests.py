@@ -367,6 +367,11 @@ class ResumeRequest:
 
 
 @dataclass
+class PluginsRequest:
+    """`tabletop plugins`: the installed games and devices (nothing to choose)."""
+
+
+@dataclass
 class GamesRequest:
     """`tabletop games`: the games recorded in `folder` (None: the user's games folder)."""
 

@@ -28,6 +28,7 @@ the result kept. Ctrl-C: exit 130, saying where the finished work is kept and ho
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tabletop.sim.errors import InputError
@@ -72,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tabletop: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader of stdout stopped reading (`tabletop plugins | head`): nothing more to say, and
+        # Python must not complain when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except BrokenProcessPool:
         print("tabletop: error: a worker process ended abruptly (killed, or out of memory); the chunks that "
               "finished are in the checkpoint beside --out, if one was given: run again with --resume",

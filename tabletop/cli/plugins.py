@@ -1,6 +1,5 @@
-"""`tabletop plugins`: the games and devices installed (tabletop's own and every other
-distribution's, found through the entry-point groups tabletop.games and tabletop.devices), where
-each comes from, and the one line that says why one that is declared cannot be registered."""
+"""`tabletop plugins`: prints what tabletop.app.plugins finds; exit 1 when a declared game or
+device cannot be registered (each said in one line)."""
 from __future__ import annotations
 
 
@@ -10,20 +9,20 @@ def add_command(sub) -> None:
 
 
 def plugins(args) -> int:
-    from tabletop.gamekit import devices
-    from tabletop.gamekit.registry import GAMES
+    from tabletop.app.plugins import plugins
+    from tabletop.app.requests import PluginsRequest
 
+    found = plugins(PluginsRequest())
     print("games:")
-    for name in GAMES:
-        d = GAMES[name]
-        lo, hi = d.seats
+    for g in found["games"]:
+        lo, hi = g["seats"]
         seats = f"{lo} seats" if lo == hi else f"{lo}-{hi} seats"
-        print(f"  {name:<20} {d.title}, {seats}, chance: {', '.join(d.chance_events) or 'none'} "
-              f"({GAMES.origin(name)})")
+        extra = "".join(f"; {word}" for word, has in (("no window", not g["window"]), ("solved", g["solved"])) if has)
+        print(f"  {g['name']:<20} {g['title']}, {seats}, chance: {', '.join(g['chance_events']) or 'none'}{extra} "
+              f"({g['origin']})")
     print("devices:")
-    for name, entry in devices.DEVICES.items():
-        print(f"  {name:<20} {entry.summary} ({entry.origin})")
-    problems = {**GAMES.problems(), **devices.problems()}
-    for line in problems.values():
+    for d in found["devices"]:
+        print(f"  {d['name']:<20} {d['summary']} ({d['origin']})")
+    for line in found["problems"].values():
         print(f"not registered: {line}")
-    return 1 if problems else 0
+    return 1 if found["problems"] else 0
