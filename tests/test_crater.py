@@ -18,7 +18,7 @@ from tabletop.sim.devices.base import Status
 from tabletop.sim.devices.crater import Crater, Knock
 from tabletop.sim.errors import SpecError
 
-from tests.specs import write_spec
+from tests.specs import assert_refused, write_spec
 
 SPEC = default_spec("crater")
 CAVES = ("cave1", "cave2", "cave3")
@@ -168,11 +168,7 @@ def test_fast_marble_does_not_escape_through_thin_walls(crater, case):
 ])
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
     """A bad spec value is refused with a one-line SpecError naming the file and the key."""
-    bad = write_spec(SPEC, tmp_path, table, key, value)
-    with pytest.raises(SpecError) as err:
-        Crater(bad)
-    message = str(err.value)
-    assert "\n" not in message and needle in message and str(bad) in message
+    assert_refused(Crater, write_spec(SPEC, tmp_path, table, key, value), needle)
 
 
 def test_missing_spec_file_raises_spec_error(tmp_path):

@@ -28,7 +28,7 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.throwable import rotate
 from tabletop.sim.world import PhysicsSettings, World
 
-from tests.specs import write_spec
+from tests.specs import assert_refused, write_spec
 
 SPEC = assets_dir() / "king_kong" / "die.toml"   # the registry's default spec for "die"
 
@@ -369,11 +369,7 @@ def test_summarize_extra():
 ])
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle):
     """A bad spec value is refused with a one-line SpecError naming the file and the key."""
-    bad = write_spec(SPEC, tmp_path, table, key, value)
-    with pytest.raises(SpecError) as err:
-        Die(bad)
-    message = str(err.value)
-    assert "\n" not in message and needle in message and str(bad) in message
+    assert_refused(Die, write_spec(SPEC, tmp_path, table, key, value), needle)
 
 
 @pytest.mark.parametrize("table, key, value, needle", [

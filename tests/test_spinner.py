@@ -26,7 +26,7 @@ from tabletop.sim.paths import assets_dir
 from tabletop.sim.scene import look, poses
 from tabletop.sim.world import PhysicsSettings, World
 
-from tests.specs import write_spec
+from tests.specs import assert_refused, write_spec
 
 SPEC = assets_dir() / "king_kong" / "spinner.toml"   # the registry's default spec for "spinner"
 
@@ -275,11 +275,7 @@ def _replace(tmp_path, old, new):
 def test_bad_spec_value_raises_spec_error(tmp_path, table, key, value, needle, make):
     """A bad spec value is refused with a one-line SpecError naming the file and the key, by the
     device and by its shape alike."""
-    bad = write_spec(SPEC, tmp_path, table, key, value)
-    with pytest.raises(SpecError) as err:
-        make(bad)
-    message = str(err.value)
-    assert "\n" not in message and needle in message and str(bad) in message
+    assert_refused(make, write_spec(SPEC, tmp_path, table, key, value), needle)
 
 
 @pytest.mark.parametrize("old, new, needle", [
