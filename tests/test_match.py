@@ -52,13 +52,20 @@ class Uniform:
         return _uniform(state, rng)
 
 
-def test_rules_import_no_physics_and_no_panda3d():
+@pytest.mark.parametrize("game", list(DEFINITIONS))
+def test_rules_import_no_physics_and_no_panda3d(game):
+    """A registered game's definition, the rules' Game it makes and a state of it, and the match loop
+    load neither PyBullet nor Panda3D."""
     code = ("import sys\n"
-            "import tabletop.games.king_of_the_hill.rules, tabletop.games.knossos.rules, tabletop.games.king_kong.rules\n"
+            "from tabletop.gamekit.registry import GAMES\n"
+            f"d = GAMES[{game!r}]\n"
+            "config = d.replay_config(['random'] * d.seats[0], 'physics', d.check_options({}))\n"
+            "d.make_game(config).new_initial_state().legal_actions()\n"
             "import tabletop.gamekit.match\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pybullet', 'panda3d', 'direct'))\n"
             "print(','.join(bad))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ""
 
 
@@ -221,19 +228,23 @@ def test_a_version_1_game_replay_summarizes_but_verify_names_its_version(tmp_pat
 
 # -- one registry ---------------------------------------------------------------------------------
 def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it(monkeypatch, tmp_path):
-    """Each game package exports one GameDefinition; `play`, replays and the window look games up
-    there, so a game added to the list alone is played by the command line."""
+    """Each installed game registers one GameDefinition (the entry-point group tabletop.games:
+    tabletop's three, and any plugin's); `play`, replays and the window look games up there, so a
+    game registered there alone is played by the command line."""
     from tabletop.gamekit import registry
     from tabletop.gamekit.definition import GameDefinition
-    from tabletop.games.king_kong import rules as kong
-    from tabletop.games.king_of_the_hill import rules as hill
-    from tabletop.games.knossos import rules as knossos
+    from tabletop.gamekit.state import Game, State
 
-    assert list(registry.GAMES) == ["king-of-the-hill", "knossos", "king-kong"]
-    for spec, rules in zip(registry.GAMES.values(), (hill, knossos, kong)):
-        assert isinstance(spec, GameDefinition) and spec.colours == rules.COLOURS
-        assert spec.seats[1] <= len(spec.colours)
-        assert set(spec.actions().values()) >= {ChanceOutcome}
+    names = list(registry.GAMES)
+    assert names[:3] == ["king-kong", "king-of-the-hill", "knossos"]      # tabletop's own first
+    for name in names:
+        spec = registry.GAMES[name]
+        assert isinstance(spec, GameDefinition) and spec.name == name and spec.title
+        assert 1 <= spec.seats[0] <= spec.seats[1] <= len(spec.colours)
+        if spec.chance_events:
+            assert ChanceOutcome in set(spec.actions().values())
+        game = spec.make_game(spec.replay_config(["random"] * spec.seats[0], "physics", spec.check_options({})))
+        assert isinstance(game, Game) and isinstance(game.new_initial_state(), State)
     played = []
 
     class Fake(type(registry.GAMES["knossos"])):
@@ -243,14 +254,15 @@ def test_the_registry_describes_every_game_and_the_command_line_iterates_over_it
             played.append(args)
             return 0
 
-    fake = Fake()
-    monkeypatch.setitem(registry.GAMES, "fake", fake)
+    games = registry.Registry()                    # the installed games, and one registered here
+    games.add(Fake())
+    monkeypatch.setattr(registry, "GAMES", games)
     rc, out, err = run("play", "fake", "--headless", "--seats", "ai,random", "--seed", "4", "--no-record")
-    defaults = registry.GAMES["knossos"].check_options({})
+    defaults = games["knossos"].check_options({})
     assert rc == 0 and [args[:5] for args in played] == [(["ai", "random"], 4, "physics", None, defaults)]
     assert callable(played[0][5])          # emit: each line of the log, which the command prints
     rc, out, err = run("play", "nonesuch", "--headless")
-    assert rc == 2 and err.count("\n") == 1 and "king-of-the-hill, knossos, king-kong, fake" in err
+    assert rc == 2 and err.count("\n") == 1 and f"{', '.join(names)}, fake" in err
 
 
 def test_a_match_taken_up_mid_game_numbers_the_chance_events_from_the_game_start():
