@@ -184,7 +184,7 @@ def test_the_commitment_is_published_before_the_source_is_asked(name, tmp_path):
     finally:
         source.close()
     chances = sum(isinstance(a, ChanceOutcome) for a in match.state.history)
-    assert chances >= 5
+    assert chances >= 1                                   # any game: at least one chance event
     kinds = [entry[0] for entry in log]
     assert kinds == ["commit", "asked", "reveal"] * chances
     for i in range(chances):

@@ -50,7 +50,7 @@ def _random_game(e, seed: int):
 def test_random_agents_play_a_whole_game_to_its_end(game, options):
     e = env(game, **options)
     total, decisions = _random_game(e, 5)
-    assert e.match.state.is_terminal() and decisions > 5
+    assert e.match.state.is_terminal() and decisions >= 1          # any game: at least one decision
     returns = e.match.state.returns()                       # +1 the winner or winners, -1 the others
     assert total == dict(zip(e.possible_agents, returns)) and set(returns) <= {1.0, -1.0}
     assert _random_game(env(game, **options), 5) == (total, decisions)         # a seeded reset replays
