@@ -193,20 +193,31 @@ def check_table(event: str, table, labels: Iterable[str]) -> dict[str, float]:
 
 
 def measured_paths(devices: Iterable[str]) -> list[Path]:
-    """The published measured odds of `devices`: their 10,000-trial estimates, package data
-    (assets/measured for tabletop's own devices; a plugin device's beside its module:
-    tabletop.gamekit.devices.measured_table)."""
+    """The published measured odds of `devices`: their 10,000-trial estimates (`tabletop estimate
+    DEVICE --trials 10000 --seed 1 --out DEVICE-10k-seed1.json`), package data: tabletop's own
+    devices' in its assets/measured, a device of another distribution's in the folder `measured`
+    beside the module its entry point names (`tabletop.devices`: tabletop.gamekit.devices)."""
     from tabletop.sim.paths import assets_dir
 
     paths = []
     for device in devices:
         path = assets_dir() / "measured" / f"{device}-10k-seed1.json"
-        if not path.is_file():            # not one of tabletop's own: ask the device registry
-            from tabletop.gamekit.devices import DEVICES, measured_table
-
-            path = measured_table(device) if device in DEVICES else path
-        paths.append(path)
+        paths.append(path if path.is_file() else _plugin_measured(device) or path)
     return paths
+
+
+def _plugin_measured(device: str) -> Path | None:
+    """Where a device of another distribution keeps its measured table (None: no such device)."""
+    import importlib.util
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="tabletop.devices", name=device):
+        module = point.value.split(":")[0]
+        if module != "tabletop" and not module.startswith("tabletop."):
+            found = importlib.util.find_spec(module)
+            if found is not None and found.origin:
+                return Path(found.origin).parent / "measured" / f"{device}-10k-seed1.json"
+    return None
 
 
 def measured_tables(devices: Iterable[str]) -> dict[str, dict[str, float]]:

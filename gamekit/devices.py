@@ -123,25 +123,11 @@ def default_spec(name: str) -> Path:
     """The named device's default spec: under tabletop's assets/ for its own devices, else relative
     to the folder of the module that declares it."""
     e = entry(name)
-    home = _home(e)
-    return assets_dir() / e.spec if home is None else home / e.spec
-
-
-def measured_table(name: str) -> Path:
-    """Where the named device's published measured odds lie (its 10,000-trial estimate, seed 1:
-    `tabletop estimate NAME --trials 10000 --seed 1 --out FILE.json`), package data: tabletop's own
-    devices' in its assets/measured, another distribution's in the folder `measured` beside the
-    module that declares the device."""
-    home = _home(entry(name))
-    return (assets_dir() if home is None else home) / "measured" / f"{name}-10k-seed1.json"
-
-
-def _home(e: DeviceEntry) -> Path | None:
-    """The folder of the module that declares a device of another distribution (None: tabletop's own)."""
     module = e.target.split(":")[0]
     if module == "tabletop" or module.startswith("tabletop."):
-        return None
-    return Path(importlib.util.find_spec(module).origin).parent
+        return assets_dir() / e.spec
+    found = importlib.util.find_spec(module)
+    return Path(found.origin).parent / e.spec
 
 
 def entry(name: str) -> DeviceEntry:
