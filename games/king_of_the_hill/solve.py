@@ -46,7 +46,6 @@ policy (int8 per Tipper slot) by dense key, 0.1 GB, 50 MB compressed in the cach
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import resource
@@ -62,6 +61,7 @@ from tabletop.games.king_of_the_hill.board import CRATER_LABELS, Board, load_boa
 from tabletop.games.king_of_the_hill.rules import (DRAWER, J_MAX, TIPPER_LABELS, ChanceOutcome, Game, Move, Pass,
                                                    Phase, Variant)
 from tabletop.gamekit.chance import check_table
+from tabletop.gamekit.solution import read_solution, write_solution
 from tabletop.sim.errors import InputError
 
 TOLERANCE = 1e-12           # the iteration stops after a sweep that changed no value by more than this
@@ -605,35 +605,21 @@ class Solution:
     # -- files -------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         """Write the solution as .npz (temp file, then renamed into place)."""
-        from tabletop.sim.output import write_bytes_atomic
-
         meta = {"format": "king-of-the-hill-solution", "version": SOLVER_VERSION, "rules": rules_version(),
                 "tables": self.tables, "figures": self.figures, "board": board_data(self.board),
                 "policy": "per dense key (mover's pair id x pairs + other's) and Tipper label 1-6, J: the "
                           "marble of the mover's sorted pair (0, 1), for J marble x 10 + distance - 1, -1 Pass"}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), values=self.values, policy=self.policy)
-        write_bytes_atomic(path, buf.getvalue())
+        write_solution(path, meta, values=self.values, policy=self.policy)
 
     @classmethod
     def load(cls, path: str | Path) -> "Solution":
         """A saved solution; a missing, foreign or stale file is an InputError."""
-        try:
-            with np.load(path) as f:
-                meta = json.loads(str(f["meta"]))
-                values, policy = f["values"], f["policy"]
-        except FileNotFoundError:
-            raise InputError(f"solution file not found: {path}") from None
-        except (OSError, ValueError, KeyError, EOFError):
-            raise InputError(f"{path}: not a King of the Hill solution file") from None
-        if meta.get("format") != "king-of-the-hill-solution" or meta.get("version") != SOLVER_VERSION:
-            raise InputError(f"{path}: not a King of the Hill solution of this version ({SOLVER_VERSION})")
-        if meta.get("rules") != rules_version():
-            raise InputError(f"{path}: solved for other rules than these; solve again")
+        meta, arrays = read_solution(path, "King of the Hill", "king-of-the-hill-solution", SOLVER_VERSION,
+                                     rules_version(), ("values", "policy"))
         board = meta.get("board")
         board = None if board is None else Board(board["path_length"], board["zone_seats"], board["edges"],
                                                  board["caves"])
-        return cls(meta["tables"], values, policy, meta["figures"], board)
+        return cls(meta["tables"], arrays["values"], arrays["policy"], meta["figures"], board)
 
 
 def board_data(board: Board | None) -> dict | None:

@@ -26,7 +26,6 @@ the two sum to 1 everywhere only if a game ends with probability 1, which `solve
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop.gamekit.chance import check_table as check_event_table, load_tables, measured_paths
+from tabletop.gamekit.solution import read_solution, write_solution
 from tabletop.games.knossos.rules import COLOURS, EXIT_RULES, PAST_APEX, STICK_LABELS, ChanceOutcome, Game, Pass
 from tabletop.sim.errors import InputError
 
@@ -287,18 +287,11 @@ class Solution:
     # -- files -------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         """Write the solution as .npz (temp file, then renamed into place)."""
-        import io
-
-        from tabletop.sim.output import write_bytes_atomic
-
         meta = {"format": "knossos-solution", "version": SOLVER_VERSION, "rules": rules_version(),
                 "table": self.table, "games_to_win": self.games_to_win, "scores": self.scores,
                 "sweeps": self.sweeps, "seconds": self.seconds, "exit_rule": self.exit_rule}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), keys=np.array(self.keys_array(), np.int8),
-                            throw_values=self.throw_values, move_values=self.move_values,
-                            choice=self.choice, game_values=self.game_values)
-        write_bytes_atomic(path, buf.getvalue())
+        write_solution(path, meta, keys=np.array(self.keys_array(), np.int8), throw_values=self.throw_values,
+                       move_values=self.move_values, choice=self.choice, game_values=self.game_values)
 
     def keys_array(self) -> list[list[int]]:
         return [[*red, *blue, p] for red, blue, p in self.keys]
@@ -306,18 +299,8 @@ class Solution:
     @classmethod
     def load(cls, path: str | Path) -> "Solution":
         """A saved solution; a missing, foreign or stale file is an InputError."""
-        try:
-            with np.load(path) as f:
-                meta = json.loads(str(f["meta"]))
-                arrays = {k: f[k] for k in ("keys", "throw_values", "move_values", "choice", "game_values")}
-        except FileNotFoundError:
-            raise InputError(f"solution file not found: {path}") from None
-        except (OSError, ValueError, KeyError, EOFError):
-            raise InputError(f"{path}: not a Knossos solution file") from None
-        if meta.get("format") != "knossos-solution" or meta.get("version") != SOLVER_VERSION:
-            raise InputError(f"{path}: not a Knossos solution of this version ({SOLVER_VERSION})")
-        if meta.get("rules") != rules_version():
-            raise InputError(f"{path}: solved for other rules than these; solve again")
+        meta, arrays = read_solution(path, "Knossos", "knossos-solution", SOLVER_VERSION, rules_version(),
+                                     ("keys", "throw_values", "move_values", "choice", "game_values"))
         keys = tuple(((int(r[0]), int(r[1])), (int(r[2]), int(r[3])), int(r[4])) for r in arrays["keys"])
         return cls(meta["table"], meta["games_to_win"], keys, tuple(tuple(s) for s in meta["scores"]),
                    arrays["throw_values"], arrays["move_values"], arrays["choice"], arrays["game_values"],
