@@ -14,8 +14,10 @@ from tabletop.net import protocol as p
 from tabletop.net.server import Hub
 from tests.net_scan import Recorder
 
-SEATS = {"king-of-the-hill": 2, "knossos": 2, "king-kong": 3}
-OPTIONS = {"knossos": {"games_to_win": 1}}
+# every registered game: with three seats where it seats them (King Kong's hands among three), and
+# its shortest game (each whole-number option at its minimum: a one-game Knossos match)
+SEATS = {name: min(3, GAMES[name].seats[1]) for name in GAMES}
+OPTIONS = {name: {o.name: o.minimum for o in GAMES[name].options if o.minimum is not None} for name in GAMES}
 
 
 def played(tmp_path, game: str, seed: int):
