@@ -257,13 +257,17 @@ def load_estimate_table(path: str | Path) -> dict[str, dict[str, float]]:
     return {device: probs}
 
 
-# -- calibrated tables --------------------------------------------------------------------------
-# A calibration file (tabletop.app.calibrate writes it; tabletop.app.calibrate.calibrated_tables
-# reads it with every check) may stand among a `table:` source's files: its calibrated odds (field
-# `predictive`, {device: {label: {p, ci95}}}) replace those devices' tables, whatever the order of
-# the files (`play`/`analyze --calibration FILE` put it there). A game recorded with one keeps, in
-# its config, the file, its digest and the tables it gave (`calibration_config`).
+# -- calibration files -------------------------------------------------------------------------
+# A calibration file (`tabletop calibrate --out`: tabletop.app.calibrate writes it, its fields
+# documented there) is read here, for every consumer: `load_calibration` checks it whole (format,
+# version, posterior draws), `calibration_tables` gives its calibrated odds (field `predictive`,
+# {device: {label: {p, ci95}}}), `calibration_draws` the per-trial perturbation a run of the
+# calibrated copy takes from its posterior draws. It may stand among a `table:` source's files:
+# its calibrated odds replace those devices' tables, whatever the order of the files
+# (`play`/`analyze --calibration FILE` put it there). A game recorded with one keeps, in its
+# config, the file, its digest and the tables it gave (`calibration_config`).
 CALIBRATION_FORMAT = "tabletop-calibration"
+CALIBRATION_VERSION = 1
 
 
 def is_calibration(data) -> bool:
@@ -281,6 +285,60 @@ def calibration_tables(data: dict, path) -> dict[str, dict[str, float]]:
     if not tables or any(not t or min(t.values()) < 0 or abs(sum(t.values()) - 1.0) > 1e-6 for t in tables.values()):
         raise InputError(f"{path}: a calibration file whose calibrated odds are empty or not probabilities")
     return tables
+
+
+def load_calibration(path: str | Path) -> dict:
+    """A calibration file, checked: its format, version and the posterior draws a consumer draws
+    from (InputError, one line, naming --calibration)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"--calibration {path}: no such file") from None
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise InputError(f"--calibration {path}: not a calibration file (not JSON)") from None
+    if not is_calibration(data):
+        raise InputError(f"--calibration {path}: not a calibration file")
+    if data.get("version") != CALIBRATION_VERSION:
+        raise InputError(f"--calibration {path}: calibration version {data.get('version')}, this build reads "
+                         f"{CALIBRATION_VERSION}")
+    draws = data.get("posterior_draws")
+    if (not isinstance(draws, dict) or not draws.get("values")
+            or any(len(row) != len(draws.get("names", ())) for row in draws["values"])):
+        raise InputError(f"--calibration {path}: its posterior draws are missing or malformed")
+    return data
+
+
+def calibrated_tables(path: str | Path) -> dict[str, dict[str, float]]:
+    """{device: {label: p}}: the calibrated copy's odds (each label's posterior predictive
+    probability) of every device the file calibrates, as the games' outcome tables take them."""
+    return calibration_tables(load_calibration(path), f"--calibration {path}")
+
+
+def calibration_draws(data: dict, pairs, path):
+    """The per-trial perturbation a run of the calibrated copy takes (tabletop.sim.calibrate.
+    PosteriorDraws), from a calibration file's data (`load_calibration`): each trial one row of its
+    posterior draws, the other values of `pairs` drawn from their ranges. From a joint calibration,
+    the values of `pairs` (a device of it); a file none of whose values is a value of `pairs` is
+    refused (`path` names it)."""
+    from tabletop.sim.batch import pair_parameter
+    from tabletop.sim.calibrate import PosteriorDraws
+    from tabletop.sim.materials import PAIR_FIELDS
+
+    names = tuple(data["posterior_draws"]["names"])
+    known = {pair_parameter(p, f) for p in pairs for f in PAIR_FIELDS}
+    used = [j for j, n in enumerate(names) if n in known]
+    if not used or (len(data.get("devices", [data.get("device")])) == 1 and len(used) < len(names)):
+        missing = [n for n in names if n not in known]
+        raise InputError(f"--calibration {path}: {', '.join(missing)} is not a value of this device's world "
+                         f"(the file calibrates {', '.join(data.get('devices') or [str(data.get('device'))])})")
+    return PosteriorDraws(tuple(pairs), tuple(names[j] for j in used),
+                          tuple(tuple(float(row[j]) for j in used) for row in data["posterior_draws"]["values"]))
+
+
+def calibrated_draws(path: str | Path, pairs):
+    """`calibration_draws` of the calibration file at `path`."""
+    return calibration_draws(load_calibration(path), pairs, path)
 
 
 def calibration_files(paths: Iterable[str | Path]) -> list[Path]:

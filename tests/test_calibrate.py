@@ -353,7 +353,8 @@ def test_knockover_recovery(tmp_path):
     [0.30, 0.55], not the default 0.40, where the fates change fastest with it) calibrate to a 95%
     interval holding 0.51, and the band of "knocked" is at least 3 times narrower than the prior
     band."""
-    from tabletop.app.calibrate import calibrate, load_calibration
+    from tabletop.app.calibrate import calibrate
+    from tabletop.gamekit.chance import load_calibration
     from tabletop.app.estimate import estimate
     from tabletop.app.requests import CalibrateRequest, EstimateRequest
 
@@ -405,7 +406,7 @@ def test_ctrl_c_keeps_the_trials_and_resume_gives_the_same_calibration(tmp_path,
     assert not checkpoint_path(out).exists() and out.exists()
     for key in ("parameters", "labels", "holdout", "training"):
         assert resumed[key] == whole[key], key
-    from tabletop.app.calibrate import calibrated_draws
+    from tabletop.gamekit.chance import calibrated_draws
 
     perturb = calibrated_draws(out, resumed["training"]["pairs"])
     assert perturb.names == tuple(p["name"] for p in resumed["parameters"]) and len(perturb.rows) <= 2000
@@ -509,7 +510,8 @@ def test_a_joint_calibration_lets_one_devices_tallies_narrow_the_others_band(tmp
     """The die and the spinner share the cardboard-on-polystyrene pair: 400 die tallies and 20
     spinner tallies at friction 0.50 calibrated together narrow the spinner's bands far more than
     its 20 tallies alone, and the friction's interval holds 0.50."""
-    from tabletop.app.calibrate import calibrate, calibrated_tables
+    from tabletop.app.calibrate import calibrate
+    from tabletop.gamekit.chance import calibrated_tables
     from tabletop.app.requests import CalibrateRequest
 
     model = fake_device_trials(monkeypatch)

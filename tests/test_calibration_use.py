@@ -201,7 +201,7 @@ def test_a_calibration_changes_the_figures_of_analyze_it_should_and_no_other(cal
     the die's start rolls, before any Kong move) is the same in every game; the share of pawns at
     risk that Kong knocks over rises well beyond the uncalibrated run's interval, and the pushed
     share falls (the calibrated copy pushes fewer out)."""
-    from tabletop.app.calibrate import calibrated_tables
+    from tabletop.gamekit.chance import calibrated_tables
 
     plain = analyze(tmp_path, "plain.json")
     cal = analyze(tmp_path, "cal.json", "--calibration", str(calibration))
@@ -279,7 +279,7 @@ def test_play_samples_the_calibrated_knockover_and_records_it(calibration, tmp_p
     and its calibrated table; the source built from it draws each pawn's fate from the knock-over
     table tilted so that, over the published estimate's places and twists, the fates' odds are the
     calibrated ones (without it: the published ones)."""
-    from tabletop.app.calibrate import calibrated_tables
+    from tabletop.gamekit.chance import calibrated_tables
     from tabletop.gamekit.chance import file_digest, measured_paths
     from tabletop.games.king_kong.chance import FATES, knockover_weights
     from tabletop.games.king_kong.rules import AtRisk

@@ -11,7 +11,8 @@ held-out values of the fitted parameters (Latin hypercube over their ranges; the
 drawn) and compare; sample the posterior with emcee under the surrogate and under `bootstrap`
 bootstrap refits of it (pooled: the surrogate's own uncertainty widens the posterior); report.
 
-The calibration file (what --out writes; `load_calibration` reads it back) is JSON:
+The calibration file (what --out writes; tabletop.gamekit.chance reads it back, for every consumer:
+`load_calibration`, `calibration_tables`, `calibration_draws`) is JSON:
 
     format "tabletop-calibration", version 1
     device, spec, overrides, seed        the model calibrated (as an estimate result names it)
@@ -47,20 +48,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tabletop.app import longrun
 from tabletop.app.requests import CalibrateRequest
 from tabletop.app.results import Result
+from tabletop.gamekit.chance import CALIBRATION_FORMAT, CALIBRATION_VERSION
 from tabletop.sim.errors import InputError
 
-if TYPE_CHECKING:
-    from tabletop.sim.calibrate import PosteriorDraws
-
-FORMAT = "tabletop-calibration"
-VERSION = 1
 KEPT_DRAWS = 2000
 PLAN_DRAWS = 20000   # draws a plan reweights
 PLAN_SIMS = 200      # simulated results a plan averages each measurement's bands over
@@ -365,7 +361,7 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
                 "bootstrap": request.bootstrap}
     first = blocks[0]
     result = {
-        "format": FORMAT, "version": VERSION,
+        "format": CALIBRATION_FORMAT, "version": CALIBRATION_VERSION,
         "device": request.device,
         "devices": [p.name for p in parts],
         "seed": request.seed,
@@ -505,57 +501,6 @@ def _plan(request: CalibrateRequest, parts: list[_Part], fitted: list[str], draw
             "method": "preposterior analysis: the current draws (the posterior, or the prior before any tally) "
                       "reweighted by the likelihood of each measurement's simulated result, the bands' widths "
                       f"averaged over {PLAN_SIMS} results; the surrogate stands in for the physics"}
-
-
-def load_calibration(path: str | Path) -> dict:
-    """A calibration file, checked: its format, version and the fields a consumer draws from."""
-    import json
-
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"--calibration {path}: no such file") from None
-    except (OSError, ValueError, UnicodeDecodeError):
-        raise InputError(f"--calibration {path}: not a calibration file (not JSON)") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"--calibration {path}: not a calibration file")
-    if data.get("version") != VERSION:
-        raise InputError(f"--calibration {path}: calibration version {data.get('version')}, this build reads {VERSION}")
-    draws = data.get("posterior_draws")
-    if (not isinstance(draws, dict) or not draws.get("values")
-            or any(len(row) != len(draws.get("names", ())) for row in draws["values"])):
-        raise InputError(f"--calibration {path}: its posterior draws are missing or malformed")
-    return data
-
-
-def calibrated_tables(path: str | Path) -> dict[str, dict[str, float]]:
-    """{device: {label: p}}: the calibrated copy's odds (each label's posterior predictive
-    probability) of every device the file calibrates, as the games' outcome tables take them."""
-    from tabletop.gamekit.chance import calibration_tables
-
-    return calibration_tables(load_calibration(path), f"--calibration {path}")
-
-
-def calibrated_draws(path: str | Path, pairs) -> PosteriorDraws:
-    """The per-trial perturbation a run of the calibrated copy takes (tabletop.sim.calibrate.
-    PosteriorDraws): each trial one row of the file's posterior draws, the other values of
-    `pairs` drawn from their ranges. From a joint calibration, the values of `pairs` (a device of
-    it); a file none of whose values is a value of `pairs` is refused."""
-    from tabletop.sim.batch import pair_parameter
-    from tabletop.sim.calibrate import PosteriorDraws
-    from tabletop.sim.materials import PAIR_FIELDS
-
-    data = load_calibration(path)
-    names = tuple(data["posterior_draws"]["names"])
-    known = {pair_parameter(p, f) for p in pairs for f in PAIR_FIELDS}
-    used = [j for j, n in enumerate(names) if n in known]
-    if not used or (len(data.get("devices", [data.get("device")])) == 1 and len(used) < len(names)):
-        missing = [n for n in names if n not in known]
-        raise InputError(f"--calibration {path}: {', '.join(missing)} is not a value of this device's world "
-                         f"(the file calibrates {', '.join(data.get('devices') or [str(data.get('device'))])})")
-    return PosteriorDraws(tuple(pairs), tuple(names[j] for j in used),
-                          tuple(tuple(float(row[j]) for j in used) for row in data["posterior_draws"]["values"]))
 
 
 def describe(result: CalibrateResult) -> list[str]:

@@ -1,8 +1,9 @@
 """A calibration file used downstream: `--calibration FILE` of estimate, play and analyze (the
-file is `tabletop calibrate --out`'s; tabletop.app.calibrate reads and checks it).
+file is `tabletop calibrate --out`'s; tabletop.gamekit.chance reads and checks it, for every
+consumer).
 
 - estimate: every trial takes one row of the file's posterior draws of the fitted values (and the
-  other pair values drawn from their ranges: tabletop.app.calibrate.calibrated_draws), so the run
+  other pair values drawn from their ranges: tabletop.gamekit.chance.calibration_draws), so the run
   estimates the calibrated copy's odds; the result's `calibration` block names the file and gives
   each fitted value's posterior and each label's calibrated band.
 - play and analyze: the file's calibrated tables (its posterior predictive odds) replace the tables
@@ -50,9 +51,9 @@ class Calibration:
 
     def draws(self, pairs):
         """The per-trial perturbation of a run of the calibrated copy on a world of `pairs`."""
-        from tabletop.app.calibrate import calibrated_draws
+        from tabletop.gamekit.chance import calibration_draws
 
-        return calibrated_draws(self.path, pairs)
+        return calibration_draws(self.data, pairs, self.path)
 
     def estimate_block(self, device: str, names) -> dict:
         """An estimate result's `calibration` block: the file, what it calibrates, the fitted values
@@ -73,13 +74,12 @@ class Calibration:
 
 def open_calibration(path) -> Calibration:
     """The calibration file at `path`, checked (InputError, one line, naming --calibration)."""
-    from tabletop.app.calibrate import calibrated_tables, load_calibration
-    from tabletop.gamekit.chance import file_digest
+    from tabletop.gamekit.chance import calibration_tables, file_digest, load_calibration
 
     data = load_calibration(path)
-    tables = calibrated_tables(path)
-    path = Path(path).resolve()
-    return Calibration(path, file_digest(path), data, tables)
+    tables = calibration_tables(data, f"--calibration {path}")
+    resolved = Path(path).resolve()
+    return Calibration(resolved, file_digest(resolved), data, tables)
 
 
 def estimate(request, reporter=None):
