@@ -9,19 +9,22 @@ sees (the whole board: these games hide nothing but the other hands and the shuf
 """
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 
-class Codec:
+class Codec(abc.ABC):
     """The base: `actions(state)` the catalogue in a state (number -> action, built lazily by
-    the subclass's `_catalogue`); encode/decode/mask derive from it."""
+    the subclass's `_catalogue`); encode/decode/mask derive from it. A game supplies `size` and
+    `obs_size` (set in its __init__), `_catalogue` and `observe`."""
 
     size: int
     obs_size: int
 
+    @abc.abstractmethod
     def _catalogue(self, state) -> list:
         """Every catalogue entry in this state (None where the entry names nothing here)."""
-        raise NotImplementedError
 
     def decode(self, state, number: int):
         if not 0 <= number < self.size:
@@ -47,8 +50,9 @@ class Codec:
             m[catalogue.index(action)] = 1
         return m
 
+    @abc.abstractmethod
     def observe(self, state, player: int) -> np.ndarray:
-        raise NotImplementedError
+        """What `player` sees of `state`: a float32 vector of `obs_size` values in [0, 1]."""
 
 
 def one_hot(n: int, i: int | None) -> list[float]:

@@ -21,11 +21,10 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass
 
+from tabletop.gamekit.errors import GameError  # noqa: F401 (the contract's error, declared with it)
 from tabletop.sim.errors import InputError
 
 
-class GameError(InputError):
-    """A game that cannot be registered, or a hook a game does not have: one line that says so."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ class Option:
 class GameDefinition(abc.ABC):
     """One game. Subclasses set the metadata and fill the abstract hooks; the others have defaults."""
 
-    name = ""                              # as the command line writes it: "king-of-the-hill"
+    name = ""                              # as the command line writes it: lowercase words joined by "-"
     title = ""                             # "King of the Hill"
     colours: tuple[str, ...] = ()          # the seats' colours, in seat order
     seats: tuple[int, int] = (2, 2)        # fewest and most seats
@@ -331,7 +330,7 @@ def check_definition(definition: GameDefinition, name: str | None = None) -> Non
         raise GameError(f"it does not fill the required hook{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     wrong = []
     if not isinstance(d.name, str) or not d.name or d.name != d.name.strip() or " " in d.name:
-        wrong.append(f"name {d.name!r} is not a command-line name (such as 'king-of-the-hill')")
+        wrong.append(f"name {d.name!r} is not a command-line name (lowercase words joined by '-')")
     elif name is not None and d.name != name:
         wrong.append(f"name {d.name!r} is not its entry point's name {name!r}")
     if not d.title:

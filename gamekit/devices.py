@@ -4,7 +4,7 @@
 A device is one module that declares, beside its class, its name, its default spec and a one-line
 summary as module-level string literals: NAME (the entry point's name), DEFAULT_SPEC (a path under
 tabletop's assets/ for tabletop's own devices; for a device of another distribution, relative to its
-module's folder), SUMMARY, and what its outcomes are (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED;
+module's folder), SUMMARY, and what its outcomes are (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED, OUTCOME_FAIR;
 optional). The registry reads those declarations from each module's source without running it,
 because importing a device loads PyBullet and much else, while the game layouts, the views, replay
 playback and the CLI's help ask for a name, a default spec or a summary and must not load it; a
@@ -36,7 +36,8 @@ GROUP = "tabletop.devices"
 #: what each device module declares at its top level, as string literals
 DECLARED = ("NAME", "DEFAULT_SPEC", "SUMMARY")
 #: what it may declare besides (a literal, text or None), and what a module that does not declares
-OPTIONAL = {"OUTCOME_AXIS": "outcome", "OUTCOME_LABELS": None, "OUTCOME_LODGED": "settled where no label is read"}
+OPTIONAL = {"OUTCOME_AXIS": "outcome", "OUTCOME_LABELS": None, "OUTCOME_LODGED": "settled where no label is read",
+            "OUTCOME_FAIR": None}
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class DeviceEntry:
     axis: str = "outcome"            # what a label is (a plot's axis)
     labels: str | None = None        # what the labels mean
     lodged: str | None = None        # what a lodged trial is (None: never, every reading has a label)
+    fair: str | None = None          # how its fair odds are made where they are not all equal ("two fair coins")
     origin: str = field(default="", compare=False)   # the distribution that declares it and its version ("tabletop 0.9.0")
 
 

@@ -77,7 +77,7 @@ def from_definition(definition) -> RulesBench:
     """The bench a definition gives by default: the fewest seats it plays with, its fair chance (where
     it has none, the measured tables of its devices; GameError where it has neither), the unit its
     analysis counts in (a match of several games counts as one)."""
-    from tabletop.gamekit.definition import GameError
+    from tabletop.gamekit.errors import GameError
 
     analysis = definition.analysis()
     unit = analysis.unit + ("es" if analysis.unit.endswith("ch") else "s")

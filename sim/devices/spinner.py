@@ -57,6 +57,7 @@ DEFAULT_SPEC = "king_kong/spinner.toml"
 SUMMARY = ("King Kong's spinner: the outer-circle twist where the pointer stops (inner-circle "
            "climb in the circles block)")
 #: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_FAIR = "each label by its sectors' share"   # how a game's fair table of it is made (tabletop.app.outcomes.fair_odds)
 OUTCOME_AXIS = "outer-circle sector where the pointer stops"
 OUTCOME_LABELS = ("the outer circle's twist: L1, L2 left (counter-clockwise) 1 or 2 notches; R1, R2 "
                   "right; LR1, LR2 1 or 2 notches, the spinner's choice of direction; UP return to "

@@ -60,6 +60,7 @@ NAME = "sticks"
 DEFAULT_SPEC = "knossos/sticks.toml"
 SUMMARY = "Knossos throw sticks: 1 (two round sides up), 2 (one of each), 3 (two flat)"
 #: what its outcomes are: a plot's axis, what the labels mean, what a lodged trial is (None: never)
+OUTCOME_FAIR = "two fair coins"   # how a game's fair table of it is made (tabletop.app.outcomes.fair_odds)
 OUTCOME_AXIS = "the sticks' throw"
 OUTCOME_LABELS = "1: both round sides up; 2: one round side and one flat side up; 3: both flat sides up"
 OUTCOME_LODGED = ("every throw settled, but the re-throws allowed (reading.max_rethrows) still left a "

@@ -1,5 +1,5 @@
 """What each device's outcome labels mean (a table's footnote, a plot's axis), as each device
-module declares it (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED: tabletop.gamekit.devices), and its
+module declares it (OUTCOME_AXIS, OUTCOME_LABELS, OUTCOME_LODGED, OUTCOME_FAIR: tabletop.gamekit.devices), and its
 fair odds."""
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
     of a game that uses the device whose labels are the device's (a die's faces 1/6, the Tipper's
     slots 1/7, the cave seats 1/6, the sticks as two fair coins, the spinner's sectors by their
     share of the card); None for the knock-overs and the generic throw, which have none."""
-    from tabletop.gamekit.definition import GameError
+    from tabletop.gamekit.devices import entry
+    from tabletop.gamekit.errors import GameError
     from tabletop.gamekit.registry import GAMES
 
     for spec in GAMES.values():
@@ -41,6 +42,6 @@ def fair_odds(device: str, labels) -> tuple[dict[str, float], str] | None:
             if set(table) == set(labels):
                 values = sorted(set(round(v, 9) for v in table.values()))
                 how = (f"each 1/{round(1 / values[0])}" if len(values) == 1 else
-                       "two fair coins" if device == "sticks" else "each label by its sectors' share")
+                       entry(device).fair or f"{spec.title}'s fair table")
                 return dict(table), f"fair odds: {how} (analyze --outcomes fair)"
     return None
