@@ -166,6 +166,7 @@ def server(tmp_path):
     assert "Traceback" not in proc.stderr.read()
 
 
+@pytest.mark.slow                  # a process of its own
 def test_serve_host_and_join_headless(server):
     url, data = server
     rc, hosted, err = run("host", GAME, "--server", url, "--seats", "remote,ai", "--seed", 3, "--outcomes", "physics")
@@ -283,6 +284,7 @@ def in_process(folder: Path, *commands, cwd: Path) -> list[dict]:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow                  # a process of its own
 def test_a_definition_missing_a_required_hook_is_refused_in_one_line_and_the_others_play(variants, tmp_path):
     broken, knossos, coin, listed = in_process(
         variants,
@@ -299,6 +301,7 @@ def test_a_definition_missing_a_required_hook_is_refused_in_one_line_and_the_oth
     assert listed["rc"] == 0, listed["err"]
 
 
+@pytest.mark.slow                  # a process of its own
 def test_a_game_with_no_window_says_so_in_one_line(variants, tmp_path):
     record = tmp_path / "windowless.ttr"
     played, shot, frames = in_process(
