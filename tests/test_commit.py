@@ -283,9 +283,10 @@ def test_a_committed_game_on_the_tables_records_and_every_commitment_checks(name
     done = verify(replay, GAMES[name])
     assert (done.chance_events, done.commitments, done.secret) == (n, n, True)
     assert str(done).endswith(f", {n} commitments checked, every seed from the revealed secret")
-    middle = replay.turns[len(replay.turns) // 2].number
-    later = verify(replay, GAMES[name], from_turn=middle)
-    assert later.commitments == n and later.chance_events < n
+    if len(replay.turns) > 1:        # verified from a later turn: the chance before it is not thrown again
+        middle = replay.turns[max(1, len(replay.turns) // 2)].number
+        later = verify(replay, GAMES[name], from_turn=middle)
+        assert later.commitments == n and later.chance_events < n
 
 
 @pytest.fixture(scope="module")
