@@ -24,15 +24,15 @@ def main() -> None:
     ap.add_argument("--seat", default="plan")
     args = ap.parse_args()
     spec = game_spec(args.game)
-    analysis = spec.analysis()
     players = args.players or spec.seats[0]
-    source = analysis.source("table", tuple(str(p) for p in measured_paths(spec.devices)))
-    game = analysis.make_game(players, spec.variants[0], 3)
+    options = spec.check_options({})
+    source = spec.make_source(f"table:{','.join(str(p) for p in measured_paths(spec.devices))}")
+    game = spec.make_game(spec.replay_config(["ai"] * players, "measured", options))
     times: list[float] = []
 
     class Timed:
         def __init__(self):
-            self.seat = analysis.make_seat(args.seat, source)
+            self.seat = spec.make_seat(args.seat, source, options)
 
         def choose(self, state, rng):
             t = time.process_time()
@@ -41,7 +41,7 @@ def main() -> None:
             return action
 
     for i in range(args.games):
-        seats = [analysis.make_seat("ai", source) for _ in range(players)]
+        seats = [spec.make_seat("ai", source, options) for _ in range(players)]
         seats[i % players] = Timed()
         Match(game.new_initial_state(), seats, source, 77 + i).play()
     t = np.array(times) * 1000
