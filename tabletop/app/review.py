@@ -65,9 +65,10 @@ def review_source(definition, config: dict):
     was physics is weighed by what the simulated gadgets measure."""
     from tabletop.gamekit.outcomes import play_outcomes, resolve_tables
     from tabletop.gamekit.chance import TableOutcomes
+    from tabletop.gamekit.record import recorded_tables
 
     measured = definition.make_source(play_outcomes(definition, "measured")) if definition.devices else None
-    tables, outcomes = config.get("tables"), str(config.get("outcomes", "physics"))
+    tables, outcomes = recorded_tables(config), str(config.get("outcomes", "physics"))
     if tables:
         return TableOutcomes(tables, fallback=measured), "the recorded tables"
     if outcomes not in ("physics", "measured"):
