@@ -1,8 +1,10 @@
 """Recorded games: play -> record -> summary gives the log the play printed, verify re-simulates
 it, a tampered outcome or pose is caught and named, and the same seed records the same bytes.
 
-Physics games are short on purpose: a 2-player King of the Hill (about 15 s to play, as much to
-verify), a one-game Knossos match (about 3 s) and a 3-player King Kong game (about 7 s)."""
+Every registered game is recorded and verified (GAMES, the plugin game among them), each as the
+shortest game its definition declares (`shortest`): its fewest seats, all AI, each whole-number
+option at its minimum (a one-game Knossos match, about 4 s to play and as much to verify; a 2-player
+King of the Hill, about 7 s each; the coin race, about 1 s)."""
 from __future__ import annotations
 
 import contextlib
@@ -33,6 +35,35 @@ def record(path, game: str, *args: str) -> str:
     return out
 
 
+SEED = 0                  # every game's recording: King of the Hill's seed 0 is one of its shorter games
+GAME_NAMES = list(GAMES)  # every registered game, the installed plugin among them
+
+
+def shortest(definition) -> list[str]:
+    """The `play` arguments of the shortest game a definition declares: its fewest seats, each of its
+    first seat kind but "human" (its AI, where it has one), and each whole-number option at its
+    minimum (the others at their defaults)."""
+    kind = "ai" if "ai" in definition.seat_kinds else next(k for k in definition.seat_kinds if k != "human")
+    args = ["--seats", ",".join([kind] * definition.seats[0]), "--seed", str(SEED)]
+    for option in definition.options:
+        if option.minimum is not None and not option.choices:
+            args += [option.flag, str(option.minimum)]
+    return args
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """recorded(name) -> (path, printed): the game's shortest game (`shortest`), recorded once per module."""
+    done = {}
+
+    def get(name: str):
+        if name not in done:
+            path = tmp_path_factory.mktemp(name) / "game.ttr"
+            done[name] = path, record(path, name, *shortest(GAMES[name]))
+        return done[name]
+    return get
+
+
 @pytest.fixture(scope="module")
 def knossos(tmp_path_factory):
     path = tmp_path_factory.mktemp("knossos") / "match.ttr"
@@ -40,9 +71,10 @@ def knossos(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def koth(tmp_path_factory):
-    path = tmp_path_factory.mktemp("koth") / "game.ttr"
-    return path, record(path, "king-of-the-hill", "--seats", "ai,ai", "--seed", "0")
+def koth(recorded):
+    """King of the Hill's recording of the registry walk (2 AI seats, seed 0), so it is played once."""
+    assert shortest(GAMES["king-of-the-hill"]) == ["--seats", "ai,ai", "--seed", "0"]
+    return recorded("king-of-the-hill")
 
 
 @pytest.fixture(scope="module")
@@ -59,12 +91,6 @@ def koth_tables(tmp_path_factory):
     return path, record(path, "king-of-the-hill", "--seats", "ai,random,ai", "--seed", "3", "--outcomes", outcomes)
 
 
-@pytest.fixture(scope="module")
-def king_kong(tmp_path_factory):
-    path = tmp_path_factory.mktemp("kong") / "game.ttr"
-    return path, record(path, "king-kong", "--seats", "ai,ai,ai", "--seed", "1")
-
-
 def test_a_stand_in_chance_game_records_but_cannot_be_verified(tmp_path):
     """King Kong's `--outcomes uniform` stand-in is recorded and summarized; verify refuses it in
     one line (nothing physical to re-simulate)."""
@@ -76,10 +102,15 @@ def test_a_stand_in_chance_game_records_but_cannot_be_verified(tmp_path):
     assert rc == 2 and "cannot be re-simulated" in err and err.count("\n") == 1
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["knossos", "koth", "koth_tables", "king_kong"])
-def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
-    path, printed = request.getfixturevalue(name)
+def test_the_walk_takes_every_registered_game():
+    """The recordings below walk the registry: not empty, and no installed game left out because it
+    failed to register."""
+    assert GAME_NAMES and GAMES.problems() == {}
+
+
+def _summary_and_verify(path, printed) -> ReplayFile:
+    """`replay --summary` prints what the play printed, with the game's turns; `--verify` re-simulates
+    every chance event: the replay, for more checks."""
     rc, out, err = run("replay", path, "--summary")
     assert rc == 0 and out == printed
     assert "warning" not in err
@@ -87,18 +118,38 @@ def test_summary_prints_what_the_play_printed_and_verify_passes(request, name):
     turns = replay.end["result"]["turns"]
     assert f": {turns} turns," in err                   # the summary's figures count the game's turns
     result = re.search(r" (\d+) turns$", printed.splitlines()[-1])
-    assert name == "knossos" or int(result.group(1)) == turns      # ... as its result line does
+    assert result is None or int(result.group(1)) == turns     # ... as the result line does, where it counts them
     assert [t.number for t in replay.turns] == sorted({t.number for t in replay.turns})
     assert replay.turns[-1].number == turns
     rc, out, err = run("replay", path, "--verify")
     assert rc == 0, err
     chance = sum(1 for t in replay.turns for s in t.steps if "chance" in s)
     frames = sum(m["frames"] for t in replay.turns for m in t.log["motions"])
+    assert chance >= 1
     assert out == f"verified: {turns} turns, {chance} chance events, {frames} frames\n"
-    if name != "koth_tables":
-        assert frames > 500     # every physical chance event came with its motion
-    else:
-        assert frames == 0
+    return replay
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_summary_prints_what_the_play_printed_and_verify_passes(recorded, name):
+    """Every registered game's shortest game: summary and verify agree with the play, and every
+    chance event (physics) came with a motion of its own."""
+    path, printed = recorded(name)
+    replay = _summary_and_verify(path, printed)
+    assert replay.header["game"] == name and replay.header["config"]["outcomes"] == "physics"
+    for turn in replay.turns:
+        for step in turn.steps:
+            assert ("motion" in step) == ("chance" in step)
+        assert all(m["frames"] > 0 for m in turn.log["motions"])
+
+
+@pytest.mark.slow
+def test_summary_and_verify_of_a_game_drawn_from_measured_tables(koth_tables):
+    """King of the Hill drawing from measured tables: no motion to re-simulate; verify re-draws the
+    tables' outcomes."""
+    replay = _summary_and_verify(*koth_tables)
+    assert sum(m["frames"] for t in replay.turns for m in t.log["motions"]) == 0
 
 
 def test_a_physics_replay_holds_the_table_seeds_versions_and_a_motion_per_chance_event(koth):

@@ -420,40 +420,96 @@ def test_koth_space_numbers_are_readable_at_the_home_camera(open_window):
         assert pixels >= 12, f"{s.get_name()} is {pixels:.1f} px tall"
 
 
-def board_points(app, adapter, game):
-    """Every board space's position, and the middle of every body but the table top."""
-    if game == "king-of-the-hill":
-        spaces = list(adapter.board.path_positions) + list(adapter.board.zone_positions)
-    elif game == "knossos":
-        from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS
+def _quick_chance(definition):
+    """The quickest chance to play whole games by the rules alone: the game's fair tables, else its
+    measured ones, else its physics."""
+    from tabletop.gamekit.analyze import fair_source, measured_files, table_source
+    from tabletop.gamekit.errors import GameError
+    from tabletop.sim.errors import InputError
 
-        cx, cy = BOARD_CENTRE
-        spaces = [(cx + x, cy + y, BOARD_THICKNESS) for x, y in adapter.board.positions]
-    else:
-        from tabletop.games.king_kong.layout import BOARD_TOP
+    for make in (lambda: fair_source(definition), lambda: table_source(definition, measured_files(definition.devices))):
+        try:
+            return make()
+        except (GameError, InputError):
+            pass
+    return definition.physics()
 
-        spaces = [(*sp.centre, BOARD_TOP) for sp in adapter.board.spaces]
-    bodies = []
-    for name, node in app.nodes.items():
-        if name not in ("table", "kk_table"):
-            lo, hi = node.get_tight_bounds(app.render)
-            bodies.append(tuple((lo[k] + hi[k]) / 2 for k in range(3)))
-    return spaces + bodies
+
+def play_by_the_rules(definition, adapter, seats: int, look, games: int = 3) -> None:
+    """`games` whole games of the adapter's rules, no window and no physics (random seats, quick
+    chance: `_quick_chance`), `look(state)` called on each first state and after every action."""
+    from tabletop.gamekit.match import Match
+
+    options = definition.check_options({})
+    source = _quick_chance(definition)
+    kind = "random" if "random" in definition.seat_kinds else next(k for k in definition.seat_kinds if k != "human")
+    for seed in range(games):
+        state = adapter.new_state()
+        look(state)
+        Match(state, [definition.make_seat(kind, source, options) for _ in range(seats)], source, seed,
+              after_action=look).play()
+
+
+def board_places(definition, adapter, seats: int) -> list[tuple]:
+    """Every place of the board a piece stands on or may go to, from the adapter's declared hooks
+    alone: `piece_positions` of every state and the `destinations` of every piece at every decision
+    of whole games of the adapter's rules (`play_by_the_rules`)."""
+    places = {}
+
+    def look(state):
+        found = list(adapter.piece_positions(state).values())
+        if not state.is_terminal() and not state.is_chance_node():
+            found += [d.position for piece in range(len(adapter.piece_bodies))
+                      for d in adapter.destinations(state, piece)]
+        places.update((tuple(round(c, 5) for c in p), tuple(p)) for p in found)
+
+    play_by_the_rules(definition, adapter, seats, look)
+    return list(places.values())
+
+
+def body_middles(app) -> list[tuple]:
+    """The middle of every body drawn but the table top (the body under all the others: its middle
+    is no place of the game)."""
+    bounds = {name: node.get_tight_bounds(app.render) for name, node in app.nodes.items()}
+    middles = {name: tuple((lo[k] + hi[k]) / 2 for k in range(3)) for name, (lo, hi) in bounds.items()}
+
+    def under_all(name):
+        lo, hi = bounds[name]
+        return len(bounds) > 1 and all(lo.x <= m[0] <= hi.x and lo.y <= m[1] <= hi.y and m[2] >= lo.z
+                                       for other, m in middles.items() if other != name)
+    return [m for name, m in middles.items() if not under_all(name)]
+
+
+def test_the_hud_walk_takes_every_game_with_a_window():
+    """test_hud_leaves_the_table_free walks the registry: not empty, every game with a window in it."""
+    from tabletop.gamekit.definition import GameDefinition
+
+    walked = {name for name, _ in _hud_games()}
+    windowed = {name for name in GAMES if type(GAMES[name]).window_adapter is not GameDefinition.window_adapter}
+    assert walked and walked == windowed and GAMES.problems() == {}
+
+
+def _hud_games():
+    """Every registered game with a window, at its most seats (the fullest players' panel), all AI."""
+    return [(name, ["ai"] * GAMES[name].seats[1]) for name, _ in _window_games()]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 720), (960, 540)])
-@pytest.mark.parametrize("game,seats", [("king-of-the-hill", ["ai", "ai"]), ("knossos", ["ai", "ai"]),
-                                        ("king-kong", ["ai", "ai", "ai", "ai", "ai", "ai"])])
+@pytest.mark.parametrize("game,seats", _hud_games())
 def test_hud_leaves_the_table_free(open_window, game, seats, size):
-    """At the default camera no board space, piece or gadget projects into a HUD panel or a
-    close-up, early and later in a game; every panel's text lies inside its panel."""
+    """At the default camera no place of the board (every place a piece stands on or may go to in
+    whole games of the rules: `board_places`), piece or gadget projects into a HUD panel or a
+    close-up, early and later in a game; every panel's text lies inside its panel. Every game with
+    a window, from what its adapter declares (no game's own layout read)."""
     app, ctrl = open_window(game, seats, size=size)
+    places = board_places(GAMES[game], ctrl.adapter, len(seats))
+    assert len(places) > len(ctrl.adapter.piece_bodies), f"{game}: no place of the board found but where pieces start"
     hud = ctrl.hud
     for turns in (0, 6):
         ctrl.fast_forward(turns)
         app.camera.reset()
-        points = board_points(app, ctrl.adapter, game) + list(ctrl.adapter.piece_positions(ctrl.state).values())
+        points = places + body_middles(app) + list(ctrl.adapter.piece_positions(ctrl.state).values())
         rects = hud.rects()
         assert any(name.startswith("DirectFrame") for name, *_ in rects)
         rects += [("close-up", (l * 2 - 1) * hud.ar, (r * 2 - 1) * hud.ar, b * 2 - 1, t * 2 - 1)
