@@ -92,8 +92,10 @@ def _registry() -> dict[str, DeviceEntry]:
             continue                      # declared twice: the first (tabletop's own first) is kept
         try:
             d = declarations(point.module)
-        except (ImportError, SyntaxError) as exc:      # a broken plugin device is left out, said by `problems`
-            _BROKEN[point.name] = f"device {point.name!r} ({point.value}) cannot be registered: {exc}"
+        except Exception as exc:    # a plugin device whose package does not import is left out, said by `problems`
+            first = (str(exc).strip().splitlines() or [""])[0]
+            _BROKEN[point.name] = (f"device {point.name!r} ({point.value}) cannot be registered: "
+                                   f"{type(exc).__name__}: {first}")
             continue
         if d["NAME"] != point.name:
             _BROKEN[point.name] = (f"device {point.name!r} ({point.value}) cannot be registered: its module "

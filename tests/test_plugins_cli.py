@@ -2,6 +2,8 @@
 that cannot be registered said in one line (exit 1) while the others are listed and still play."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -69,3 +71,34 @@ def test_a_game_without_a_required_hook_is_one_line_and_the_others_still_play(br
                  "--outcomes", "table:sticks-10k-seed1.json", "--no-record"]) == 0
     assert main(["estimate", "broken-device", "--trials", "1"]) == 2
     assert "NAME 'wrong-name'" in capsys.readouterr().err
+
+
+def test_importing_the_registries_and_naming_the_games_imports_no_game():
+    """The names come from the installed metadata; a game's package is imported when it is asked for."""
+    code = ("import sys; from tabletop.gamekit.registry import GAMES; names = GAMES.names(); "
+            "loaded = [m for m in sys.modules if m.startswith('tabletop.games.') or m.split('.')[0] in "
+            "{ep.value.split(':')[0].split('.')[0] for ep in GAMES._points.values()} - {'tabletop'}]; "
+            "print(len(names), loaded)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert int(out[0]) >= 3 and out[1].strip() == "[]"
+
+
+def test_a_device_whose_package_does_not_import_is_one_line_and_the_others_still_run(tmp_path, monkeypatch, capsys):
+    (tmp_path / "badpkg").mkdir()
+    (tmp_path / "badpkg" / "__init__.py").write_text("raise TypeError('this package is broken')\n")
+    (tmp_path / "badpkg" / "dev.py").write_text('NAME = "bad"\nDEFAULT_SPEC = "x.toml"\nSUMMARY = "bad"\n')
+    info = tmp_path / "badpkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badpkg\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[tabletop.devices]\nbad = badpkg.dev:Dev\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    devices._registry.cache_clear()
+    monkeypatch.setattr(devices, "_BROKEN", {})
+    try:
+        assert "die" in devices.DEVICES and "bad" not in devices.DEVICES
+        assert devices.problems() == {"bad": "device 'bad' (badpkg.dev:Dev) cannot be registered: TypeError: this "
+                                             "package is broken"}
+        assert main(["estimate", "bad", "--trials", "1"]) == 2
+        assert capsys.readouterr().err.strip().endswith("TypeError: this package is broken")
+    finally:
+        devices._registry.cache_clear()
