@@ -13,7 +13,6 @@ import re
 import sys
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from panda3d.core import (AmbientLight, AntialiasAttrib, ColorWriteAttrib, CullBinEnums, CullBinManager, LightAttrib, RenderState, ShaderAttrib, BitMask32, CardMaker, CollisionHandlerQueue,
@@ -22,6 +21,7 @@ from panda3d.core import (AmbientLight, AntialiasAttrib, ColorWriteAttrib, CullB
                           Vec3, loadPrcFileData)
 
 from tabletop.sim.errors import InputError
+from tabletop.sim.surface import DEFAULT_LOOK, Look, material_look
 from tabletop.sim.view.art import glass_color
 from tabletop.sim.view.geometry import set_pose, track_node
 from tabletop.sim.view.shaders import scene_shader
@@ -32,27 +32,6 @@ PICK_MASK = BitMask32.bit(8)   # not bit 20, which every GeomNode answers by def
 
 class ViewError(InputError):
     """The window cannot open (no display, no graphics pipe): a one-line message."""
-
-
-@dataclass(frozen=True)
-class Look:
-    """How a material reads on screen: base colour, specular strength, shininess, opacity."""
-
-    color: tuple[float, float, float]
-    specular: float = 0.2
-    shininess: float = 20.0
-    alpha: float = 1.0
-
-
-LOOKS = {
-    "glass": Look((0.75, 0.85, 0.9), 0.9, 90.0, 0.85),
-    "polystyrene": Look((0.30, 0.55, 0.25), 0.35, 30.0),
-    "wood": Look((0.55, 0.38, 0.22), 0.08, 8.0),
-    "hardwood": Look((0.45, 0.28, 0.15), 0.15, 12.0),
-    "cardboard": Look((0.78, 0.70, 0.55), 0.03, 4.0),
-    "plastic": Look((0.85, 0.25, 0.2), 0.4, 35.0),
-}
-DEFAULT_LOOK = Look((0.7, 0.7, 0.7))
 
 
 def has_display() -> bool:
@@ -319,7 +298,7 @@ class TableApp:
         if name in self.body_tracks:
             return self.body_tracks[name]
         self._new_bodies.append(name)
-        base = LOOKS.get(look.get("material") or "", DEFAULT_LOOK)
+        base = material_look(look.get("material"))
         vis = Look(tuple(color), base.specular, base.shininess, base.alpha) if color else base
         tracks = []
         for track, parts in look["tracks"].items():

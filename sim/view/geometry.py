@@ -1,19 +1,14 @@
 """Panda3D geometry built from a body's look (tabletop.sim.scene.look): the same parts the physics
-collides with.
-
-Boxes, spheres, cylinders and capsules are tessellated here; mesh parts load the OBJ the World
-was built from (cached per process) or take the convex hull of the recorded vertices. Flat-shaded
-parts get one normal per face; curved ones smooth normals.
-"""
+collides with, as tabletop.sim.surface tessellates them (the glTF export for a browser draws the
+same triangles)."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
-import trimesh
 from panda3d.core import Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat, LQuaternionf, NodePath
 
-SEGMENTS = 24   # around a cylinder or a sphere
+from tabletop.sim.surface import SEGMENTS, track_arrays, unit_sphere
 
 
 def _geom(vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray, name: str,
@@ -36,102 +31,9 @@ def _geom(vertices: np.ndarray, normals: np.ndarray, faces: np.ndarray, name: st
     return node
 
 
-def _flat(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One vertex per face corner, so every face is shaded flat."""
-    v = mesh.vertices[mesh.faces].reshape(-1, 3)
-    n = np.repeat(mesh.face_normals, 3, axis=0)
-    return v, n, np.arange(len(v)).reshape(-1, 3)
-
-
-def _smooth(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return np.asarray(mesh.vertices), np.asarray(mesh.vertex_normals), np.asarray(mesh.faces)
-
-
-@lru_cache(maxsize=64)
-def _obj(path: str) -> trimesh.Trimesh:
-    return trimesh.load(path, force="mesh", process=False)
-
-
-def segments(radius: float) -> int:
-    """Facets round a curved part: fewer for small parts (a peg), the full count from 8 mm up."""
-    return 8 if radius < 0.003 else 12 if radius < 0.009 else SEGMENTS
-
-
-@lru_cache(maxsize=None)
-def _unit_box():
-    return _flat(trimesh.creation.box(extents=[2.0, 2.0, 2.0]))
-
-
-@lru_cache(maxsize=None)
-def _unit_sphere(n: int):
-    return _smooth(trimesh.creation.uv_sphere(radius=1.0, count=[n // 2 + 1, n]))
-
-
-@lru_cache(maxsize=None)
-def _unit_cylinder(n: int):
-    """Radius 1, height 1 about Z: smooth sides, flat caps."""
-    mesh = trimesh.creation.cylinder(radius=1.0, height=1.0, sections=n)
-    cap = np.abs(mesh.face_normals[:, 2]) > 0.99
-    v1, n1, f1 = _flat(trimesh.Trimesh(mesh.vertices, mesh.faces[cap], process=False))
-    side = trimesh.Trimesh(mesh.vertices, mesh.faces[~cap], process=False)
-    radial = side.vertices.copy()
-    radial[:, 2] = 0.0
-    norm = np.linalg.norm(radial, axis=1, keepdims=True)
-    radial = np.divide(radial, norm, out=np.zeros_like(radial), where=norm > 0)
-    return np.vstack([v1, side.vertices]), np.vstack([n1, radial]), np.vstack([f1, side.faces + len(v1)])
-
-
-def part_arrays(part: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(vertices, normals, faces) of one part of a look, in the part's own frame. Boxes, spheres
-    and cylinders scale cached unit shapes (building hundreds of parts stays fast)."""
-    kind = part["kind"]
-    if kind == "box":
-        v, n, f = _unit_box()
-        return v * np.asarray(part["half"]), n, f
-    if kind == "sphere":
-        r = part["radius"]
-        v, n, f = _unit_sphere(max(12, segments(r)))
-        return v * r, n, f
-    if kind == "cylinder":
-        r = part["radius"]
-        v, n, f = _unit_cylinder(segments(r))
-        return v * np.array([r, r, part["length"]]), n, f
-    if kind == "capsule":
-        k = segments(part["radius"])
-        return _smooth(trimesh.creation.capsule(radius=part["radius"], height=part["length"], count=[k, k]))
-    if kind == "mesh":
-        if "obj" in part:
-            mesh = _obj(part["obj"])
-            smooth = len(mesh.faces) > 200
-        elif "hull" not in part:
-            raise ValueError("a mesh part with no source: pass mesh= (an OBJ path or hull vertices) to "
-                             "World.add_body for it")
-        else:
-            mesh, smooth = trimesh.convex.convex_hull(np.asarray(part["hull"], float)), False
-        v, n, f = _smooth(mesh) if smooth else _flat(mesh)
-        scale = np.asarray(part.get("scale", [1.0, 1.0, 1.0]))
-        if np.any(np.abs(scale - 1.0) > 1e-12):
-            v = v * scale
-            n = n / scale
-            n = n / np.linalg.norm(n, axis=1, keepdims=True)
-        return v, n, f
-    raise ValueError(f"cannot draw a {kind!r} part")
-
-
 def track_node(name: str, parts: list[dict]) -> NodePath:
     """One node for a track: all its parts merged into one GeomNode (cheap to draw)."""
-    verts, norms, faces, base = [], [], [], 0
-    for part in parts:
-        v, n, f = part_arrays(part)
-        q = part["orn"]
-        if q[3] < 1.0 - 1e-12:
-            rot = trimesh.transformations.quaternion_matrix([q[3], q[0], q[1], q[2]])[:3, :3]
-            v, n = v @ rot.T, n @ rot.T
-        verts.append(v + np.asarray(part["pos"]))
-        norms.append(n)
-        faces.append(f + base)
-        base += len(v)
-    return NodePath(_geom(np.vstack(verts), np.vstack(norms), np.vstack(faces), name))
+    return NodePath(_geom(*track_arrays(parts), name))
 
 
 def set_pose(node: NodePath, pose) -> None:
@@ -161,7 +63,7 @@ def ring(inner: float, outer: float, name: str = "ring", count: int = 32) -> Nod
 
 def sphere(radius: float, name: str = "sphere", count: int = SEGMENTS) -> NodePath:
     """A smooth sphere about the origin with `count` facets round it (a marble seen up close)."""
-    v, n, f = _unit_sphere(count)
+    v, n, f = unit_sphere(count)
     return NodePath(_geom(v * radius, n, f, name))
 
 

@@ -153,6 +153,28 @@ def _actions(value, name):
     return tuple(_action(v, name) for v in value)
 
 
+def _point(value, name):
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 3 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise ProtocolError("bad-message", f"{name}: expected [x, y, z] or null")
+    return tuple(value)
+
+
+def _choices(value, name):
+    """The acting seat's legal actions said for a browser, one a legal action: {"text", "piece" (an
+    index or null), "at" ([x, y, z] or null)}."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, dict) and set(v) == {"text", "piece", "at"}
+                                              for v in value):
+        raise ProtocolError("bad-message", f'{name}: expected a list of {{"text", "piece", "at"}}')
+    piece = _whole(0, 2**31)
+    return tuple({"text": _text(2000)(v["text"], name), "piece": None if v["piece"] is None else piece(v["piece"], name),
+                  "at": _point(v["at"], name)} for v in value)
+
+
 def _error_code(value, name):
     if value not in ERRORS:
         raise ProtocolError("bad-message", f"{name}: expected one of {', '.join(ERRORS)}")
@@ -258,17 +280,21 @@ class View:
     """server -> client: what the connection's seat may know after `step` actions (the game
     definition's `seat_view`): its `log` holds the seat's log lines from `log_from` on (0: the
     whole log; else the lines after those already sent). `legal` lists the seat's legal actions
-    when it is to act (None otherwise)."""
+    when it is to act (None otherwise), and `choices` beside them, one each, for a browser: the action
+    in the window's words, the piece it moves and the lit place it goes to (tabletop.net.browser; None
+    where the game has no window). A client that has no use for them ignores them."""
 
     TYPE: ClassVar[str] = "view"
     CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "step": _whole(0, 2**31),
-                              "log_from": _whole(0, 2**31), "view": _object, "legal": _actions}
+                              "log_from": _whole(0, 2**31), "view": _object, "legal": _actions,
+                              "choices": _choices}
     room: str
     seat: str | None
     step: int
     log_from: int
     view: dict
     legal: tuple | None = None
+    choices: tuple | None = None
 
 
 @dataclass(frozen=True)

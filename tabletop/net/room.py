@@ -204,6 +204,8 @@ class Room:
         config = definition.replay_config(list(spec.seats), self.outcomes, spec.options)
         state = definition.make_game(config).new_initial_state()
         self.source = definition.make_source(self.outcomes)
+        self.config = config
+        self._browser = None                      # its BrowserViews, made at the first update (False: none)
         self.rules = {"game": definition.name, **{k: v for k, v in config.items() if k != "outcomes"},
                       "outcomes": spec.outcomes}
         # the banner names the outcomes as the room was asked for them: no path of the server's
@@ -442,8 +444,11 @@ class Room:
         """What every viewer may know of the game since the last update: `views` by seat (None: a
         spectator), each the definition's `seat_view` with only the log lines since the last update,
         the banner, the seat's mirror of the position (the definition's `seat_mirror`: the history's
-        steps since the last update, or a whole position) and, once over, the result lines; `legal` the acting remote seat's legal actions
-        (encoded as replays encode them; None when no remote seat is to act); `step`, `to_act`, `over`."""
+        steps since the last update, or a whole position), where the game has a window `pieces` (each piece's pose in
+        the public position, for a browser: tabletop.net.browser) and, once over, the result lines; `legal` the
+        acting remote seat's legal actions (encoded as replays encode them; None when no remote seat is to act)
+        and `choices` beside them (each said as the window says it, with its piece and lit place; None where
+        the game has no window); `step`, `to_act`, `over`."""
         from tabletop.gamekit.record import encode_action
 
         since, self._logged = self._logged, len(self.state.events)
@@ -460,8 +465,23 @@ class Room:
             views[viewer] = view
         seat = self.to_act()
         legal = None if seat is None else [encode_action(self.definition, a) for a in self.state.legal_actions()]
+        browser = self.browser_views()
+        if browser is not None:                   # the table in a browser: the same for every viewer
+            pieces = browser.pieces(self.state)
+            for view in views.values():
+                view["pieces"] = pieces
+        choices = None if legal is None or browser is None else browser.choices(self.state)
         return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal,
-                "kinds": list(self.kinds), "started": self.started}
+                "choices": choices, "kinds": list(self.kinds), "started": self.started}
+
+    def browser_views(self):
+        """The room's tabletop.net.browser.BrowserViews (made once; None: the game has no window)."""
+        if self._browser is None:
+            from tabletop.net.browser import BrowserViews
+
+            self._browser = BrowserViews.make(self.definition, self.spec.seats, self.spec.options,
+                                              self.config) or False
+        return self._browser or None
 
     # -- the journal -------------------------------------------------------------------------------
     def meta(self) -> dict:
@@ -482,6 +502,8 @@ class Room:
             self.match.close()
         finally:
             self.source.close()
+            if self._browser:
+                self._browser.close()
 
 
 def read_seat_changes(folder: Path, definition) -> list[tuple[int, int, str]]:

@@ -1,0 +1,101 @@
+"""A recorded scene's table as glTF 2.0 binary (GLB), for any renderer: a browser's three.js draws it.
+
+The scene is what a replay's header holds (tabletop.gamekit.record.scene_of: every body's look and
+pose). Each track (a body's base or one of its links: tabletop.sim.scene) becomes one mesh node,
+named by the track, holding the track's parts as tabletop.sim.surface tessellates them for the window,
+in its material's colour (tabletop.sim.surface.LOOKS), at its pose in the scene. The tracks hang
+under one root node, `ROOT`, that turns the table's frame (Z up, metres) into glTF's (Y up): a
+renderer poses a track by setting its node's local transform to a pose of the table's frame.
+
+The file is cached by the scene's digest under the mesh cache (tabletop.sim.meshes.cache_dir), so a
+table is exported once per machine. Knows no game and imports no renderer.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tabletop.sim.spec import digest
+from tabletop.sim.surface import material_look, track_arrays
+
+GLTF_VERSION = 1          # bump when the export changes: the cache key holds it
+ROOT = "z-up"             # the root node: the table's frame (Z up) in glTF's (Y up)
+CONTENT_TYPE = "model/gltf-binary"
+Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+
+
+def pose_matrix(pose) -> np.ndarray:
+    """The 4x4 transform of a pose (x, y, z, qx, qy, qz, qw)."""
+    import trimesh
+
+    x, y, z, qx, qy, qz, qw = (float(v) for v in pose)
+    m = trimesh.transformations.quaternion_matrix([qw, qx, qy, qz])
+    m[:3, 3] = (x, y, z)
+    return m
+
+
+def scene_tracks(scene: dict) -> dict[str, tuple[str, list]]:
+    """{track: (body, parts)} of every track of the scene's looks that has parts."""
+    return {track: (body, parts) for body, look in scene["looks"].items()
+            for track, parts in look["tracks"].items() if parts}
+
+
+def scene_bounds(scene: dict) -> tuple[list[float], list[float]]:
+    """The (lowest, highest) corner of every track's parts at its pose, in the table's frame."""
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    for track, (_, parts) in scene_tracks(scene).items():
+        v, _, _ = track_arrays(parts)
+        m = pose_matrix(scene["poses"].get(track, (0, 0, 0, 0, 0, 0, 1)))
+        w = v @ m[:3, :3].T + m[:3, 3]
+        lo, hi = np.minimum(lo, w.min(axis=0)), np.maximum(hi, w.max(axis=0))
+    return lo.tolist(), hi.tolist()
+
+
+def table_glb(scene: dict) -> bytes:
+    """The GLB of a scene's table: a mesh node per track under the root node `ROOT`."""
+    import trimesh
+    from trimesh.visual.material import PBRMaterial
+    from trimesh.visual.texture import TextureVisuals
+
+    tracks = scene_tracks(scene)
+    if ROOT in tracks:
+        raise ValueError(f"a body's track is named {ROOT!r}, the name of the glTF export's root node")
+    out = trimesh.Scene()
+    out.graph.update(frame_from=out.graph.base_frame, frame_to=ROOT, matrix=Z_UP_TO_Y_UP)
+    for track, (body, parts) in tracks.items():
+        v, n, f = track_arrays(parts)
+        material = scene["looks"][body].get("material")
+        look = material_look(material)
+        pbr = PBRMaterial(name=material or "default", baseColorFactor=[*look.color, look.alpha],
+                          metallicFactor=0.0, roughnessFactor=max(0.25, 1.0 - look.specular),
+                          alphaMode="BLEND" if look.alpha < 1.0 else "OPAQUE", doubleSided=False)
+        mesh = trimesh.Trimesh(v.astype(np.float32), f.astype(np.uint32), vertex_normals=n.astype(np.float32),
+                               visual=TextureVisuals(material=pbr), process=False)
+        out.add_geometry(mesh, node_name=track, geom_name=track, parent_node_name=ROOT,
+                         transform=pose_matrix(scene["poses"].get(track, (0, 0, 0, 0, 0, 0, 1))))
+    return trimesh.exchange.gltf.export_glb(out, include_normals=True)
+
+
+def cached_table_glb(scene: dict) -> bytes:
+    """`table_glb` of a scene, read from the cache when a scene of the same digest was exported
+    before (written whole: a temp file, then a rename)."""
+    from tabletop.sim.meshes import cache_dir
+
+    key = digest({"gltf": GLTF_VERSION, "looks": scene["looks"], "poses": scene["poses"]})
+    path = cache_dir() / "gltf" / f"table-{key}.glb"
+    if path.exists():
+        return path.read_bytes()
+    data = table_glb(scene)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".glb.tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return data
