@@ -11,7 +11,7 @@ from tabletop.app.results import HostedRoom, JoinedSeat
 from tabletop.net.client import NetError, Refused, chat_line
 from tabletop.sim.errors import InputError
 
-__all__ = ["NetError", "check_window", "host", "join", "join_window", "rooms", "serve", "start"]
+__all__ = ["NetError", "browser_url", "check_window", "host", "join", "join_window", "rooms", "serve", "start"]
 
 BAD_INPUT = {"bad-request", "unknown-room", "room-full", "bad-token", "spectator"}
 
@@ -105,6 +105,16 @@ def host(request: HostRequest) -> HostedRoom:
 
         keep_host_key(request.server, created.room, created.host_key)
     return HostedRoom(created.room, f"{request.server}/{created.room}", created.game, tuple(created.seats))
+
+
+def browser_url(url: str) -> str:
+    """The room page's address for a join address: ws://HOST:PORT/CODE -> http://HOST:PORT/r/CODE
+    (wss:// -> https://), served by the same server on the same port (tabletop.net.http)."""
+    from tabletop.net.client import split_join_url
+
+    server, code = split_join_url(url)
+    scheme, rest = server.split("://", 1)
+    return f"{'https' if scheme == 'wss' else 'http'}://{rest}/r/{code}"
 
 
 def seat_to_take(request: JoinRequest, server: str, code: str) -> tuple[str, ...]:

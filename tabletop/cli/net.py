@@ -61,6 +61,7 @@ def host_room(request: rq.HostRequest) -> int:
               + (" (or S in your window)" if "human" in request.seats else "")
               + " starts it now with the AI in the seats not taken")
     _echo(f"join: {room.url}")
+    _echo(f"open in a browser: {net.browser_url(room.url)}")
     if "human" in request.seats:                  # the host's own seat, in the window
         colour = room.seats[list(request.seats).index("human")]["colour"]
         try:

@@ -737,11 +737,14 @@ class Hub:
 async def serve(host: str, port: int, data: Path | None, on_ready: Callable[[str], None] | None = None,
                 note: Callable[[str], None] | None = None, inline: bool = False,
                 stop: asyncio.Event | None = None, listing: bool = False) -> None:
-    """Serve rooms on ws://host:port (port 0: a free one) until `stop` is set, SIGTERM comes or the
-    task is cancelled (Ctrl-C); `on_ready(url)` is told the address once it listens. Every room's
-    worker is stopped on the way out (a game not over stays cut off in its journal: restorable)."""
+    """Serve rooms on ws://host:port (port 0: a free one), and the browser's room page on http:// of
+    the same port (tabletop.net.http), until `stop` is set, SIGTERM comes or the task is cancelled
+    (Ctrl-C); `on_ready(url)` is told the address once it listens. Every room's worker is stopped
+    on the way out (a game not over stays cut off in its journal: restorable)."""
     from websockets.asyncio.server import serve as ws_serve
     from websockets.exceptions import ConnectionClosed
+
+    from tabletop.net.http import respond
 
     hub = Hub(data, inline, note, listing=listing)
     hub.restore()
@@ -777,7 +780,8 @@ async def serve(host: str, port: int, data: Path | None, on_ready: Callable[[str
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)     # `kill`: stop the rooms' workers, then end
     try:
-        async with ws_serve(connection, host, port, max_size=p.MAX_CLIENT_FRAME) as server:
+        async with ws_serve(connection, host, port, max_size=p.MAX_CLIENT_FRAME,
+                            process_request=lambda _, request: respond(hub, request)) as server:
             bound = server.sockets[0].getsockname()
             if on_ready is not None:
                 on_ready(f"ws://{host}:{bound[1]}")

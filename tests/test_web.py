@@ -1,0 +1,437 @@
+"""The browser's room page, served by `tabletop serve` beside the websocket (tabletop.net.http, tabletop/web).
+
+Plain HTTP, with no browser: the real server (tabletop.net.server.serve, rooms inline) on loopback
+in this process, asked over raw sockets: a path outside the served files, in any spelling, is 404
+with a one-line body; the page and its files carry the content security policy, nosniff and their
+types; a websocket from another site's page (a foreign Origin) is refused, one with the page's own
+origin or none (a Python client) is let in; `tabletop host` prints the page's link.
+
+In a real browser (Debian's chromium and chromium-driver, driven by Selenium, headless; skipped
+with the reason where they are not installed; .ci/run installs them): `tabletop serve` as a
+process, a Knossos room played to its end by clicks on the page's choice buttons against the
+room's AI, whose journal then verifies; chat with HTML in it shown as text in another browser's
+page; the page at 390x844 with touch acting once by a tap; a reload taking the seat back.
+TABLETOP_WEB_SCREENSHOTS=DIR saves the page mid-game at both sizes there (docs/screenshots/web-*.png).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tabletop.cli import main
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+try:
+    import selenium  # noqa: F401
+    HAVE_SELENIUM = True
+except ImportError:
+    HAVE_SELENIUM = False
+BROWSER = HAVE_SELENIUM and Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()
+needs_browser = pytest.mark.skipif(not BROWSER, reason="needs chromium, chromium-driver (apt) and selenium "
+                                                       "(the test extra): .ci/run installs them")
+SHOTS = os.environ.get("TABLETOP_WEB_SCREENSHOTS")
+
+
+# -- plain HTTP against the real server, in this process -----------------------------------------------------------
+def with_server(check):
+    """Run `await check(port)` against tabletop.net.server.serve on a free loopback port (rooms inline)."""
+    from tabletop.net.server import serve
+
+    async def run():
+        stop, ready = asyncio.Event(), asyncio.Event()
+        url = []
+        task = asyncio.ensure_future(serve("127.0.0.1", 0, None, lambda u: (url.append(u), ready.set()),
+                                           inline=True, stop=stop))
+        await asyncio.wait_for(ready.wait(), 30)
+        try:
+            return await check(int(url[0].rsplit(":", 1)[1]))
+        finally:
+            stop.set()
+            await task
+    return asyncio.run(run())
+
+
+async def http_get(port: int, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    """One raw GET (the path sent exactly as given): status, headers (lower-case names), body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", *(f"{k}: {v}" for k, v in (headers or {}).items())]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    found = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        found[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), found, body
+
+
+OUTSIDE = [
+    "/static/../net/http.py", "/static/../../pyproject.toml", "/static/%2e%2e/net/http.py",
+    "/static/%2E%2E/%2E%2E/pyproject.toml", "/static/..%2fnet%2fhttp.py", "/static/..%5cnet%5chttp.py",
+    "/static/%252e%252e/net/http.py", "/static/\\..\\net\\http.py", "/static/..\\net\\http.py",
+    "/static//etc/passwd", "/static/%2fetc%2fpasswd", "/etc/passwd", "/static/", "/static/.", "/static/..",
+    "/static/./room.js", "/static/room.js/..", "/static/room.js%00.css", "/static/__init__.py",
+    "/r/../static/room.js", "/r/abc/../../etc/passwd", "/r/abc/table.glb", "/r/abc/other.json",
+    "/../tabletop/web/room.html", "/r/ab%2fcd", "/", "/index.html", "/static/room.js?x=/../",
+]
+
+
+def test_a_path_outside_the_served_files_is_404_and_nothing_else():
+    async def check(port):
+        return [(path, *await http_get(port, path)) for path in OUTSIDE]
+    for path, status, headers, body in with_server(check):
+        if path == "/static/room.js?x=/../":                  # a query is not part of the file's name
+            assert status == 200 and body.startswith(b"// The room page"), path
+            continue
+        assert (status, body) == (404, b"not found\n"), (path, status, body[:200])
+        assert headers["content-type"] == "text/plain; charset=utf-8"
+
+
+def test_the_page_and_its_files_carry_the_security_headers_and_their_types():
+    async def check(port):
+        page = await http_get(port, "/r/hqvQrWHVxpjgdzu1epi3Ww")
+        script = await http_get(port, "/static/room.js")
+        style = await http_get(port, "/static/room.css")
+        again = await http_get(port, "/static/room.js", {"If-None-Match": script[1]["etag"]})
+        return page, script, style, again
+    page, script, style, again = with_server(check)
+    for status, headers, _ in (page, script, style):
+        assert status == 200
+        csp = headers["content-security-policy"]
+        for directive in ("default-src 'self'", "script-src 'self'", "connect-src 'self' ws: wss:",
+                          "img-src 'self' data: blob:", "style-src 'self'"):
+            assert directive in csp, csp
+        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+        assert headers["cache-control"] == "no-cache" and headers["etag"]
+    assert page[1]["content-type"] == "text/html; charset=utf-8"
+    assert script[1]["content-type"] == "text/javascript; charset=utf-8"
+    assert style[1]["content-type"] == "text/css; charset=utf-8"
+    assert again[0] == 304 and again[2] == b""
+    # no inline script or style in the page: everything comes from /static
+    html = page[2].decode()
+    assert "<script>" not in html and "style=" not in html and "<style" not in html and " on" not in html.lower()
+    assert 'src="/static/room.js"' in html and 'id="table3d"' in html
+
+
+def test_a_vendor_file_is_cached_and_only_known_kinds_are_served(tmp_path, monkeypatch):
+    from tabletop.net import http
+
+    web = tmp_path / "web"
+    (web / "vendor" / "three").mkdir(parents=True)
+    (web / "vendor" / "three" / "three.module.js").write_text("export {};\n")
+    (web / "secret.py").write_text("x = 1\n")
+    (web / "room.html").write_text("<!doctype html>\n")
+    (tmp_path / "outside.js").write_text("// outside\n")
+    (web / "link.js").symlink_to(tmp_path / "outside.js")
+    monkeypatch.setattr(http, "WEB", web)
+
+    async def check(port):
+        return [await http_get(port, path) for path in ("/static/vendor/three/three.module.js", "/static/secret.py",
+                                                          "/static/link.js")]
+    vendor, secret, link = with_server(check)
+    assert vendor[0] == 200 and vendor[1]["cache-control"] == http.VENDOR_CACHE
+    assert vendor[1]["content-type"] == "text/javascript; charset=utf-8"
+    assert secret[0] == 404 and link[0] == 404          # not a kind the page uses; a link leading outside
+
+
+def test_a_websocket_from_another_sites_page_is_refused_and_one_without_origin_or_of_the_page_is_let_in():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    async def answers(port, origin=None):
+        kwargs = {} if origin is None else {"origin": origin}
+        try:
+            async with connect(f"ws://127.0.0.1:{port}/x", **kwargs) as ws:
+                await ws.send(json.dumps({"v": 2, "type": "join", "room": "nosuch", "spectate": True}))
+                return json.loads(await asyncio.wait_for(ws.recv(), 10))["code"]
+        except InvalidStatus as exc:
+            return exc.response.status_code
+
+    async def check(port):
+        own = f"http://127.0.0.1:{port}"
+        foreign = ("http://evil.example", f"http://evil.example:{port}", f"http://127.0.0.1:{port + 1}", "null",
+                   f"http://localhost:{port}", f"file://127.0.0.1:{port}")
+        return ([await answers(port), await answers(port, own)],
+                {origin: await answers(port, origin) for origin in foreign})
+    let_in, refused = with_server(check)
+    assert let_in == ["unknown-room", "unknown-room"]     # no Origin (a Python client), the page's own
+    assert set(refused.values()) == {403}, refused
+
+
+def test_same_origin_compares_host_and_port_with_the_schemes_default():
+    from websockets.datastructures import Headers
+
+    from tabletop.net.http import same_origin
+
+    def ok(origin, host):
+        return same_origin(Headers([("Host", host)] + ([("Origin", origin)] if origin else [])))
+    assert ok(None, "anything:1")
+    assert ok("https://games.example", "games.example") and ok("https://games.example", "games.example:443")
+    assert ok("http://games.example:8765", "games.example:8765") and ok("http://[::1]:80", "[::1]")
+    assert not ok("https://games.example", "games.example:8765") and not ok("http://a.example", "b.example")
+    assert not ok("file://", "games.example") and not ok("http://games.example:x", "games.example")
+
+
+@pytest.mark.slow
+def test_host_prints_the_rooms_browser_link_beside_the_join_address(serve_process, capsys):
+    url, _ = serve_process
+    assert main(["host", "knossos", "--server", url, "--seats", "remote,ai", "--outcomes", "measured"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    join = next(line.split()[1] for line in out if line.startswith("join: "))
+    page = next(line.split()[-1] for line in out if line.startswith("open in a browser: "))
+    code = join.rsplit("/", 1)[1]
+    assert page == url.replace("ws://", "http://") + f"/r/{code}"
+    assert [line.startswith("open in a browser: ") for line in out][-1] and out[-2].startswith("join: ")
+
+
+# -- in a real browser ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def serve_process(tmp_path_factory):
+    """`tabletop serve --port 0` as a process: (its ws:// address, the data folder); stopped after."""
+    folder = tmp_path_factory.mktemp("web")
+    data = folder / "rooms"
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+                             "--data", str(data)], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("serving on ws://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
+    yield line.split()[2], data
+    proc.terminate()
+    assert proc.wait(30) == 0
+    assert "Traceback" not in proc.stderr.read()
+
+
+def make_room(url: str, seats, seed: int = 1, outcomes: str = "physics") -> str:
+    """A Knossos room (one game) on the server: the page's address."""
+    from tabletop.net.client import create_room
+
+    created = asyncio.run(create_room(url, "knossos", seats, seed, outcomes, {"games_to_win": 1}))
+    return f"{url.replace('ws://', 'http://')}/r/{created.room}"
+
+
+def new_browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,720", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def set_size(driver, width: int, height: int, touch: bool = False) -> None:
+    """The page's viewport exactly width x height CSS pixels (a phone's: mobile, with touch)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": touch})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": touch, "maxTouchPoints": 5})
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not BROWSER:
+        pytest.skip("needs chromium, chromium-driver (apt) and selenium (the test extra): .ci/run installs them")
+    driver = new_browser()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def page(browser):
+    """The module's browser at 1280x720, no touch; its page's errors checked after the test."""
+    set_size(browser, 1280, 720)
+    yield browser
+    errors = [entry["message"] for entry in browser.get_log("browser")
+              if entry["level"] == "SEVERE" and "table3d.js" not in entry["message"]]
+    assert not errors, errors
+
+
+def wait(driver, script: str, timeout: float = 30.0):
+    """Poll the page until `script` (a JavaScript expression) is truthy; its value."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: d.execute_script(f"return {script}"))
+
+
+def take_seat(driver, link: str, name: str, watch: bool = False) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(link)
+    field = driver.find_element(By.ID, "name")
+    wait(driver, "!document.getElementById('welcome').hidden")
+    field.clear()
+    field.send_keys(name)
+    driver.find_element(By.ID, "watch" if watch else "play").click()
+    wait(driver, "document.body.dataset.seat")
+
+
+ACTING_OR_OVER = "document.body.dataset.acting === 'yes' || !document.getElementById('result').hidden"
+
+
+def shoot(driver, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(SHOTS) / name))
+
+
+@needs_browser
+@pytest.mark.slow
+def test_a_browser_seat_plays_a_knossos_room_to_its_end_by_clicks_and_the_journal_verifies(serve_process, page):
+    from selenium.webdriver.common.by import By
+
+    url, data = serve_process
+    link = make_room(url, ["remote", "ai"], seed=1)
+    started = time.perf_counter()
+    take_seat(page, link, "Ann")
+    assert page.execute_script("return document.body.dataset.seat") == "red"
+    decisions = 0
+    while True:
+        wait(page, ACTING_OR_OVER)
+        if not page.find_element(By.ID, "result").is_displayed():
+            buttons = page.find_elements(By.CSS_SELECTOR, "#choices button.choice")
+            assert buttons and all(b.size["height"] >= 44 for b in buttons)
+            if decisions == 6:
+                shoot(page, "web-knossos-mid-1280x720.png")
+            step = page.execute_script("return document.body.dataset.step")
+            buttons[-1].click()                           # a real click on the page's button
+            decisions += 1
+            wait(page, f"document.body.dataset.step !== '{step}' || !document.getElementById('result').hidden")
+            continue
+        break
+    result = page.find_element(By.ID, "result").text
+    checked = int(page.execute_script("return document.body.dataset.checked"))
+    print(f"a Knossos game played in the browser: {decisions} decisions by click, {checked} throws checked, "
+          f"{time.perf_counter() - started:.1f} s")
+    assert decisions >= 3 and "wins" in result and "commitment checked in this browser" in result
+    assert "did NOT match" not in result and "re-simulated" not in page.find_element(By.TAG_NAME, "body").text
+    assert checked >= decisions
+    code = link.rsplit("/", 1)[1]
+    journal = data / code / "game.ttr"
+    from tabletop.sim.record import ReplayFile
+
+    deadline = time.monotonic() + 20
+    while ReplayFile.open(journal).end is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    verified = subprocess.run([sys.executable, "-m", "tabletop.cli", "replay", str(journal), "--verify"],
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stderr
+    assert "commitments checked" in verified.stdout
+
+
+@needs_browser
+@pytest.mark.slow
+def test_chat_with_html_in_it_shows_as_text_in_another_browsers_page(serve_process, page):
+    from selenium.webdriver.common.by import By
+
+    url, _ = serve_process
+    link = make_room(url, ["remote", "remote"], seed=2, outcomes="measured")
+    evil_name = '<i id="pwn-name">Ann</i>'
+    evil = '<img src=x onerror="window.pwned=1"><b id="pwn">bold</b> & <script>window.pwned=2</script>'
+    take_seat(page, link, evil_name)
+    other = new_browser()
+    try:
+        take_seat(other, link, "Bea", watch=True)
+        assert other.execute_script("return document.body.dataset.seat") == "spectator"
+        page.find_element(By.ID, "say").send_keys(evil + "\n")
+        wait(other, "document.querySelectorAll('#chat li').length > 0")
+        line = other.find_element(By.CSS_SELECTOR, "#chat li")
+        assert line.text == f"red ({evil_name}): {evil}"
+        assert other.execute_script("return document.querySelectorAll('#chat img, #chat b, #chat script, "
+                                    "#pwn, #pwn-name').length") == 0
+        assert other.execute_script("return window.pwned") is None
+        # the player's name in the lobby: text too
+        wait(other, "document.querySelector('#players li .name').textContent.length > 0")
+        assert other.find_element(By.CSS_SELECTOR, "#players li .name").text == evil_name
+        assert "waiting for blue" in other.find_element(By.ID, "waiting").text
+    finally:
+        other.quit()
+
+
+@needs_browser
+@pytest.mark.slow
+def test_the_page_at_390x844_with_touch_acts_by_a_tap(serve_process, browser):
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    from selenium.webdriver.common.by import By
+
+    url, _ = serve_process
+    link = make_room(url, ["remote", "ai"], seed=3)
+    set_size(browser, 390, 844, touch=True)
+    try:
+        take_seat(browser, link, "Cy")
+        assert browser.execute_script("return navigator.maxTouchPoints") > 0
+        wait(browser, ACTING_OR_OVER)
+        button = browser.find_element(By.CSS_SELECTOR, "#choices button.choice")
+        assert button.size["height"] >= 44 and button.size["width"] >= 44
+        step = browser.execute_script("return document.body.dataset.step")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        taps = ActionBuilder(browser, mouse=PointerInput("touch", "finger"))
+        taps.pointer_action.move_to(button).pointer_down().pointer_up()
+        taps.perform()
+        wait(browser, f"document.body.dataset.step !== '{step}'")
+        # one column: nothing wider than the phone, every panel reached by scrolling down
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+        for panel in ("choices", "players-panel", "log-panel", "chat-panel"):
+            box = browser.execute_script(f"const r = document.getElementById('{panel}').getBoundingClientRect();"
+                                         "return [r.left, r.right]")
+            assert 0 <= box[0] and box[1] <= 390, (panel, box)
+        for _ in range(3):                                 # a few more taps, then the page mid-game
+            wait(browser, ACTING_OR_OVER)
+            if browser.find_element(By.ID, "result").is_displayed():
+                break
+            step = browser.execute_script("return document.body.dataset.step")
+            button = browser.find_element(By.CSS_SELECTOR, "#choices button.choice")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            taps = ActionBuilder(browser, mouse=PointerInput("touch", "finger"))
+            taps.pointer_action.move_to(button).pointer_down().pointer_up()
+            taps.perform()
+            wait(browser, f"document.body.dataset.step !== '{step}' || !document.getElementById('result').hidden")
+        wait(browser, ACTING_OR_OVER)
+        browser.execute_script("window.scrollTo(0, 0)")
+        shoot(browser, "web-knossos-mid-390x844.png")
+    finally:
+        set_size(browser, 1280, 720)
+
+
+@needs_browser
+@pytest.mark.slow
+def test_a_reload_takes_the_seat_back_and_the_token_is_kept_for_that_room_alone(serve_process, page):
+    from selenium.webdriver.common.by import By
+
+    url, _ = serve_process
+    link = make_room(url, ["remote", "remote"], seed=4, outcomes="measured")
+    code = link.rsplit("/", 1)[1]
+    take_seat(page, link, "Dee")
+    assert page.execute_script("return document.body.dataset.seat") == "red"
+    wait(page, "document.getElementById('waiting').textContent.includes('blue')")
+    seat = json.loads(page.execute_script(f"return localStorage.getItem('tabletop.room.{code}')"))
+    assert seat["seat"] == "red" and len(seat["token"]) >= 32
+    kept = page.execute_script("return Object.keys(localStorage).filter(k => localStorage[k].includes(arguments[0]))",
+                               seat["token"])
+    assert kept == [f"tabletop.room.{code}"], kept
+    page.refresh()
+    wait(page, "document.body.dataset.seat")
+    assert page.execute_script("return document.body.dataset.seat") == "red"
+    assert page.find_element(By.ID, "welcome").is_displayed() is False       # no name asked again
+    wait(page, "document.getElementById('waiting').textContent.includes('blue')")
+    seats = [li.text for li in page.find_elements(By.CSS_SELECTOR, "#players li")]
+    assert "Dee" in seats[0] and "open to a player" in seats[1], seats     # the same seat, not another
+    # another room's page does not take this seat's token
+    other = make_room(url, ["remote", "ai"], seed=5, outcomes="measured")
+    page.get(other)
+    wait(page, "!document.getElementById('welcome').hidden")
