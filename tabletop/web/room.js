@@ -333,7 +333,8 @@ function renderStatus() {
   } else if (view.chance) {
     prompt.textContent = `Chance: ${view.chance} is being thrown…`;
   } else if (view.to_move && view.to_move === state.seat && state.legal) {
-    prompt.textContent = "Your move: choose below (click, tap, or press its number).";
+    prompt.textContent = matchMedia("(pointer: coarse)").matches ? "Your move: tap a choice below."
+      : "Your move: click a choice below, or press its number.";
     prompt.classList.add("yours");
   } else if (view.to_move) {
     prompt.textContent = `${view.to_move} to move.`;
