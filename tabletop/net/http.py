@@ -16,8 +16,8 @@ What it answers (GET only; anything else 404, or 405 for another method):
   (no `..`, no percent-encoding, no backslash, no dot-file), resolved and checked to lie inside
   the folder. Everything else is 404 with a one-line body and nothing more.
 - `/r/CODE/table.glb`, `/r/CODE/table.json`: the room's table for the 3D view, from
-  `tabletop.net.browser.table_asset(handle, name)` (404 while that module is absent, the room is
-  not loaded, or it has no such asset).
+  `tabletop.net.browser.table_asset(handle, name)`, made in a thread (404 where that module is
+  absent, the room is not loaded, or it has no such asset).
 
 A websocket upgrade on any path goes on as before, except one from a page of another site: a
 request with an `Origin` header whose host and port are not the `Host` header's is refused with
@@ -28,6 +28,7 @@ request with it gets 304), vendor files are cached for a day, the rest revalidat
 """
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import hashlib
 import re
@@ -147,15 +148,16 @@ def _file(path: Path, request):
     return _response(HTTPStatus.OK, body, pairs)
 
 
-def _table(hub, code: str, name: str):
-    """The room's table for the 3D view (tabletop.net.browser, where it is installed)."""
+async def _table(hub, code: str, name: str):
+    """The room's table for the 3D view (tabletop.net.browser's `table_asset`: the bytes and their
+    content type, or None), made in a thread so that building it stalls no other connection."""
     try:
         from tabletop.net.browser import table_asset
     except ImportError:
         return _not_found()
     handle = hub.rooms.get(code)
-    body = None if handle is None else table_asset(handle, name)
-    if body is None:
+    found = None if handle is None else await asyncio.to_thread(table_asset, handle, name)
+    if found is None:
         return _not_found()
-    return _response(HTTPStatus.OK, bytes(body), (("Content-Type", CONTENT_TYPES[Path(name).suffix]),
-                                                   ("Cache-Control", "no-cache")))
+    body, content_type = found if isinstance(found, tuple) else (found, CONTENT_TYPES[Path(name).suffix])
+    return _response(HTTPStatus.OK, bytes(body), (("Content-Type", content_type), ("Cache-Control", "no-cache")))
