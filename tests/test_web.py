@@ -171,6 +171,20 @@ def test_a_websocket_from_another_sites_page_is_refused_and_one_without_origin_o
     assert set(refused.values()) == {403}, refused
 
 
+def test_a_rooms_table_is_served_for_the_3d_view_and_an_unknown_rooms_is_404():
+    from tabletop.net.client import create_room
+
+    async def check(port):
+        created = await create_room(f"ws://127.0.0.1:{port}", "knossos", ["remote", "ai"], 1, "measured",
+                                    {"games_to_win": 1})
+        return [await http_get(port, f"/r/{code}/{name}") for code in (created.room, "nosuch")
+                for name in ("table.json", "table.glb")]
+    (json_status, json_headers, body), (glb_status, glb_headers, glb), *unknown = with_server(check)
+    assert json_status == 200 and json_headers["content-type"].startswith("application/json") and json.loads(body)
+    assert glb_status == 200 and glb_headers["content-type"] == "model/gltf-binary" and glb[:4] == b"glTF"
+    assert [status for status, _, _ in unknown] == [404, 404]
+
+
 def test_same_origin_compares_host_and_port_with_the_schemes_default():
     from websockets.datastructures import Headers
 
