@@ -21,10 +21,15 @@ import numpy as np
 from tabletop.sim.spec import digest
 from tabletop.sim.surface import material_look, track_arrays
 
-GLTF_VERSION = 1          # bump when the export changes: the cache key holds it
+GLTF_VERSION = 2          # bump when the export changes: the cache key holds it
 ROOT = "z-up"             # the root node: the table's frame (Z up) in glTF's (Y up)
 CONTENT_TYPE = "model/gltf-binary"
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+
+
+def linear(rgb) -> list[float]:
+    """sRGB colour components (as the window sets them) in the linear space glTF's colour factors are in."""
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
 
 
 def pose_matrix(pose) -> np.ndarray:
@@ -45,13 +50,35 @@ def scene_tracks(scene: dict) -> dict[str, tuple[str, list]]:
 
 def scene_bounds(scene: dict) -> tuple[list[float], list[float]]:
     """The (lowest, highest) corner of every track's parts at its pose, in the table's frame."""
-    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
-    for track, (_, parts) in scene_tracks(scene).items():
+    boxes = body_bounds(scene).values()
+    return np.min([lo for lo, _ in boxes], axis=0).tolist(), np.max([hi for _, hi in boxes], axis=0).tolist()
+
+
+def body_bounds(scene: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{body: (lowest, highest) corner} of every body's parts at their poses, in the table's frame."""
+    out: dict = {}
+    for track, (body, parts) in scene_tracks(scene).items():
         v, _, _ = track_arrays(parts)
         m = pose_matrix(scene["poses"].get(track, (0, 0, 0, 0, 0, 0, 1)))
         w = v @ m[:3, :3].T + m[:3, 3]
-        lo, hi = np.minimum(lo, w.min(axis=0)), np.maximum(hi, w.max(axis=0))
-    return lo.tolist(), hi.tolist()
+        lo, hi = out.get(body, (np.full(3, np.inf), np.full(3, -np.inf)))
+        out[body] = (np.minimum(lo, w.min(axis=0)), np.maximum(hi, w.max(axis=0)))
+    return out
+
+
+def frame_bounds(scene: dict) -> tuple[list[float], list[float]]:
+    """The bounds a view frames: every body's, less a table top (a body under 5 cm thick under the
+    middle of every other one), as the window frames its table (tabletop.sim.view.app's
+    `_frame_points`)."""
+    boxes = body_bounds(scene)
+
+    def covers(lo, hi, other) -> bool:
+        return all(lo[k] <= (other[0][k] + other[1][k]) / 2 <= hi[k] for k in range(2))
+
+    tops = {name for name, (lo, hi) in boxes.items() if hi[2] - lo[2] < 0.05 and len(boxes) > 1
+            and all(covers(lo, hi, box) for other, box in boxes.items() if other != name)}
+    kept = [box for name, box in boxes.items() if name not in tops] or list(boxes.values())
+    return (np.min([lo for lo, _ in kept], axis=0).tolist(), np.max([hi for _, hi in kept], axis=0).tolist())
 
 
 def table_glb(scene: dict) -> bytes:
@@ -69,7 +96,7 @@ def table_glb(scene: dict) -> bytes:
         v, n, f = track_arrays(parts)
         material = scene["looks"][body].get("material")
         look = material_look(material)
-        pbr = PBRMaterial(name=material or "default", baseColorFactor=[*look.color, look.alpha],
+        pbr = PBRMaterial(name=material or "default", baseColorFactor=[*linear(look.color), look.alpha],
                           metallicFactor=0.0, roughnessFactor=max(0.25, 1.0 - look.specular),
                           alphaMode="BLEND" if look.alpha < 1.0 else "OPAQUE", doubleSided=False)
         mesh = trimesh.Trimesh(v.astype(np.float32), f.astype(np.uint32), vertex_normals=n.astype(np.float32),

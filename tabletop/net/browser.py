@@ -25,7 +25,7 @@ TABLE_FORMAT = "tabletop-table"
 TABLE_VERSION = 1
 JSON_TYPE = "application/json"
 FOV_DEG = 50.0                 # the window's lens (tabletop.sim.view.app)
-HOME_PITCH_DEG = 60.0          # a table framed from its bounds: seen from the -Y side, this far above
+HOME_PITCH_DEG = 62.0          # a table framed from its bounds: seen from the -Y side, this far above
 POSE_DIGITS = 5                # 0.01 mm and 1e-5 of a quaternion: finer than a pixel at any zoom
 
 
@@ -40,7 +40,7 @@ def _key(definition, seats, options: dict) -> tuple:
 
 @lru_cache(maxsize=16)
 def _table(game: str, seats: tuple, options: str) -> dict | None:
-    """{"scene", "pieces", "home"} of a game's table for live play (None: the game has no window):
+    """{"scene", "pieces", "home", "marker"} of a game's table for live play (None: the game has no window):
     its window adapter builds the physical table, which is read and closed at once."""
     from tabletop.gamekit.record import scene_of, table_worlds
     from tabletop.gamekit.registry import game_spec
@@ -54,9 +54,10 @@ def _table(game: str, seats: tuple, options: str) -> dict | None:
         scene = scene_of(*table_worlds(adapter.table))
         pieces = list(adapter.piece_bodies)
         home = getattr(adapter, "camera_home", None)   # (target, distance, heading, pitch), where a game says one
+        marker = {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)}
     finally:
         adapter.close()
-    return {"scene": scene, "pieces": pieces, "home": home}
+    return {"scene": scene, "pieces": pieces, "home": home, "marker": marker}
 
 
 def table_of(definition, seats, options: dict) -> dict | None:
@@ -70,28 +71,31 @@ def piece_tracks(scene: dict, body: str) -> list[str]:
     return [] if look is None else [t for t, parts in look["tracks"].items() if parts]
 
 
-def camera(bounds, home=None) -> dict:
+def camera(frame, home=None) -> dict:
     """Where the camera starts, in the table's frame (Z up): the adapter's home (target, distance,
-    heading, pitch: tabletop.sim.view.app.OrbitCamera) where it says one, else the whole table framed
-    from its bounds, seen from the -Y side."""
-    lo, hi = bounds
+    heading, pitch: tabletop.sim.view.app.OrbitCamera) where it says one, else `frame` (the bounds
+    the window frames: tabletop.sim.gltf.frame_bounds) seen from the -Y side. `radius` is the
+    framed sphere's: a page moves the camera along its line of sight until the sphere fills its view."""
+    lo, hi = frame
+    radius = math.dist(lo, hi) / 2
     if home is not None:
         target, distance, heading, pitch = home
     else:
         target = [(a + b) / 2 for a, b in zip(lo, hi)]
-        radius = math.dist(lo, hi) / 2
-        distance, heading, pitch = 1.05 * radius / math.sin(math.radians(FOV_DEG / 2)), 0.0, HOME_PITCH_DEG
+        distance, heading, pitch = radius / math.sin(math.radians(FOV_DEG / 2)), 0.0, HOME_PITCH_DEG
     h, p = math.radians(heading), math.radians(pitch)
     offset = (math.sin(h) * math.cos(p), -math.cos(h) * math.cos(p), math.sin(p))
     return {"target": [_r(v) for v in target],
             "position": [_r(t + distance * o) for t, o in zip(target, offset)],
-            "up": [0.0, 0.0, 1.0], "fov": FOV_DEG}
+            "up": [0.0, 0.0, 1.0], "fov": FOV_DEG, "radius": _r(radius)}
 
 
 def table_json(table: dict) -> dict:
     """table.json: the frame, the tracks (each body's, with its first pose), the pieces (by index:
-    the body and its tracks), the bounds and the camera to start from."""
-    from tabletop.sim.gltf import ROOT, scene_bounds, scene_tracks
+    the body and its tracks), the bounds, the camera to start from and the window's lit places
+    (`marker`: the radius of one and the drop from a piece's centre, where `choices` put it, to
+    the surface it stands on)."""
+    from tabletop.sim.gltf import ROOT, frame_bounds, scene_bounds, scene_tracks
 
     scene = table["scene"]
     bounds = scene_bounds(scene)
@@ -101,7 +105,7 @@ def table_json(table: dict) -> dict:
             "tracks": tracks,
             "pieces": [{"body": body, "tracks": piece_tracks(scene, body)} for body in table["pieces"]],
             "bounds": [[_r(v) for v in corner] for corner in bounds],
-            "camera": camera(bounds, table["home"])}
+            "camera": camera(frame_bounds(scene), table["home"]), "marker": table["marker"]}
 
 
 def table_asset(handle, name: str) -> tuple[bytes, str] | None:

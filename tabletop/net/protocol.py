@@ -171,8 +171,31 @@ def _choices(value, name):
                                               for v in value):
         raise ProtocolError("bad-message", f'{name}: expected a list of {{"text", "piece", "at"}}')
     piece = _whole(0, 2**31)
-    return tuple({"text": _text(2000)(v["text"], name), "piece": None if v["piece"] is None else piece(v["piece"], name),
-                  "at": _point(v["at"], name)} for v in value)
+    for v in value:
+        _text(2000)(v["text"], name)
+        if v["piece"] is not None:
+            piece(v["piece"], name)
+        _point(v["at"], name)
+    return value
+
+
+def _pieces(value, name):
+    """{track: [x, y, z, qx, qy, qz, qw]}: where each piece stands, for a browser."""
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(p, list) and len(p) == 7
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for k, p in value.items()):
+        raise ProtocolError("bad-message", f"{name}: expected {{track: [x, y, z, qx, qy, qz, qw]}}")
+    return value
+
+
+def _view(value, name):
+    """A view: an object, its `pieces` and `choices` (a browser's) checked where present."""
+    _object(value, name)
+    if "pieces" in value:
+        _pieces(value["pieces"], f"{name}.pieces")
+    if "choices" in value:
+        _choices(value["choices"], f"{name}.choices")
+    return value
 
 
 def _error_code(value, name):
@@ -280,21 +303,20 @@ class View:
     """server -> client: what the connection's seat may know after `step` actions (the game
     definition's `seat_view`): its `log` holds the seat's log lines from `log_from` on (0: the
     whole log; else the lines after those already sent). `legal` lists the seat's legal actions
-    when it is to act (None otherwise), and `choices` beside them, one each, for a browser: the action
-    in the window's words, the piece it moves and the lit place it goes to (tabletop.net.browser; None
-    where the game has no window). A client that has no use for them ignores them."""
+    when it is to act (None otherwise). Where the game has a window the view holds, for a browser,
+    `pieces` (each piece's pose) and, in a seat's view, `choices` (one for each legal action: its text,
+    the piece it moves and the lit place it goes to; null when the seat is not to act): both checked
+    when present (tabletop.net.browser makes them); a client with no use for them ignores them."""
 
     TYPE: ClassVar[str] = "view"
     CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "step": _whole(0, 2**31),
-                              "log_from": _whole(0, 2**31), "view": _object, "legal": _actions,
-                              "choices": _choices}
+                              "log_from": _whole(0, 2**31), "view": _view, "legal": _actions}
     room: str
     seat: str | None
     step: int
     log_from: int
     view: dict
     legal: tuple | None = None
-    choices: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -445,10 +445,10 @@ class Room:
         spectator), each the definition's `seat_view` with only the log lines since the last update,
         the banner, the seat's mirror of the position (the definition's `seat_mirror`: the history's
         steps since the last update, or a whole position), where the game has a window `pieces` (each piece's pose in
-        the public position, for a browser: tabletop.net.browser) and, once over, the result lines; `legal` the
-        acting remote seat's legal actions (encoded as replays encode them; None when no remote seat is to act)
-        and `choices` beside them (each said as the window says it, with its piece and lit place; None where
-        the game has no window); `step`, `to_act`, `over`."""
+        the public position, for a browser: tabletop.net.browser) and in a seat's view `choices` (its legal
+        actions said as the window says them, with their pieces and lit places; None unless it is to act),
+        and, once over, the result lines; `legal` the acting remote seat's legal actions (encoded as replays
+        encode them; None when no remote seat is to act); `step`, `to_act`, `over`."""
         from tabletop.gamekit.record import encode_action
 
         since, self._logged = self._logged, len(self.state.events)
@@ -466,13 +466,15 @@ class Room:
         seat = self.to_act()
         legal = None if seat is None else [encode_action(self.definition, a) for a in self.state.legal_actions()]
         browser = self.browser_views()
-        if browser is not None:                   # the table in a browser: the same for every viewer
-            pieces = browser.pieces(self.state)
-            for view in views.values():
+        if browser is not None:                   # the table in a browser: the pieces the same for every viewer,
+            pieces = browser.pieces(self.state)   # the choices the acting seat's (null: another seat's turn)
+            choices = None if legal is None else browser.choices(self.state)
+            for viewer, view in views.items():
                 view["pieces"] = pieces
-        choices = None if legal is None or browser is None else browser.choices(self.state)
+                if viewer is not None:
+                    view["choices"] = choices if viewer == seat else None
         return {"step": self.step, "to_act": seat, "over": self.over(), "views": views, "legal": legal,
-                "choices": choices, "kinds": list(self.kinds), "started": self.started}
+                "kinds": list(self.kinds), "started": self.started}
 
     def browser_views(self):
         """The room's tabletop.net.browser.BrowserViews (made once; None: the game has no window)."""
