@@ -13,7 +13,9 @@
 // A click or tap on a lit place picks its choice; on a piece with one lit place, picks that; on a
 // piece with several, selects it (brighter, a halo at its foot) and lights only its places. Drag to
 // turn the table, right-drag or two fingers to pan, wheel or pinch to zoom (OrbitControls).
-// element.dataset.table3d says "loading", "ready", "none" (no table for this room) or "error".
+// element.dataset.table3d says "loading", "ready", "none" (no table for this room) or "error";
+// element.table3d is the mounted table (its choicePoint(i) and piecePoint(i): where choice i's lit
+// place or piece i is on the screen, in client pixels, for tests that click as a player does).
 
 import * as THREE from "./vendor/three/build/three.module.js";
 import { GLTFLoader } from "./vendor/three/examples/jsm/loaders/GLTFLoader.js";
@@ -416,14 +418,19 @@ export function mount(element, glbUrl, jsonUrl) {
     renderer.domElement.remove();
   }
 
-  return {
+  const api = {
     setPieces,
     showChoices,
-    dispose,
+    dispose: () => {
+      dispose();
+      if (element.table3d === api) delete element.table3d;
+    },
     resetCamera: () => { controls.reset(); render(); },
     choicePoint,
     piecePoint,
     get frames() { return state.frame; },
     get ready() { return Boolean(state.root); },
   };
+  element.table3d = api;        // tests reach it as the element's: element.table3d.choicePoint(i)
+  return api;
 }
