@@ -3,7 +3,9 @@
 The scene is what a replay's header holds (tabletop.gamekit.record.scene_of: every body's look and
 pose). Each track (a body's base or one of its links: tabletop.sim.scene) becomes one mesh node,
 named by the track, holding the track's parts as tabletop.sim.surface tessellates them for the window,
-in its material's colour (tabletop.sim.surface.LOOKS), at its pose in the scene. The tracks hang
+in its material's colour (tabletop.sim.surface.LOOKS) or the colour the window draws its body in
+(`colors`), at its pose in the scene; besides, the board's static art (`art`: a game adapter's
+`art_meshes`) as nodes of their own, on the board or under the track they move with. The tracks hang
 under one root node, `ROOT`, that turns the table's frame (Z up, metres) into glTF's (Y up): a
 renderer poses a track by setting its node's local transform to a pose of the table's frame.
 
@@ -21,7 +23,7 @@ import numpy as np
 from tabletop.sim.spec import digest
 from tabletop.sim.surface import material_look, track_arrays
 
-GLTF_VERSION = 2          # bump when the export changes: the cache key holds it
+GLTF_VERSION = 3          # bump when the export changes: the cache key holds it
 ROOT = "z-up"             # the root node: the table's frame (Z up) in glTF's (Y up)
 CONTENT_TYPE = "model/gltf-binary"
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
@@ -81,12 +83,56 @@ def frame_bounds(scene: dict) -> tuple[list[float], list[float]]:
     return (np.min([lo for lo, _ in kept], axis=0).tolist(), np.max([hi for _, hi in kept], axis=0).tolist())
 
 
-def table_glb(scene: dict) -> bytes:
-    """The GLB of a scene's table: a mesh node per track under the root node `ROOT`."""
-    import trimesh
+def _material(name: str, rgba, specular: float, image=None):
+    """A glTF PBR material of an sRGB colour (r, g, b[, a]), with `image` (an (h, w, 3) array in 0..1,
+    row 0 at the top) painted over it where given."""
+    from PIL import Image
     from trimesh.visual.material import PBRMaterial
+
+    r, g, b, *a = rgba
+    alpha = a[0] if a else 1.0
+    texture = None if image is None else Image.fromarray((np.clip(image, 0.0, 1.0) * 255).astype(np.uint8), "RGB")
+    return PBRMaterial(name=name, baseColorFactor=[*linear((r, g, b)), alpha], baseColorTexture=texture,
+                       metallicFactor=0.0, roughnessFactor=max(0.25, 1.0 - specular),
+                       alphaMode="BLEND" if alpha < 1.0 else "OPAQUE", doubleSided=False)
+
+
+def art_arrays(art: dict):
+    """(vertices, normals, faces) of one art mesh: its parts tessellated, or its own vertices and faces
+    with smooth normals."""
+    import trimesh
+
+    if "parts" in art:
+        return track_arrays(art["parts"])
+    v, f = np.asarray(art["vertices"], float), np.asarray(art["faces"], np.int64)
+    return v, trimesh.Trimesh(v, f, process=False).vertex_normals, f
+
+
+def art_key(art) -> list:
+    """What the cache's digest holds of the art meshes (their arrays by their own digests)."""
+    import hashlib
+
+    def plain(value):
+        if isinstance(value, np.ndarray):
+            return hashlib.sha256(np.ascontiguousarray(value, np.float64).tobytes()).hexdigest()
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    return plain(list(art))
+
+
+def table_glb(scene: dict, colors: dict | None = None, art=()) -> bytes:
+    """The GLB of a scene's table: a mesh node per track under the root node `ROOT`, each body in its
+    colour from `colors` (body or track -> sRGB, as the window sets it) or else its material's; then
+    each of `art` (module docstring) a node of its own, under its parent track's node where it names
+    one that the scene has (else left out, as the window leaves it)."""
+    import trimesh
     from trimesh.visual.texture import TextureVisuals
 
+    colors = colors or {}
     tracks = scene_tracks(scene)
     if ROOT in tracks:
         raise ValueError(f"a body's track is named {ROOT!r}, the name of the glTF export's root node")
@@ -96,26 +142,39 @@ def table_glb(scene: dict) -> bytes:
         v, n, f = track_arrays(parts)
         material = scene["looks"][body].get("material")
         look = material_look(material)
-        pbr = PBRMaterial(name=material or "default", baseColorFactor=[*linear(look.color), look.alpha],
-                          metallicFactor=0.0, roughnessFactor=max(0.25, 1.0 - look.specular),
-                          alphaMode="BLEND" if look.alpha < 1.0 else "OPAQUE", doubleSided=False)
+        rgba = colors.get(track) or colors.get(body) or (*look.color, look.alpha)
         mesh = trimesh.Trimesh(v.astype(np.float32), f.astype(np.uint32), vertex_normals=n.astype(np.float32),
-                               visual=TextureVisuals(material=pbr), process=False)
+                               visual=TextureVisuals(material=_material(material or "default", rgba, look.specular)),
+                               process=False)
         out.add_geometry(mesh, node_name=track, geom_name=track, parent_node_name=ROOT,
                          transform=pose_matrix(scene["poses"].get(track, (0, 0, 0, 0, 0, 0, 1))))
+    for item in art:
+        name, parent = item["name"], item.get("parent") or ROOT
+        if parent != ROOT and parent not in tracks:
+            continue
+        if name == ROOT or name in tracks:
+            raise ValueError(f"an art mesh is named {name!r}, as a track or the root node is")
+        v, n, f = art_arrays(item)
+        uv = item.get("uv")
+        visual = TextureVisuals(uv=None if uv is None else np.asarray(uv, np.float32),
+                                material=_material(f"art-{name}", item["color"], 0.2, item.get("image")))
+        mesh = trimesh.Trimesh(v.astype(np.float32), f.astype(np.uint32), vertex_normals=np.asarray(n, np.float32),
+                               visual=visual, process=False)
+        out.add_geometry(mesh, node_name=name, geom_name=name, parent_node_name=parent)
     return trimesh.exchange.gltf.export_glb(out, include_normals=True)
 
 
-def cached_table_glb(scene: dict) -> bytes:
-    """`table_glb` of a scene, read from the cache when a scene of the same digest was exported
-    before (written whole: a temp file, then a rename)."""
+def cached_table_glb(scene: dict, colors: dict | None = None, art=()) -> bytes:
+    """`table_glb` of a scene, read from the cache when a scene of the same digest, colours and art was
+    exported before (written whole: a temp file, then a rename)."""
     from tabletop.sim.meshes import cache_dir
 
-    key = digest({"gltf": GLTF_VERSION, "looks": scene["looks"], "poses": scene["poses"]})
+    key = digest({"gltf": GLTF_VERSION, "looks": scene["looks"], "poses": scene["poses"],
+                  "colors": {k: list(v) for k, v in sorted((colors or {}).items())}, "art": art_key(art)})
     path = cache_dir() / "gltf" / f"table-{key}.glb"
     if path.exists():
         return path.read_bytes()
-    data = table_glb(scene)
+    data = table_glb(scene, colors, art)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".glb.tmp")
     try:

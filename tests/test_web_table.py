@@ -67,6 +67,32 @@ def test_the_glb_of_each_game_has_a_node_per_track_and_the_scenes_bounds(name):
 
 
 @pytest.mark.parametrize("name", WINDOWED)
+def test_the_glb_draws_the_adapters_colours_camera_and_board_art(name):
+    """One source for the window and the page: each body in the colour the adapter's build draws it
+    (body_colors), the camera at its camera_home, the board's art (art_meshes) as nodes of their own."""
+    trimesh = pytest.importorskip("trimesh")
+    from tabletop.sim.gltf import linear
+
+    t = table(name)
+    definition = GAMES[name]
+    adapter = definition.window_adapter(list(seats_of(definition)), definition.check_options({}))
+    try:
+        assert t["colors"] == adapter.body_colors() and t["home"] == adapter.camera_home()
+        art = [a["name"] for a in adapter.art_meshes()]
+    finally:
+        adapter.close()
+    back = trimesh.load(io.BytesIO(table_glb(t["scene"], t["colors"], t["art"])), file_type="glb")
+    tracks = scene_tracks(t["scene"])
+    for track, (body, _) in tracks.items():
+        rgb = t["colors"].get(track) or t["colors"].get(body)
+        if rgb is not None:
+            factor = back.geometry[track].visual.material.baseColorFactor
+            assert np.allclose(np.asarray(factor[:3]) / 255, linear(rgb[:3]), atol=0.01), track
+    assert set(art) <= set(back.graph.nodes_geometry)
+    assert set(back.graph.nodes_geometry) == set(tracks) | set(art)
+
+
+@pytest.mark.parametrize("name", WINDOWED)
 def test_the_glb_is_cached_by_the_scenes_digest(name, tmp_path, monkeypatch):
     scene = table(name)["scene"]              # made first: its meshes from the usual cache
     monkeypatch.setenv("TABLETOP_CACHE", str(tmp_path))
@@ -95,7 +121,13 @@ def test_table_asset_answers_the_glb_and_the_json(name):
     assert np.allclose(info["bounds"], scene_bounds(scene), atol=1e-5)
     lo, hi = frame_bounds(scene)
     cam = info["camera"]
-    assert all(a - 1e-6 <= t <= b + 1e-6 for a, t, b in zip(lo, cam["target"], hi))
+    home = table(name)["home"]
+    if home is None:
+        assert all(a - 1e-6 <= t <= b + 1e-6 for a, t, b in zip(lo, cam["target"], hi))
+    else:                   # the window's first view: its target, its eye at its distance
+        target, distance = home[0], home[1]
+        assert np.allclose(cam["target"], target, atol=1e-5)
+        assert np.isclose(np.linalg.norm(np.subtract(cam["position"], target)), distance, atol=1e-4)
     assert cam["position"][2] > cam["target"][2] and cam["radius"] > 0
     assert info["marker"]["radius"] > 0
     assert table_asset(handle(name), "table.obj") is None and table_asset(handle(name), "../secret") is None

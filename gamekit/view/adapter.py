@@ -295,6 +295,27 @@ class TableAdapter(abc.ABC):
                 out.append(action)
         return out
 
+    def body_colors(self) -> dict[str, tuple]:
+        """The colour the window draws each body or track in, by name: (r, g, b) or (r, g, b, a),
+        sRGB as Panda3D's set_color takes it (a pawn by its seat, the board); a body not named
+        keeps its material's. `build` draws with these, and a browser's table (tabletop.net.browser)
+        is coloured from them: one source for both."""
+        return {}
+
+    def camera_home(self) -> tuple | None:
+        """The window's first view, as tabletop.sim.view.app.OrbitCamera.set_home takes it: (target,
+        distance, heading, pitch), target (x, y, z) in the table's frame, angles in degrees; None:
+        the whole table framed from its bounds. `build` sets it; a browser starts from it too."""
+        return None
+
+    def art_meshes(self) -> list[dict]:
+        """The board's static art as geometry for a renderer other than the window (a browser's
+        glTF: tabletop.sim.gltf), each {"name", "color": (r, g, b), and either "parts" (as
+        tabletop.sim.surface tessellates them) or "vertices" and "faces" (with, optionally, "uv" and
+        "image": an (h, w, 3) array painted over it)}, optionally "parent": the track it moves with
+        (its geometry then in that track's frame). The default: none."""
+        return []
+
     def menu_title(self, state) -> str:
         return "choose:"
 

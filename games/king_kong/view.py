@@ -101,10 +101,7 @@ class KongAdapter(TableAdapter):
     # -- the scene -------------------------------------------------------------------------
     def build(self, app) -> None:
         app.floor()
-        colors = {BOARD: BOARD_RGB, KONG: KONG_RGB}
-        for i, name in enumerate(self.piece_bodies):
-            colors[name] = PAWN_RGB[COLOURS[i]]
-        self.add_world_bodies(app, colors)
+        self.add_world_bodies(app, self.body_colors())
         spinner = self.spinner_world
         for name in spinner.bodies:
             app.add_body(name, look(spinner, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
@@ -116,10 +113,37 @@ class KongAdapter(TableAdapter):
         self.pickable_pieces(app, self.table.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
         self.close_up = "die"
         self._close_up(app)
-        app.camera.set_home((0.22, -0.02, 0.0), 1.75, 0.0, 62.0)
+        app.camera.set_home(*self.camera_home())
 
-    def _paint(self, app) -> None:
-        """The towers' art: window spaces, the elevators and Start painted on the board's top."""
+    def body_colors(self) -> dict[str, tuple]:
+        colors = {BOARD: BOARD_RGB, KONG: KONG_RGB}
+        for i, name in enumerate(self.piece_bodies):
+            colors[name] = PAWN_RGB[COLOURS[i]]
+        return colors
+
+    def camera_home(self) -> tuple:
+        return (0.22, -0.02, 0.0), 1.75, 0.0, 62.0
+
+    def art_meshes(self) -> list[dict]:
+        """The towers' paint and Kong's gorilla dress (on his figure's track); the spinner's card
+        is not on the table."""
+        return self._board_art() + self._kong_art()
+
+    @staticmethod
+    def _draw_art(app, art: dict) -> None:
+        """One of art_meshes in the window: on the board, casting no shadow, or on its parent track
+        (none where the table has no such track)."""
+        parent = art.get("parent")
+        if parent is not None and parent not in app.nodes:
+            return
+        node = track_node(art["name"], art["parts"])
+        node.reparent_to(app.render if parent is None else app.nodes[parent])
+        node.set_color(*art["color"], 1)
+        if parent is None:
+            app.casts_no_shadow(node)
+
+    def _board_art(self) -> list[dict]:
+        """Window spaces (each four panes in its frame), the elevators and Start painted on the board's top."""
         top = BOARD_TOP
         groups = {"window": [], "elevator": [], "start": []}
         for sp in self.board.spaces:
@@ -137,13 +161,16 @@ class KongAdapter(TableAdapter):
                         glass.append({"kind": "box", "half": [hx, hy, 0.0004], "pos": [cx, cy, top + 0.0009],
                                       "orn": [0.0, 0.0, 0.0, 1.0]})
         groups["glass"] = glass
-        for kind, rgb in (("window", WINDOW_RGB), ("glass", GLASS_RGB), ("elevator", ELEVATOR_RGB),
-                          ("start", START_RGB)):
-            if groups[kind]:
-                node = track_node(f"paint-{kind}", groups[kind])
-                node.reparent_to(app.render)
-                node.set_color(*rgb, 1)
-                app.casts_no_shadow(node)
+        return [{"name": f"paint-{kind}", "parts": groups[kind], "color": rgb}
+                for kind, rgb in (("window", WINDOW_RGB), ("glass", GLASS_RGB), ("elevator", ELEVATOR_RGB),
+                                  ("start", START_RGB)) if groups[kind]]
+
+    def _paint(self, app) -> None:
+        """The towers' art (_board_art), the floors, Start and the elevators named, the spinner's
+        sectors and Kong dressed (_kong_art)."""
+        top = BOARD_TOP
+        for art in self._board_art():
+            self._draw_art(app, art)
         tx0, tx1, _, _ = self.board.track
         self.floor_labels = [      # the floors numbered up the track between the towers
             app.label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001),
@@ -165,7 +192,8 @@ class KongAdapter(TableAdapter):
                 a = math.radians(circle.start_deg + edge + width / 2)
                 app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
                           scale=0.011, color=(0.05, 0.05, 0.05, 1), heading=math.degrees(a) - 90)
-        self._dress_kong(app)
+        for art in self._kong_art():
+            self._draw_art(app, art)
 
     def _sectors(self, app, circle, inner: float, outer: float, z: float) -> None:
         """The circle's sectors printed on the card, coloured by label (the same label the same
@@ -189,7 +217,7 @@ class KongAdapter(TableAdapter):
             node.set_color(*rgb, 1)
             app.casts_no_shadow(node)
 
-    def _dress_kong(self, app) -> None:
+    def _kong_art(self) -> list[dict]:
         """Kong as a gorilla over his cardboard figure: a barrel chest and belly rounding the body,
         shoulders, thick furred arms and legs along the limbs ending in fists and feet short of
         the grooves (where the pawns stand), a head with ears, a brow, a pale muzzle and eyes,
@@ -197,9 +225,7 @@ class KongAdapter(TableAdapter):
         place comes from the figure's geometry (kong.toml)."""
         from tabletop.games.king_kong.layout import FIGURE
 
-        figure = app.nodes.get(f"{KONG}:{FIGURE}")
-        if figure is None:
-            return
+        figure = f"{KONG}:{FIGURE}"
         k = self.kong
         (bx, by), (w, h) = k.body_centre, k.body_size
         z = k.clearance + k.thickness
@@ -241,12 +267,10 @@ class KongAdapter(TableAdapter):
         girl = [{"kind": "sphere", "radius": 0.006, "pos": [gx - 0.012, gy + 0.018, z + 0.016], "orn": flat}]
         dress = [{"kind": "cylinder", "radius": 0.007, "length": 0.016, "pos": [gx - 0.012, gy + 0.018, z + 0.006],
                   "orn": flat}]
-        for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-brow", brow, FUR_RGB),
-                                 ("kong-face", face, FACE_RGB), ("kong-eyes", eyes, (0.05, 0.04, 0.03)),
-                                 ("kong-girl", girl, GIRL_RGB), ("kong-dress", dress, DRESS_RGB)):
-            node = track_node(name, parts)
-            node.reparent_to(figure)
-            node.set_color(*rgb, 1)
+        return [{"name": name, "parts": parts, "color": rgb, "parent": figure}
+                for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-brow", brow, FUR_RGB),
+                                         ("kong-face", face, FACE_RGB), ("kong-eyes", eyes, (0.05, 0.04, 0.03)),
+                                         ("kong-girl", girl, GIRL_RGB), ("kong-dress", dress, DRESS_RGB))]
 
     # -- pieces ----------------------------------------------------------------------------
     def pawn_xy(self, state: State) -> dict[int, tuple[float, float]]:

@@ -89,9 +89,7 @@ class HillAdapter(TableAdapter):
         app.floor()
         self._add_hill(app)
         self._add_tray(app, look(self.world_of("tray"), "tray"))
-        colors = {"ball": BALL_RGB}
-        for m, name in enumerate(self.table.marbles):
-            colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
+        colors = self.body_colors()
         self.add_world_bodies(app, colors, skip=("hill",))
         for name in self.table.marbles:
             for track in app.body_tracks[name]:
@@ -105,17 +103,37 @@ class HillAdapter(TableAdapter):
         app.draw_late(app.nodes["table"], 0)
         self.pickable_pieces(app, self.radius * 1.4)
         self._add_labels(app)
-        app.camera.set_home((0.0, -0.11, 0.0), 1.1, 0.0, 68.0)
+        app.camera.set_home(*self.camera_home())
 
-    def _add_hill(self, app) -> None:
-        """The hill's skin, painted (art.paint_hill) and lit like the rest of the table."""
+    def body_colors(self) -> dict[str, tuple]:
+        colors = {"ball": BALL_RGB}
+        for m, name in enumerate(self.table.marbles):
+            colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
+        return colors
+
+    def camera_home(self) -> tuple:
+        return (0.0, -0.11, 0.0), 1.1, 0.0, 68.0
+
+    def art_meshes(self) -> list[dict]:
+        """The hill's painted skin (_hill_art); the caves seen through it are the window's alone."""
+        return [self._hill_art()]
+
+    def _hill_art(self) -> dict:
+        """The hill's skin (art.skin) with its paint (art.paint_hill) over it, top-down."""
         crater = self.table.crater
         canvas = paint_hill(self.board, crater, crater.base_size / 2 + 0.002)
         verts, faces = skin(crater)
         uvs = np.column_stack(canvas.uv(verts[:, 0], verts[:, 1]))
-        node = textured_node("hill", verts, vertex_normals(verts, faces), faces, uvs)
+        return {"name": "hill", "vertices": verts, "faces": faces, "uv": uvs, "image": canvas.rgb,
+                "color": (1.0, 1.0, 1.0)}
+
+    def _add_hill(self, app) -> None:
+        """The hill's skin, painted (art.paint_hill) and lit like the rest of the table."""
+        art = self._hill_art()
+        verts, faces = art["vertices"], art["faces"]
+        node = textured_node("hill", verts, vertex_normals(verts, faces), faces, art["uv"])
         app.add_node("hill", node)
-        node.set_texture(app.texture(canvas.rgb, "hill-paint"))
+        node.set_texture(app.texture(art["image"], "hill-paint"))
         node.set_shader(scene_shader(app.shadows, textured=True))
         app.casts_no_shadow(node)
 

@@ -69,10 +69,7 @@ class KnossosAdapter(TableAdapter):
 
     def build(self, app) -> None:
         app.floor(z=FLOOR_Z)
-        colors = {"board": BOARD_RGB}
-        for i, name in enumerate(self.piece_bodies):
-            colors[name] = PIECE_RGB[COLOURS[i // 2]]
-        self.add_world_bodies(app, colors)
+        self.add_world_bodies(app, self.body_colors())
         for name in ("board", "sticks_tray"):
             app.casts_no_shadow(app.nodes[name])
             app.draw_late(app.nodes[name])
@@ -80,15 +77,51 @@ class KnossosAdapter(TableAdapter):
         for name in STICKS:                   # the sticks lying in the tray before the first throw
             self.decorate_body(app, name)
         self._decorate(app)
-        app.camera.set_home((0.40, -0.12, 0.0), 2.35, 0.0, 68.0)
+        app.camera.set_home(*self.camera_home())
+
+    def body_colors(self) -> dict[str, tuple]:
+        colors = {"board": BOARD_RGB}
+        for i, name in enumerate(self.piece_bodies):
+            colors[name] = PIECE_RGB[COLOURS[i // 2]]
+        return colors
+
+    def camera_home(self) -> tuple:
+        return (0.40, -0.12, 0.0), 2.35, 0.0, 68.0
+
+    def art_meshes(self) -> list[dict]:
+        """The board's inlay (_inlay)."""
+        return self._inlay()
 
     def _decorate(self, app) -> None:
+        """The board's inlay (_inlay), each site numbered, where each player enters and where pieces
+        leave, and the sticks' close-up."""
+        for art in self._inlay():
+            node = track_node(art["name"], art["parts"])
+            node.reparent_to(app.render)
+            node.set_color(*art["color"], 1)
+            app.casts_no_shadow(node)
+        cx, cy = BOARD_CENTRE
+        z = BOARD_THICKNESS
+        b = self.board
+        for site, (x, y) in enumerate(b.positions):
+            app.label(str(site), (cx + x, cy + y - 0.0135, z + 0.0026), scale=0.04, color=(0.2, 0.12, 0.04, 1))
+        for player, colour in enumerate(COLOURS):
+            sx0, sy0 = b.tracks[player].start
+            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
+                      scale=0.045, color=(*PIECE_RGB[colour], 1), plate=PLAQUE)
+        ex, ey = b.exit_at
+        beside = 2 * 2.2 * PIECE_RADIUS + 0.045          # right of the four borne-off pieces' row
+        app.label("exit", (cx + ex + beside, cy + ey - 0.01, self._surface(ex + beside, ey)), scale=0.045,
+                  color=(0.35, 0.25, 0.1, 1), plate=PLAQUE)
+        self._sticks_inset(app)
+
+    def _inlay(self) -> list[dict]:
         """The board's inlay, after the museum board: each site an inlaid medallion (a lapis ground
         in a gold frame, a rosette of crystal petals round a gold boss bearing the site's number),
         the four of the diamond round, the safe spaces and the apex on rock crystal; fluted crystal
         bars in gold between the central area and the diamond; a panel of daisies between the
-        wings; a gold border; the bridge a gold span with lapis rungs; where each player enters and
-        where pieces leave. Everything is placed from the board's data."""
+        wings; a gold border; the bridge a gold span with lapis rungs. Everything is placed from the
+        board's data."""
         cx, cy = BOARD_CENTRE
         z = BOARD_THICKNESS
         b = self.board
@@ -161,22 +194,8 @@ class KnossosAdapter(TableAdapter):
                 x = px0 + (px1 - px0) * (i + 0.5) / cols
                 y = py0 + (py1 - py0) * (k + 0.5) / rows
                 rosette(x, y, r, 12, "ivory", "gold")
-        for name, rgb in (("gold", GOLD_RGB), ("lapis", SITE_RGB), ("crystal", CRYSTAL_RGB), ("ivory", BOARD_RGB)):
-            node = track_node(f"board-{name}", parts[name])
-            node.reparent_to(app.render)
-            node.set_color(*rgb, 1)
-            app.casts_no_shadow(node)
-        for site, (x, y) in enumerate(b.positions):
-            app.label(str(site), (cx + x, cy + y - 0.0135, z + 0.0026), scale=0.04, color=(0.2, 0.12, 0.04, 1))
-        for player, colour in enumerate(COLOURS):
-            sx0, sy0 = b.tracks[player].start
-            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
-                      scale=0.045, color=(*PIECE_RGB[colour], 1), plate=PLAQUE)
-        ex, ey = b.exit_at
-        beside = 2 * 2.2 * PIECE_RADIUS + 0.045          # right of the four borne-off pieces' row
-        app.label("exit", (cx + ex + beside, cy + ey - 0.01, self._surface(ex + beside, ey)), scale=0.045,
-                  color=(0.35, 0.25, 0.1, 1), plate=PLAQUE)
-        self._sticks_inset(app)
+        return [{"name": f"board-{name}", "parts": parts[name], "color": rgb}
+                for name, rgb in (("gold", GOLD_RGB), ("lapis", SITE_RGB), ("crystal", CRYSTAL_RGB), ("ivory", BOARD_RGB))]
 
     def _stick(self):
         from tabletop.gamekit.devices import default_spec

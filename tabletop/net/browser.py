@@ -24,7 +24,8 @@ from tabletop.gamekit.errors import GameError
 TABLE_FORMAT = "tabletop-table"
 TABLE_VERSION = 1
 JSON_TYPE = "application/json"
-FOV_DEG = 50.0                 # the window's lens (tabletop.sim.view.app)
+FOV_DEG = 50.0                 # the window's lens (tabletop.sim.view.app): across its width
+WINDOW_ASPECT = 1280 / 720     # ... of 1280x720
 HOME_PITCH_DEG = 62.0          # a table framed from its bounds: seen from the -Y side, this far above
 POSE_DIGITS = 5                # 0.01 mm and 1e-5 of a quaternion: finer than a pixel at any zoom
 
@@ -40,8 +41,10 @@ def _key(definition, seats, options: dict) -> tuple:
 
 @lru_cache(maxsize=16)
 def _table(game: str, seats: tuple, options: str) -> dict | None:
-    """{"scene", "pieces", "home", "marker"} of a game's table for live play (None: the game has no window):
-    its window adapter builds the physical table, which is read and closed at once."""
+    """{"scene", "pieces", "home", "colors", "art", "marker"} of a game's table for live play (None: the
+    game has no window): its window adapter builds the physical table, which is read and closed at
+    once; the colours, the camera's home and the board's art are what the adapter declares
+    (body_colors, camera_home, art_meshes), as its window draws them."""
     from tabletop.gamekit.record import scene_of, table_worlds
     from tabletop.gamekit.registry import game_spec
 
@@ -53,11 +56,13 @@ def _table(game: str, seats: tuple, options: str) -> dict | None:
     try:
         scene = scene_of(*table_worlds(adapter.table))
         pieces = list(adapter.piece_bodies)
-        home = getattr(adapter, "camera_home", None)   # (target, distance, heading, pitch), where a game says one
+        home = adapter.camera_home()           # (target, distance, heading, pitch), or None
+        colors = dict(adapter.body_colors())
+        art = list(adapter.art_meshes())
         marker = {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)}
     finally:
         adapter.close()
-    return {"scene": scene, "pieces": pieces, "home": home, "marker": marker}
+    return {"scene": scene, "pieces": pieces, "home": home, "colors": colors, "art": art, "marker": marker}
 
 
 def table_of(definition, seats, options: dict) -> dict | None:
@@ -73,13 +78,17 @@ def piece_tracks(scene: dict, body: str) -> list[str]:
 
 def camera(frame, home=None) -> dict:
     """Where the camera starts, in the table's frame (Z up): the adapter's home (target, distance,
-    heading, pitch: tabletop.sim.view.app.OrbitCamera) where it says one, else `frame` (the bounds
-    the window frames: tabletop.sim.gltf.frame_bounds) seen from the -Y side. `radius` is the
-    framed sphere's: a page moves the camera along its line of sight until the sphere fills its view."""
+    heading, pitch: its camera_home, tabletop.sim.view.app.OrbitCamera) where it says one, else
+    `frame` (the bounds the window frames: tabletop.sim.gltf.frame_bounds) seen from the -Y side.
+    `radius` is the framed sphere's: a page moves the camera along its line of sight until the
+    sphere fills its view. From a home, that sphere is the one the window's first view shows whole
+    (at 1280x720, its lens FOV_DEG across), so a page of that size sees what the window sees."""
     lo, hi = frame
     radius = math.dist(lo, hi) / 2
     if home is not None:
         target, distance, heading, pitch = home
+        tall = math.atan(math.tan(math.radians(FOV_DEG / 2)) / WINDOW_ASPECT)
+        radius = distance * math.sin(tall)
     else:
         target = [(a + b) / 2 for a, b in zip(lo, hi)]
         distance, heading, pitch = radius / math.sin(math.radians(FOV_DEG / 2)), 0.0, HOME_PITCH_DEG
@@ -120,7 +129,7 @@ def table_asset(handle, name: str) -> tuple[bytes, str] | None:
     if name == "table.glb":
         from tabletop.sim.gltf import CONTENT_TYPE, cached_table_glb
 
-        return cached_table_glb(table["scene"]), CONTENT_TYPE
+        return cached_table_glb(table["scene"], table["colors"], table["art"]), CONTENT_TYPE
     return json.dumps(table_json(table), separators=(",", ":")).encode(), JSON_TYPE
 
 

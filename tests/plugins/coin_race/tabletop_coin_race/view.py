@@ -50,19 +50,26 @@ class CoinRaceAdapter(TableAdapter):
 
     def build(self, app) -> None:
         app.floor(z=FLOOR_Z)
-        colors = {"board": BOARD_RGB, "surface": FELT_RGB, COIN: COIN_RGB}
-        colors.update({name: PAWN_RGB[c] for name, c in zip(self.piece_bodies, COLOURS)})
-        self.add_world_bodies(app, colors)
+        self.add_world_bodies(app, self.body_colors())
         app.casts_no_shadow(app.nodes["board"])
         self.pickable_pieces(app, PAWN_RADIUS * 1.4)
         self.decorate_body(app, COIN)
         self._squares(app)
-        left, right = -TRAY_HALF, self.table.centre[0] + self.table.length / 2
-        app.camera.set_home(((left + right) / 2, 0.02, 0.0), 0.5 * (right - left), 0.0, 55.0)
+        app.camera.set_home(*self.camera_home())
 
-    def _squares(self, app) -> None:
-        """Each lane's squares painted on the board, numbered, the goal's gold."""
+    def body_colors(self) -> dict[str, tuple]:
+        colors = {"board": BOARD_RGB, "surface": FELT_RGB, COIN: COIN_RGB}
+        colors.update({name: PAWN_RGB[c] for name, c in zip(self.piece_bodies, COLOURS)})
+        return colors
+
+    def camera_home(self) -> tuple:
+        left, right = -TRAY_HALF, self.table.centre[0] + self.table.length / 2
+        return ((left + right) / 2, 0.02, 0.0), 0.5 * (right - left), 0.0, 55.0
+
+    def art_meshes(self) -> list[dict]:
+        """Each lane's squares painted on the board, the goal's gold."""
         t = self.table
+        out = []
         for player, colour in enumerate(COLOURS):
             parts, goal = [], []
             for square in range(t.goal + 1):
@@ -70,13 +77,23 @@ class CoinRaceAdapter(TableAdapter):
                 part = {"kind": "box", "half": [SQUARE * 0.45, SQUARE * 0.45, 0.0005],
                         "pos": [x, y, BOARD_THICKNESS + 0.0005], "orn": [0.0, 0.0, 0.0, 1.0]}
                 (goal if square == t.goal else parts).append(part)
+            out += [{"name": f"lane-{colour}", "parts": parts, "color": LANE_RGB[colour]},
+                    {"name": f"goal-{colour}", "parts": goal, "color": GOAL_RGB}]
+        return out
+
+    def _squares(self, app) -> None:
+        """Each lane's squares painted on the board (art_meshes), numbered."""
+        t = self.table
+        for art in self.art_meshes():
+            node = track_node(art["name"], art["parts"])
+            node.reparent_to(app.render)
+            node.set_color(*art["color"], 1)
+            app.casts_no_shadow(node)
+        for player in range(len(COLOURS)):
+            for square in range(t.goal + 1):
+                x, y = t.square(player, square)
                 app.label(str(square), (x, y - 0.62 * SQUARE if player == 0 else y + 0.5 * SQUARE,
                                         BOARD_THICKNESS + 0.0012), scale=0.012, color=(0.2, 0.15, 0.1, 1))
-            for name, group, rgb in ((f"lane-{colour}", parts, LANE_RGB[colour]), (f"goal-{colour}", goal, GOAL_RGB)):
-                node = track_node(name, group)
-                node.reparent_to(app.render)
-                node.set_color(*rgb, 1)
-                app.casts_no_shadow(node)
 
     def decorate_body(self, app, name: str) -> None:
         """The coin's top face marked (a dark disc), so the side it lands on can be read."""
