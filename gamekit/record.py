@@ -217,6 +217,7 @@ class GameRecorder(MatchObserver):
         self.undo = undo
         self._held: list[tuple[int, list, list]] = []
         self.last_step: dict | None = None
+        self.last_motion = None        # the last chance step's QuantizedMotion, whose hash is its motion_sha256
         self._motions: list = []
         self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
         self._taken = len(self.watched.motions) if self.watched is not None else 0
@@ -235,6 +236,7 @@ class GameRecorder(MatchObserver):
         if isinstance(action, ChanceOutcome):
             self._write_held()                 # nothing before a chance event can be taken back
         step = {"action": encode_action(self.game, action), "events": list(events)}
+        self.last_motion = None
         if isinstance(action, ChanceOutcome):
             step["chance"] = event
             k, self._chances = self._chances, self._chances + 1
@@ -247,7 +249,8 @@ class GameRecorder(MatchObserver):
                 step["motion"] = len(self._motions)
                 self._motions.append(self.watched.motions[-1])
                 if self.committed is not None:
-                    step["motion_sha256"] = motion_sha256(quantize_motion(self._motions[-1]))
+                    self.last_motion = quantize_motion(self._motions[-1])
+                    step["motion_sha256"] = motion_sha256(self.last_motion)
                 if self._pop:      # our own watcher: keep no motion in memory once written
                     self.watched.motions.clear()
                 self._taken = len(self.watched.motions)

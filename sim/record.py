@@ -211,11 +211,16 @@ def _decode_motion(u: np.ndarray, meta: dict) -> QuantizedMotion:
     return QuantizedMotion(float(meta["rate"]), list(tracks), times, frames, dict(meta.get("looks", {})))
 
 
+def motion_bytes(m: QuantizedMotion) -> bytes:
+    """A motion's stored integers as hashed: the uint32 vector its part of a T chunk's frames holds
+    before the byte planes (times, counts, track codes, pose residuals, zigzag-encoded), little-endian."""
+    return _zigzag(_encode_motion(m)).astype("<u4").tobytes()
+
+
 def motion_sha256(m: QuantizedMotion) -> str:
-    """SHA-256 (hex) of a motion's stored integers: the uint32 vector its part of a T chunk's frames
-    holds before the byte planes (times, counts, track codes, pose residuals, zigzag-encoded), as
-    little-endian bytes. Equal hashes, equal frame times, tracks (by index) and quantized poses."""
-    return hashlib.sha256(_zigzag(_encode_motion(m)).astype("<u4").tobytes()).hexdigest()
+    """SHA-256 (hex) of `motion_bytes`. Equal hashes, equal frame times, tracks (by index) and
+    quantized poses."""
+    return hashlib.sha256(motion_bytes(m)).hexdigest()
 
 
 def motion_meta(m: QuantizedMotion) -> dict:

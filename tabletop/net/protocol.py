@@ -5,7 +5,8 @@ Every message is one JSON object in one websocket text frame, with `"v"` (the pr
 and `"type"`. A client sends `create` (a room), `join` (a seat, or to watch), `act` (its seat's
 action), `start` (the host starts a room before its seats are taken), `say` (a chat message) and
 `list` (the open rooms); the server answers `created`, `joined`, `view` (what that connection's
-seat may know, after every action), `notice` (the seats and the lobby), `chat`, `rooms` and
+seat may know, after every action), `commit` and `reveal` (each chance event's proof), `motion`
+(a revealed throw's motion, to a browser), `notice` (the seats and the lobby), `chat`, `rooms` and
 `error`. `parse` turns a frame into one of the message dataclasses below or
 raises `ProtocolError` (its `code` one of ERRORS); the server answers that with an `error` message
 (`ProtocolError.reply()`), so a bad frame never reaches the connection loop as an exception.
@@ -237,17 +238,20 @@ class Join:
     """client -> server: take a seat of `room` (`seat` a colour, or the first free remote seat), or
     take it back with its `token` (reconnecting), or watch (`spectate`). With `away` a token takes
     its seat back only when no connection plays it now (else `seat-held`): a seat kept on a
-    machine is taken back by a second join there only once its first has left."""
+    machine is taken back by a second join there only once its first has left. With `motion` the
+    connection is sent each revealed throw's `motion` too (a browser, which does not re-simulate)."""
 
     TYPE: ClassVar[str] = "join"
     CHECKS: ClassVar[dict] = {"room": CODE, "seat": _text(16, optional=True), "name": _text(40, optional=True),
-                              "token": _text(128, optional=True), "spectate": _switch, "away": _switch}
+                              "token": _text(128, optional=True), "spectate": _switch, "away": _switch,
+                              "motion": _switch}
     room: str
     seat: str | None = None
     name: str | None = None
     token: str | None = None
     spectate: bool = False
     away: bool = False
+    motion: bool = False
 
 
 @dataclass(frozen=True)
@@ -367,6 +371,44 @@ class Reveal:
     motion_sha256: str | None = None
 
 
+MOTION_ENCODING = "zlib-u32le"
+
+
+def _motion_data(value, name):
+    """A motion's `data`: base64 text, at most the largest server message."""
+    if not isinstance(value, str) or not value or len(value) > MAX_SERVER_FRAME:
+        raise ProtocolError("bad-message", f"{name}: expected base64 text")
+    return value
+
+
+def _encoding(value, name):
+    if value != MOTION_ENCODING:
+        raise ProtocolError("bad-message", f"{name}: expected {MOTION_ENCODING!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Motion:
+    """server -> client (one that joined with `motion`): the recorded motion of chance event
+    `chance`, sent after its reveal. `data` is base64 of the zlib stream of the exact bytes whose
+    SHA-256 is the reveal's `motion_sha256` (tabletop.sim.record.motion_sha256: little-endian uint32,
+    zigzag: the `frames` time steps in microseconds, each frame's count of entries, each entry's code
+    2 * track index + (1: hidden), then the poses' second-order residuals column by column, in
+    POSITION_UNIT and QUATERNION_SCALE); `tracks` names the track indices (not hashed)."""
+
+    TYPE: ClassVar[str] = "motion"
+    CHECKS: ClassVar[dict] = {"room": CODE, "chance": _whole(0, 2**31), "event": _text(40),
+                              "tracks": _texts(200, 4096), "frames": _whole(1, 2**31), "encoding": _encoding,
+                              "data": _motion_data}
+    room: str
+    chance: int
+    event: str
+    tracks: tuple[str, ...]
+    frames: int
+    data: str
+    encoding: str = MOTION_ENCODING
+
+
 @dataclass(frozen=True)
 class Notice:
     """server -> client: something about the room's seats, in words (`text`: a seat dropped, is
@@ -463,7 +505,7 @@ def clean_text(text: str, most: int) -> str:
 
 
 CLIENT_MESSAGES = {m.TYPE: m for m in (Create, Join, Act, Start, Say, List)}
-SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal, Notice, Chat, Rooms)}
+SERVER_MESSAGES = {m.TYPE: m for m in (Created, Joined, View, Error, Commit, Reveal, Motion, Notice, Chat, Rooms)}
 MESSAGES = {**CLIENT_MESSAGES, **SERVER_MESSAGES}
 
 

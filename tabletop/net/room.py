@@ -141,12 +141,28 @@ def room_match(definition, spec: RoomSpec, state, source, banner: str, observers
                  observers=list(observers), max_turns=definition.max_turns, seeds=seeds)
 
 
+def motion_wire(motion) -> dict:
+    """A chance event's QuantizedMotion as the `motion` message carries it (tabletop.net.protocol.Motion):
+    its tracks, its number of frames and `data`, base64 of the zlib stream of the very bytes whose
+    SHA-256 is its motion_sha256 (tabletop.sim.record.motion_bytes), so a browser checks the hash
+    the reveal carries on what it plays."""
+    import base64
+    import zlib
+
+    from tabletop.sim.record import motion_bytes
+
+    return {"tracks": list(motion.tracks), "frames": len(motion.frames),
+            "data": base64.b64encode(zlib.compress(motion_bytes(motion), 9)).decode("ascii")}
+
+
 class Proofs:
     """A MatchObserver that makes every chance event checkable: before the event is drawn, its
     commitment goes to `emit` as ("commit", k, event, commitment); once applied, its reveal as
     ("reveal", k, event, {"seed", "salt"}, outcome, motion_sha256) (the recorder's hash of its
-    motion, when it has one). An event whose outcome is hidden (the definition's `private_chance`:
-    a shuffled pile) is revealed only when the game ends, without its outcome."""
+    motion, when it has one), then, where something moved, ("motion", k, event, motion_wire(...)),
+    for a browser to check against that hash and play. An event whose outcome is hidden (the
+    definition's `private_chance`: a shuffled pile) is revealed only when the game ends, without its
+    outcome or motion."""
 
     def __init__(self, seeds, private, emit, recorder=None, deferred=()):
         self.seeds, self.private, self.emit, self.recorder = seeds, frozenset(private), emit, recorder
@@ -166,6 +182,9 @@ class Proofs:
         step = self.recorder.last_step if self.recorder is not None else None
         self.emit(("reveal", self.k, event, self.seeds.reveal(self.k), action.label,
                    None if step is None else step.get("motion_sha256")))
+        motion = None if step is None or not step.get("motion_sha256") else self.recorder.last_motion
+        if motion is not None and motion.tracks:
+            self.emit(("motion", self.k, event, motion_wire(motion)))
 
     def finish(self, state, lines, unfinished: bool = False) -> None:
         if unfinished:

@@ -52,6 +52,7 @@ class Connection:
         self.room: RoomHandle | None = None
         self.viewer: int | None = None
         self.name: str | None = None
+        self.motion = False                 # joined with "motion": sent each revealed throw's motion (a browser)
         self.said: deque = deque()          # when its latest chat messages were taken (the rate limit)
 
     def post(self, message) -> None:
@@ -384,6 +385,13 @@ class RoomHandle:
             self._update(event[1])
         elif kind in ("commit", "reveal"):
             self._proof(event)
+        elif kind == "motion":                 # after its reveal; kept for nobody, sent to those who asked
+            _, k, chance, motion = event
+            message = p.Motion(self.code, k, chance, tuple(motion["tracks"]), motion["frames"], motion["data"])
+            for conns in self.viewers.values():
+                for conn in conns:
+                    if conn.motion:
+                        conn.post(message)
         elif kind == "refused":
             _, client, code, message = event
             self.in_flight = None
@@ -643,6 +651,7 @@ class Hub:
         self.leave(conn)
         self.connections[conn.id] = conn
         conn.room, conn.viewer, conn.name = handle, viewer, name
+        conn.motion = message.motion
         handle.viewers.setdefault(viewer, set()).add(conn)
         conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats()),
                            handle.started, handle.spec.on_drop, handle.spec.drop_wait))

@@ -9,12 +9,15 @@
 // (./table3d.js, where it is installed) is mounted in #table3d; the page works without it.
 // Every string a player wrote (names, chat) is shown with textContent, never as HTML.
 
+import { createMotion } from "./motion.js";
+
 const V = 2;
 const code = decodeURIComponent(location.pathname.split("/")[2] || "");
 const storeKey = `tabletop.room.${code}`;      // this room's seat alone: {seat, token}
 const nameKey = "tabletop.name";
 
 const $ = (id) => document.getElementById(id);
+const motion = createMotion(() => state.table, $("throw"));   // each revealed throw's motion, checked and played
 
 const state = {
   socket: null,
@@ -107,7 +110,7 @@ function send(message) {
 }
 
 function sendJoin() {
-  const message = { type: "join", room: code };
+  const message = { type: "join", room: code, motion: true };
   if (state.name) message.name = state.name;
   if (state.spectate) message.spectate = true;
   else if (state.token) message.token = state.token;
@@ -126,7 +129,8 @@ function receive(message) {
     case "notice": return onNotice(message);
     case "chat": return onChat(message);
     case "commit": return onCommit(message);
-    case "reveal": return onReveal(message);
+    case "reveal": motion.revealed(message); return onReveal(message);
+    case "motion": return motion.received(message);
     case "error": return onError(message);
     default: return undefined;
   }

@@ -429,7 +429,24 @@ export function mount(element, glbUrl, jsonUrl) {
     choicePoint,
     piecePoint,
     get frames() { return state.frame; },
+    get choices() { return state.choices; },     // the choices shown (each its piece and lit place)
     get ready() { return Boolean(state.root); },
+    // {track: [x, y, z, qx, qy, qz, qw]}: a throw's bodies as tabletop/web/motion.js plays them, in
+    // the table's frame; a track the table does not have (a die not in table.glb) is skipped
+    setPoses(poses) {
+      if (!state.root) return 0;
+      let shown = 0;
+      for (const [track, pose] of Object.entries(poses || {})) {
+        const node = state.tracks.get(track);
+        if (node && Array.isArray(pose) && pose.length === 7) {
+          setPose(node, pose);
+          shown += 1;
+        }
+      }
+      state.root.updateMatrixWorld(true);
+      render();
+      return shown;
+    },
   };
   element.table3d = api;        // tests reach it as the element's: element.table3d.choicePoint(i)
   return api;

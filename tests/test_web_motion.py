@@ -1,0 +1,128 @@
+"""Each revealed throw's motion on the wire, for a browser (docs/protocol.md, `motion`).
+
+Without a browser (a hub driven by hand, rooms inline): a physics room sends a connection that
+joined with `"motion": true` each throw's motion after its reveal, never before, and its inflated
+bytes hash to the reveal's motion_sha256; a Python client's connection (no flag) gets no motion;
+King Kong's shuffle (hidden) has none. With Chromium (Debian's chromium and chromedriver, as
+tests/test_web.py): a Knossos room's page says "motion checked" for a throw, plays its frames on the
+3D table, and shows a tampered motion as a mismatch.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+from tabletop.net import protocol as p
+from tabletop.net.server import Hub
+from tests.net_scan import Recorder
+
+
+def make_room(tmp_path, game: str, seats: tuple[str, ...], options=None):
+    hub = Hub(tmp_path, inline=True, note=lambda line: None)
+    host = Recorder(hub)
+    [created] = host.send(p.Create(game, seats, 4, "physics", dict(options or {})))
+    assert created["type"] == "created", created
+    return hub, created["room"]
+
+
+def messages(recorder: Recorder) -> list[dict]:
+    return [json.loads(f) for f in recorder.frames]
+
+
+def inflate(message: dict) -> bytes:
+    parsed = p.parse(json.dumps({"v": 2, **message}), "server")
+    assert isinstance(parsed, p.Motion) and parsed.encoding == "zlib-u32le"
+    return zlib.decompress(base64.b64decode(parsed.data))
+
+
+def decode(message: dict) -> dict[str, list]:
+    """The motion's last pose of each track, decoded as motion.js decodes it (unzigzag, times and
+    counts, codes, residuals integrated twice per track)."""
+    u = np.frombuffer(inflate(message), "<u4").astype(np.int64)
+    v = (u >> 1) ^ -(u & 1)
+    n = message["frames"]
+    counts = v[n:2 * n]
+    entries = int(counts.sum())
+    codes = v[2 * n:2 * n + entries]
+    shown = codes[codes % 2 == 0] // 2
+    res = v[2 * n + entries:].reshape(7, -1).T
+    assert len(res) == len(shown) and (v[:n] >= 0).all()
+    last = {}
+    for t in np.unique(shown):
+        rows = res[shown == t]
+        e = rows.copy()
+        e[1:] = np.cumsum(rows[1:], axis=0)
+        pose = np.cumsum(e, axis=0)[-1]
+        last[message["tracks"][t]] = [*(pose[:3] * 1e-5), *(pose[3:] / 32767)]
+    return last
+
+
+def checked_motions(browser: Recorder, python: Recorder, private=()) -> list[dict]:
+    """Every motion the browser's connection got, each after its event's reveal and hashing to its
+    motion_sha256; none to the Python client's; none for a hidden event."""
+    got = messages(browser)
+    reveals = {m["chance"]: i for i, m in enumerate(got) if m["type"] == "reveal"}
+    motions = [(i, m) for i, m in enumerate(got) if m["type"] == "motion"]
+    assert motions
+    for i, m in motions:
+        j = reveals[m["chance"]]
+        assert j < i and got[j]["event"] == m["event"] and m["event"] not in private
+        assert hashlib.sha256(inflate(m)).hexdigest() == got[j]["motion_sha256"]
+    assert not [m for m in messages(python) if m["type"] == "motion"]
+    with_motion = {got[j]["chance"] for j in reveals.values() if got[j]["motion_sha256"]
+                   and got[j]["event"] not in private}
+    assert {m["chance"] for _, m in motions} <= with_motion
+    return [m for _, m in motions]
+
+
+def test_a_knossos_throw_reaches_a_browser_after_its_reveal_hashing_to_it_and_no_python_client(tmp_path):
+    hub, code = make_room(tmp_path, "knossos", ("remote", "random"), {"games_to_win": 1})
+    python = Recorder(hub)
+    assert python.send(p.Join(code, spectate=True))[0]["type"] == "joined"
+    browser = Recorder(hub)
+    assert browser.send(p.Join(code, spectate=True, motion=True))[0]["type"] == "joined"
+    player = Recorder(hub)
+    assert player.send(p.Join(code))[0]["type"] == "joined"
+    handle, rng = hub.rooms[code], np.random.default_rng(1)
+    for _ in range(6):
+        if handle.over:
+            break
+        view = player.last_view()
+        player.send(p.Act(player.token, view["step"], tuple(view["legal"][int(rng.integers(len(view["legal"])))])))
+    motions = checked_motions(browser, python)
+    sticks = [m for m in motions if m["event"] == "sticks"]
+    assert sticks and all(set(m["tracks"]) <= {f"stick{i}" for i in range(4)} for m in sticks)
+    for m in sticks:                                  # the sticks come to rest on the table, upright quaternions
+        for pose in decode(m).values():
+            assert abs(np.linalg.norm(pose[3:]) - 1) < 1e-3 and -0.1 < pose[2] < 0.3
+
+
+def test_king_kong_sends_its_dice_and_spins_but_never_the_shuffle(tmp_path):
+    hub, code = make_room(tmp_path, "king-kong", ("remote", "ai", "ai"))
+    python = Recorder(hub)
+    python.send(p.Join(code, spectate=True))
+    browser = Recorder(hub)
+    browser.send(p.Join(code, spectate=True, motion=True))
+    player = Recorder(hub)
+    player.send(p.Join(code))                         # the last remote seat: the game starts
+    got = messages(browser)
+    shuffles = [m["chance"] for m in got if m["type"] == "commit" and m["event"] == "shuffle"]
+    assert shuffles
+    motions = checked_motions(browser, python, private=("shuffle",))
+    assert "die" in {m["event"] for m in motions}
+    assert not set(shuffles) & {m["chance"] for m in motions}
+
+
+def test_a_motion_message_is_parsed_and_a_bad_one_refused():
+    good = {"v": 2, "type": "motion", "room": "r", "chance": 1, "event": "die", "tracks": ["die"], "frames": 2,
+            "encoding": "zlib-u32le", "data": base64.b64encode(zlib.compress(bytes(40))).decode()}
+    assert p.parse(json.dumps(good), "server").tracks == ("die",)
+    for bad in ({"encoding": "gzip"}, {"frames": 0}, {"tracks": []}, {"data": 3}):
+        with pytest.raises(p.ProtocolError):
+            p.parse(json.dumps({**good, **bad}), "server")
+    assert p.parse(json.dumps({"v": 2, "type": "join", "room": "r", "motion": True})).motion
