@@ -9,10 +9,17 @@ tests/test_web.py): a Knossos room's page says "motion checked" for a throw, pla
 """
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
+import importlib.util
 import json
+import shutil
+import subprocess
+import sys
+import time
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -126,3 +133,105 @@ def test_a_motion_message_is_parsed_and_a_bad_one_refused():
         with pytest.raises(p.ProtocolError):
             p.parse(json.dumps({**good, **bad}), "server")
     assert p.parse(json.dumps({"v": 2, "type": "join", "room": "r", "motion": True})).motion
+
+
+# -- in Chromium -------------------------------------------------------------------------------------------------
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+BROWSER = importlib.util.find_spec("selenium") is not None and Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()
+
+# put in the page before its scripts: each `motion` message reaches room.js with one byte of its hashed
+# bytes changed (inflated, a pose residual flipped, deflated again), as a server that lied would send it
+TAMPER = """
+const add = WebSocket.prototype.addEventListener;
+const bytes = async (data, stream) => new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(stream)).arrayBuffer());
+WebSocket.prototype.addEventListener = function (type, listener, options) {
+  if (type !== "message") return add.call(this, type, listener, options);
+  return add.call(this, type, async (event) => {
+    let data = event.data;
+    if (typeof data === "string" && data.includes('"type":"motion"')) {
+      const m = JSON.parse(data);
+      const raw = await bytes(Uint8Array.from(atob(m.data), (c) => c.charCodeAt(0)), new DecompressionStream("deflate"));
+      raw[raw.length - 8] ^= 2;
+      m.data = btoa(String.fromCharCode(...(await bytes(raw, new CompressionStream("deflate")))));
+      data = JSON.stringify(m);
+    }
+    listener.call(this, new MessageEvent("message", { data }));
+  }, options);
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`tabletop serve` as a process, journaling its rooms (a reveal's motion_sha256 comes from the
+    journal): its ws:// address."""
+    folder = tmp_path_factory.mktemp("motion")
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+                             "--data", str(folder / "rooms")], cwd=folder, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("serving on ws://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
+    yield line.split()[2]
+    proc.terminate()
+    assert proc.wait(30) == 0
+
+
+def chromium(tamper: bool):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,700",
+                     "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    if tamper:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TAMPER})
+    return driver
+
+
+def play_until(driver, url: str, seed: int, done: str, limit: float = 20.0) -> dict:
+    """A Knossos room (red the page's, blue the AI's), red's choices clicked (the last one) until
+    `done` (a JavaScript expression) holds: the #motion line's text and data."""
+    from selenium.webdriver.common.by import By
+
+    from tabletop.net.client import create_room
+
+    created = asyncio.run(create_room(url, "knossos", ["remote", "ai"], seed, "physics", {"games_to_win": 1}))
+    driver.get(f"{url.replace('ws://', 'http://')}/r/{created.room}")
+    driver.find_element(By.ID, "name").send_keys("Ann")
+    driver.find_element(By.ID, "play").click()
+    deadline = time.monotonic() + limit
+    while not driver.execute_script(f"return Boolean({done})"):
+        assert time.monotonic() < deadline, driver.execute_script("return document.getElementById('motion')?.textContent")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#choices button.choice")
+        if driver.execute_script("return document.body.dataset.acting === 'yes'") and buttons:
+            step = driver.execute_script("return document.body.dataset.step")
+            buttons[-1].click()
+            while driver.execute_script("return document.body.dataset.step") == step and time.monotonic() < deadline:
+                time.sleep(0.05)
+        time.sleep(0.05)
+    return driver.execute_script("const m = document.getElementById('motion');"
+                                 "return {text: m.textContent, color: m.style.color, ...m.dataset}")
+
+
+@pytest.mark.skipif(not BROWSER, reason="needs chromium, chromium-driver (apt) and selenium (the test extra)")
+@pytest.mark.slow
+@pytest.mark.parametrize("tamper", [False, True], ids=["honest", "tampered"])
+def test_the_page_checks_each_throws_motion_and_plays_it_or_shows_the_mismatch(served, tamper):
+    driver = chromium(tamper)
+    try:
+        started = time.perf_counter()
+        if tamper:
+            got = play_until(driver, served, 3, "Number(document.getElementById('motion')?.dataset.mismatched) >= 2")
+            assert "does NOT match" in got["text"] and got["color"] and got["checked"] == got["played"] == "0"
+        else:
+            got = play_until(driver, served, 3, "Number(document.getElementById('motion')?.dataset.played) >= 5")
+            assert "motion checked" in got["text"] and not got["color"] and got["mismatched"] == "0"
+            assert "re-simulated" not in driver.find_element("tag name", "body").text
+        print(f"{'tampered' if tamper else 'honest'}: {got['text']!r}, {got['checked']} checked, {got['played']} "
+              f"frames played, last check {got.get('ms')} ms, {time.perf_counter() - started:.1f} s")
+    finally:
+        driver.quit()
