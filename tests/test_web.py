@@ -245,7 +245,8 @@ def new_browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=1280,720", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_argument("--enable-unsafe-swiftshader")        # WebGL on the CPU, for the 3D table
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
@@ -495,3 +496,178 @@ def test_the_page_mounts_a_3d_table_where_one_is_installed_and_acts_on_its_pick(
     shows = [c for c in calls if c[0] == "showChoices"]
     first = next(i for i, c in enumerate(shows) if c[1] > 0 and c[2])          # the seat's choices, with onPick
     assert shown and not all(c[2] for c in shows[first:])     # once picked: nothing to pick until the next view
+
+
+# -- a King Kong room: the hard case (hidden hands, dozens of lit places, three kinds of seat) -------------------------
+KONG_CARDS = ("Attack Left Foot", "Attack Left Hand", "Attack Right Foot", "Attack Right Hand", "Escape Equipment",
+              "Helicopter Ride", "Safety Net", "Special Mission")
+KONG_TURNS = 12          # the browser seat's decisions at 1280x720: a whole game runs to ~100 (minutes), so capped
+
+
+def frames_received(driver) -> list[str]:
+    """The websocket frames the page received since the last call (Chrome's performance log)."""
+    out = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.webSocketFrameReceived":
+            out.append(message["params"]["response"]["payloadData"])
+    return out
+
+
+def others_cards(text: str, own) -> list[str]:
+    """The King Kong card names in `text` that the seat does not hold itself (`own`: its hand's names)."""
+    return [name for name in KONG_CARDS if name in text and not any(name in card for card in own)]
+
+
+def check_secrets(driver, frames: list[str], hand: list) -> list:
+    """Every frame and the page's DOM name no card but the seat's own: a view's `hand` is its own (the
+    only one it gets), and nothing else in a frame or on the page names a card it does not hold (the
+    log and the cards face up aside: cards played are public; the page's own hand box aside). The seat's hand after these frames."""
+    for raw in frames:
+        message = json.loads(raw)
+        view = message.get("view") or {}
+        if "hand" in view:
+            hand = [str(card) for card in view["hand"]]
+        public = {k: v for k, v in view.items() if k not in ("hand", "log")}      # the log: cards played
+        if isinstance(public.get("position"), dict):                              # face up: on the table
+            public["position"] = {k: v for k, v in public["position"].items() if k != "face_up"}
+        rest = dict(message, view=public)
+        assert not others_cards(json.dumps(rest), hand), (others_cards(json.dumps(rest), hand), hand, raw[:300])
+        for seat, size in ((view.get("position") or {}).get("hand_sizes") or {}).items():
+            assert isinstance(size, int), (seat, size)
+    page_text = driver.execute_script(
+        "const b = document.body.cloneNode(true); for (const id of ['log-panel', 'position-box', 'hand']) {"
+        " const e = b.querySelector('#' + id); if (e) e.remove(); } return b.innerText")
+    assert not others_cards(page_text, hand), others_cards(page_text, hand)
+    return hand
+
+
+def kong_room(url: str, seed: int) -> tuple[str, subprocess.Popen]:
+    """A King Kong room (measured outcomes, one game): the browser's seat, a `join --headless --as ai`
+    seat (started here) and the room's AI seat. Its page's link and the joined process."""
+    from tabletop.net.client import create_room
+
+    created = asyncio.run(create_room(url, "king-kong", ["remote", "remote", "ai"], seed, "measured", {}))
+    joined = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "join", f"{url}/{created.room}", "--seat", "blue",
+                               "--headless", "--as", "ai", "--no-chat"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    return f"{url.replace('ws://', 'http://')}/r/{created.room}", joined
+
+
+def table_ready(driver) -> None:
+    wait(driver, "['ready', 'none', 'error'].includes(document.getElementById('table3d').dataset.table3d)", 60)
+    assert driver.execute_script("return document.getElementById('table3d').dataset.table3d") == "ready"
+
+
+def play_by_canvas(driver, tap: bool) -> str:
+    """One decision of the acting seat, as a player makes it: where a choice is a lit place, a click
+    (or tap) on a piece that has one on the canvas, then on the farthest of its lit places; else a
+    click on the page's button. What was done."""
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    from selenium.webdriver.common.by import By
+
+    def press(x: float, y: float) -> None:
+        if tap:
+            taps = ActionBuilder(driver, mouse=PointerInput("touch", "finger"))
+            taps.pointer_action.move_to_location(int(x), int(y)).pointer_down().pointer_up()
+            taps.perform()
+        else:
+            builder = ActionBuilder(driver)
+            builder.pointer_action.move_to_location(int(x), int(y)).click()
+            builder.perform()
+
+    table = "document.getElementById('table3d').table3d"
+    driver.execute_script("document.getElementById('table3d').scrollIntoView({block: 'start'})")
+    choices = driver.execute_script(f"return {table}.choices")
+    placed = [i for i, c in enumerate(choices) if c.get("at") is not None and c.get("piece") is not None]
+    if placed:
+        piece = choices[placed[0]]["piece"]
+        at = driver.execute_script(f"return {table}.piecePoint({piece})")
+        points = {i: driver.execute_script(f"return {table}.choicePoint({i})") for i in placed
+                  if choices[i]["piece"] == piece}
+        points = {i: q for i, q in points.items() if q is not None}
+        if at is not None and points:
+            far = max(points, key=lambda i: (points[i]["x"] - at["x"]) ** 2 + (points[i]["y"] - at["y"]) ** 2)
+            press(at["x"], at["y"])
+            press(points[far]["x"], points[far]["y"])
+            return f"canvas: piece {piece}, lit place {far} of {len(points)}"
+    button = driver.find_elements(By.CSS_SELECTOR, "#choices button.choice")[0]
+    said = button.text
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    if tap:
+        taps = ActionBuilder(driver, mouse=PointerInput("touch", "finger"))
+        taps.pointer_action.move_to(button).pointer_down().pointer_up()
+        taps.perform()
+    else:
+        button.click()
+    return "button: " + said
+
+
+def play_kong(driver, link: str, turns: int, tap: bool, shots: str = "") -> tuple[list[str], int]:
+    """The browser seat's first `turns` decisions (module docstring of play_by_canvas), every frame and
+    the DOM checked at each (check_secrets). What was done, and the frames received."""
+    take_seat(driver, link, "Kim")
+    table_ready(driver)
+    hand, done, frames = [], [], 0
+    while len(done) < turns:
+        wait(driver, ACTING_OR_OVER, 60)
+        new = frames_received(driver)
+        frames += len(new)
+        hand = check_secrets(driver, new, hand)
+        if driver.execute_script("return !document.getElementById('result').hidden"):
+            break
+        step = driver.execute_script("return document.body.dataset.step")
+        if shots and len(done) == 1:
+            shoot(driver, f"web-king-kong-early-{shots}.png")
+        done.append(play_by_canvas(driver, tap))
+        wait(driver, f"document.body.dataset.step !== '{step}' || !document.getElementById('result').hidden", 30)
+    new = frames_received(driver)
+    check_secrets(driver, new, hand)
+    return done, frames + len(new)
+
+
+def console_errors(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+@needs_browser
+@pytest.mark.slow
+def test_a_kong_room_s_browser_seat_plays_by_clicks_on_the_canvas_and_sees_no_other_seats_card(serve_process, page):
+    """King Kong with a browser seat, a `join --headless --as ai` seat and the room's AI: the browser
+    seat's decisions by real clicks on the 3D table (its pawn, then the farthest lit place) and on
+    the page's buttons; no frame the page received and no DOM at any turn names another seat's card;
+    the table ready with no SEVERE console error and no CSP error. (A whole game is ~100 decisions of
+    the browser's seat: KONG_TURNS of them here; the Knossos test plays a game to its end and verifies.)"""
+    url, data = serve_process
+    page.get_log("browser"), page.get_log("performance")
+    link, joined = kong_room(url, seed=5)
+    started = time.perf_counter()
+    try:
+        done, frames = play_kong(page, link, KONG_TURNS, tap=False, shots="1280x720")
+    finally:
+        joined.terminate()
+        joined.wait(30)
+    print(f"King Kong in the browser: {len(done)} decisions ({sum(d.startswith('canvas') for d in done)} on the "
+          f"canvas), {frames} frames checked, {time.perf_counter() - started:.1f} s")
+    assert len(done) == KONG_TURNS and any(d.startswith("canvas") for d in done), done
+    assert frames > KONG_TURNS
+    assert not console_errors(page)
+
+
+@needs_browser
+@pytest.mark.slow
+def test_a_kong_room_at_390x844_with_touch_acts_by_taps_on_the_canvas_and_hides_the_others_cards(serve_process,
+                                                                                                  browser):
+    url, _ = serve_process
+    browser.get_log("browser"), browser.get_log("performance")
+    link, joined = kong_room(url, seed=7)
+    set_size(browser, 390, 844, touch=True)
+    try:
+        done, frames = play_kong(browser, link, 4, tap=True, shots="390x844")
+    finally:
+        set_size(browser, 1280, 720)
+        joined.terminate()
+        joined.wait(30)
+    assert len(done) == 4 and frames > 4, done
+    assert not console_errors(browser)
