@@ -60,8 +60,8 @@ def host_room(request: rq.HostRequest) -> int:
         _echo(f"the room waits until {', '.join(waiting)} are taken; `tabletop start {room.url}`"
               + (" (or S in your window)" if "human" in request.seats else "")
               + " starts it now with the AI in the seats not taken")
-    _echo(f"join: {room.url}")
     _echo(f"open in a browser: {net.browser_url(room.url)}")
+    _echo(f"join: {room.url}")                  # the last line: scripts take the address from it
     if "human" in request.seats:                  # the host's own seat, in the window
         colour = room.seats[list(request.seats).index("human")]["colour"]
         try:
