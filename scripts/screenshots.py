@@ -1,6 +1,13 @@
 """The README's pictures of the three games: early, mid-game and at a gadget moment, regenerated.
 
     python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720] [--games NAME,NAME]
+    python scripts/screenshots.py --web [--out docs/screenshots] [--games NAME,NAME]
+
+With --web, the browser's room page instead: `tabletop serve --port 0` on loopback, a room per game
+and size (the browser's seat, the others the room's AI, measured outcomes), headless Chromium
+(/usr/bin/chromium and chromedriver, WebGL on the CPU) at exactly 1280x720 and 390x844 (a phone:
+touch), the browser seat playing its first choice button each turn; web-GAME-early-WxH.png at its
+first decision, web-GAME-mid-WxH.png at its WEB[GAME]-th, each once the 3D table is ready.
 
 Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 and N turns (every
 seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
@@ -16,6 +23,7 @@ import argparse
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tabletop.gamekit.registry import GAMES
@@ -123,12 +131,111 @@ def lit(game: str, folder: Path, size: tuple[int, int]) -> Path:
         app.destroy()
 
 
+# game: seats (the browser's first), seed, options, and the browser seat's decision shown as mid-game
+WEB = {
+    "king-of-the-hill": (["remote", "ai", "ai", "ai"], 3, {}, 8),
+    "knossos": (["remote", "ai"], 3, {"games_to_win": 1}, 6),
+    "king-kong": (["remote", "ai", "ai"], 5, {}, 8),
+}
+WEB_SIZES = ((1280, 720, False), (390, 844, True))
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+ACTING_OR_OVER = "document.body.dataset.acting === 'yes' || !document.getElementById('result').hidden"
+
+
+def web(games: list[str], folder: Path) -> None:
+    """The room page's pictures (module docstring): one server, one browser, a room per game and size."""
+    import asyncio
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tabletop.net.client import create_room
+
+    def wait(script: str, timeout: float = 60.0):
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: d.execute_script(f"return {script}"))
+
+    def shoot(name: str) -> None:
+        wait("['ready', 'none', 'error'].includes(document.getElementById('table3d').dataset.table3d)")
+        state = driver.execute_script("return document.getElementById('table3d').dataset.table3d")
+        if state != "ready":
+            print(f"{name}: the 3D table is {state!r}", file=sys.stderr)
+        driver.execute_script("window.scrollTo(0, 0); document.activeElement && document.activeElement.blur()")
+        time.sleep(0.5)                                    # a few frames drawn after the last pose
+        path = folder / name
+        driver.save_screenshot(str(path))
+        print(path)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--host", "127.0.0.1", "--port",
+                                   "0", "--data", str(Path(tmp) / "rooms")], cwd=tmp, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        driver = None
+        try:
+            line = server.stdout.readline()
+            if not line.startswith("serving on ws://"):
+                raise SystemExit(f"tabletop serve did not start: {line!r}")
+            url = line.split()[2]
+            options = webdriver.ChromeOptions()
+            options.binary_location = CHROMIUM
+            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                             "--window-size=1280,720", "--no-first-run", "--disable-extensions",
+                             "--enable-unsafe-swiftshader", "--hide-scrollbars"):
+                options.add_argument(argument)
+            driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+            for game in games:
+                seats, seed, opts, mid = WEB[game]
+                for width, height, touch in WEB_SIZES:
+                    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": touch})
+                    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled",
+                                           {"enabled": touch, "maxTouchPoints": 5})
+                    created = asyncio.run(create_room(url, game, seats, seed, "measured", opts))
+                    driver.get(f"{url.replace('ws://', 'http://')}/r/{created.room}")
+                    wait("!document.getElementById('welcome').hidden")
+                    field = driver.find_element(By.ID, "name")
+                    field.clear()
+                    field.send_keys("Ann")
+                    driver.find_element(By.ID, "play").click()
+                    wait("document.body.dataset.seat")
+                    size = f"{width}x{height}"
+                    for decision in range(mid + 1):
+                        wait(ACTING_OR_OVER, 120)
+                        if decision == 0:
+                            shoot(f"web-{game}-early-{size}.png")
+                        if driver.find_element(By.ID, "result").is_displayed():     # mid: the last one shot
+                            print(f"{game}: the game ended after {decision} decisions", file=sys.stderr)
+                            break
+                        if decision >= max(1, mid // 2):     # kept where the game ends before the mid-th
+                            shoot(f"web-{game}-mid-{size}.png")
+                        if decision == mid:
+                            break
+                        step = driver.execute_script("return document.body.dataset.step")
+                        button = driver.find_elements(By.CSS_SELECTOR, "#choices button.choice")[0]
+                        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+                        button.click()
+                        wait(f"document.body.dataset.step !== '{step}' || "
+                             "!document.getElementById('result').hidden")
+        finally:
+            if driver is not None:
+                driver.quit()
+            server.terminate()
+            server.wait(30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     ap.add_argument("--size", default="1280x720")
-    ap.add_argument("--games", default=",".join(PICTURES))
+    ap.add_argument("--games", default=None)
+    ap.add_argument("--web", action="store_true", help="the browser's room page (at 1280x720 and 390x844)")
     args = ap.parse_args()
+    if args.web:
+        args.out.mkdir(parents=True, exist_ok=True)
+        web((args.games or ",".join(WEB)).split(","), args.out)
+        return
+    args.games = args.games or ",".join(PICTURES)
     w, h = (int(v) for v in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     for game in args.games.split(","):
