@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.serving import served
 from tabletop.gamekit.registry import GAMES
 
 GAME = "coin-race"
@@ -154,16 +155,8 @@ def test_estimate_its_own_device(tmp_path):
 @pytest.fixture
 def server(tmp_path):
     """`tabletop serve --port 0` as a process: (its address, the data folder); stopped after."""
-    data = tmp_path / "rooms"
-    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-                             "--data", str(data)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    line = proc.stdout.readline()
-    assert line.startswith("serving on ws://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
-    yield line.split()[2], data
-    proc.terminate()
-    assert proc.wait(30) == 0
-    assert "Traceback" not in proc.stderr.read()
+    with served(tmp_path) as running:
+        yield running
 
 
 @pytest.mark.slow                  # a process of its own

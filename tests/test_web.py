@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.serving import served
 from tabletop.cli import main
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -215,17 +216,8 @@ def test_host_prints_the_rooms_browser_link_beside_the_join_address(serve_proces
 @pytest.fixture(scope="module")
 def serve_process(tmp_path_factory):
     """`tabletop serve --port 0` as a process: (its ws:// address, the data folder); stopped after."""
-    folder = tmp_path_factory.mktemp("web")
-    data = folder / "rooms"
-    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-                             "--data", str(data)], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    line = proc.stdout.readline()
-    assert line.startswith("serving on ws://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
-    yield line.split()[2], data
-    proc.terminate()
-    assert proc.wait(30) == 0
-    assert "Traceback" not in proc.stderr.read()
+    with served(tmp_path_factory.mktemp("web")) as running:
+        yield running
 
 
 def make_room(url: str, seats, seed: int = 1, outcomes: str = "physics") -> str:
