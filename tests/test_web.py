@@ -127,6 +127,23 @@ def test_the_page_and_its_files_carry_the_security_headers_and_their_types():
     assert 'src="/static/room.js"' in html and 'id="table3d"' in html
 
 
+def test_a_client_that_takes_gzip_gets_the_files_gzipped_and_the_same_bytes_once_unzipped():
+    import gzip
+
+    three = "/static/vendor/three/build/three.core.js"
+
+    async def check(port):
+        return [await http_get(port, path, headers) for path in ("/static/room.js", three)
+                for headers in ({}, {"Accept-Encoding": "br, gzip;q=0.9"})]
+    (plain_js, plain_h, zipped_js, zipped_h), (plain_three, three_h, zipped_three, zipped_three_h) = [
+        (a[2], a[1], b[2], b[1]) for a, b in zip(*[iter(with_server(check))] * 2)]
+    assert "content-encoding" not in plain_h and plain_h["vary"] == "Accept-Encoding"
+    assert zipped_h["content-encoding"] == "gzip" and gzip.decompress(zipped_js) == plain_js
+    assert int(zipped_h["content-length"]) == len(zipped_js) < len(plain_js)
+    assert gzip.decompress(zipped_three) == plain_three and len(zipped_three) < len(plain_three) / 3
+    assert zipped_three_h["etag"] == three_h["etag"]        # one file, one tag, whichever encoding
+
+
 def test_a_vendor_file_is_cached_and_only_known_kinds_are_served(tmp_path, monkeypatch):
     from tabletop.net import http
 

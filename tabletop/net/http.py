@@ -24,12 +24,14 @@ request with an `Origin` header whose host and port are not the `Host` header's 
 403 (a browser always sends Origin; Python clients send none and are let in). Every HTTP answer
 carries a Content-Security-Policy (scripts only from this server, no inline script or style),
 `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`; files carry an ETag (a
-request with it gets 304), vendor files are cached for a day, the rest revalidated.
+request with it gets 304), vendor files are cached for a day, the rest revalidated. A client that
+takes gzip (every browser) gets files and the table gzipped: three.js's 2.3 MB in about a fifth.
 """
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import gzip
 import hashlib
 import re
 from functools import lru_cache
@@ -75,7 +77,7 @@ def respond(hub, request):
         found = static_file(match.group(1))
         return _file(found, request) if found is not None else _not_found()
     if match := TABLE.fullmatch(path):
-        return _table(hub, match.group(1), match.group(2))
+        return _table(hub, match.group(1), match.group(2), request)
     return _not_found()
 
 
@@ -131,24 +133,46 @@ def _not_found():
 
 
 @lru_cache(maxsize=256)
-def _read(path: Path, mtime_ns: int, size: int) -> tuple[bytes, str]:
-    """A file's bytes and ETag, read again when it changes."""
+def _read(path: Path, mtime_ns: int, size: int) -> tuple[bytes, bytes, str]:
+    """A file's bytes, their gzip and its ETag, read and compressed again only when it changes."""
     body = path.read_bytes()
-    return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    return body, _gzip(body), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _gzip(body: bytes) -> bytes:
+    """`body` gzipped, the same bytes every time (no timestamp in the header)."""
+    return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+def _accepts_gzip(request) -> bool:
+    return any(part.split(";")[0].strip() == "gzip"
+               for value in request.headers.get_all("Accept-Encoding") for part in value.split(","))
+
+
+def _encoded(request, body: bytes, zipped: bytes | None = None):
+    """The body to send and its headers: gzipped where the client takes gzip and it is smaller (three.js
+    is 2.3 MB as it is, about a fifth of that gzipped), else as it is."""
+    if not _accepts_gzip(request):
+        return body, (("Vary", "Accept-Encoding"),)
+    zipped = _gzip(body) if zipped is None else zipped
+    if len(zipped) >= len(body):
+        return body, (("Vary", "Accept-Encoding"),)
+    return zipped, (("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding"))
 
 
 def _file(path: Path, request):
     stat = path.stat()
-    body, etag = _read(path, stat.st_mtime_ns, stat.st_size)
+    body, zipped, etag = _read(path, stat.st_mtime_ns, stat.st_size)
     vendor = path.is_relative_to(WEB.resolve() / "vendor")
     pairs = (("Content-Type", CONTENT_TYPES[path.suffix]), ("ETag", etag),
              ("Cache-Control", VENDOR_CACHE if vendor else OWN_CACHE))
     if etag in [tag.strip() for value in request.headers.get_all("If-None-Match") for tag in value.split(",")]:
         return _response(HTTPStatus.NOT_MODIFIED, b"", pairs)
-    return _response(HTTPStatus.OK, body, pairs)
+    sent, encoding = _encoded(request, body, zipped)
+    return _response(HTTPStatus.OK, sent, (*pairs, *encoding))
 
 
-async def _table(hub, code: str, name: str):
+async def _table(hub, code: str, name: str, request):
     """The room's table for the 3D view (tabletop.net.browser's `table_asset`: the bytes and their
     content type, or None), made in a thread so that building it stalls no other connection."""
     try:
@@ -160,4 +184,5 @@ async def _table(hub, code: str, name: str):
     if found is None:
         return _not_found()
     body, content_type = found if isinstance(found, tuple) else (found, CONTENT_TYPES[Path(name).suffix])
-    return _response(HTTPStatus.OK, bytes(body), (("Content-Type", content_type), ("Cache-Control", "no-cache")))
+    sent, encoding = await asyncio.to_thread(_encoded, request, bytes(body))
+    return _response(HTTPStatus.OK, sent, (("Content-Type", content_type), ("Cache-Control", "no-cache"), *encoding))
