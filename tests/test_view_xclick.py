@@ -395,7 +395,7 @@ def test_hotseat_king_kong_by_real_keys(display, tmp_path):
 CHAT_SCRIPT = textwrap.dedent('''
     import asyncio, json, subprocess, sys, threading, time
     import tabletop
-    from tabletop.net.client import SeatClient
+    from tabletop.net.client import SeatClient, random_chooser
     from tabletop.net.window import open_remote
 
     server = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "serve", "--port", "0", "--data", "rooms"],
@@ -403,7 +403,8 @@ CHAT_SCRIPT = textwrap.dedent('''
     url = server.stdout.readline().split()[2]
     room = tabletop.host("king-kong", url, ["remote", "remote", "ai"], seed=5, outcomes="measured")
     app, win = open_remote(url, room.code, None, "Ann", False, size=(1280, 720), offscreen=False, pace=0.0)
-    bo = SeatClient(url, room.code, name="Bo", choose=lambda view, legal, step: None)
+    # Bo plays (its first choice), so that red's decision comes whoever the dice let start
+    bo = SeatClient(url, room.code, name="Bo", choose=random_chooser(1))
     threading.Thread(target=lambda: asyncio.run(bo.run()), daemon=True).start()
 
     def pump(until, limit=60.0):
@@ -415,7 +416,8 @@ CHAT_SCRIPT = textwrap.dedent('''
             time.sleep(0.01)
         return until()
 
-    pump(lambda: win.started and win.legal is not None and win.legal_step == win.step and not win.waiting())
+    decision = pump(lambda: win.started and win.legal is not None and win.legal_step == win.step
+                    and not win.waiting())
     wid = subprocess.run(["xdotool", "search", "--name", "tabletop"], capture_output=True, text=True,
                          check=True).stdout.split()[0]
     step = win.step
@@ -435,7 +437,8 @@ CHAT_SCRIPT = textwrap.dedent('''
     bo.say("thanks Ann")
     pump(lambda: any("thanks Ann" in line for line in win.chat_lines), 30)
     app.screenshot("chat.png")
-    print(json.dumps({"typing": typing, "asked": asked, "step": step, "now": win.step, "lines": win.chat_lines,
+    print(json.dumps({"decision": decision, "typing": typing, "asked": asked, "step": step, "now": win.step,
+                      "lines": win.chat_lines,
                       "closed": win.typing is None, "players": win.hud.players.getText()}))
     bo.stop()
     win.close()
@@ -456,6 +459,7 @@ def test_a_chat_message_typed_in_the_online_window_by_real_keys(display, tmp_pat
                          cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["decision"], out           # red had a decision to make: its q and 1 would have acted
     assert out["typing"] and not out["asked"] and out["closed"] and out["now"] == out["step"], out
     assert "red (Ann): gl hf q1" in out["lines"] and "blue (Bo): thanks Ann" in out["lines"], out
     assert "Bo" in out["players"] and "you (Ann)" in out["players"], out
