@@ -46,6 +46,68 @@ def check_game(replay: ReplayFile, game: GameDefinition) -> None:
 
 
 # -- reading back -------------------------------------------------------------------------------
+def replay_config(replay: ReplayFile, games: dict) -> tuple:
+    """(the game's definition, its seats, its options) a recorded game was played with; `games` the
+    definitions by name (tabletop.gamekit.registry.GAMES)."""
+    h = replay.header
+    if h.get("kind") != "game":
+        raise InputError(f"{replay.path}: a recording of device trials has no table to play back; "
+                         f"use --summary or --verify")
+    config = h.get("config", {})
+    seats = list(config.get("seats") or ["ai"] * int(config.get("players", 2)))
+    game = games.get(h.get("game"))
+    if game is None:
+        raise InputError(f"{replay.path}: the replay is of {h.get('game')!r}, which this tabletop cannot replay "
+                         f"({', '.join(games)})")
+    options = {o.name: config[o.name] for o in game.options if o.name in config}
+    return game, seats, options
+
+
+def review_rows(review: dict, reviewed: dict, i: int, steps: int) -> list[str]:
+    """A review's panel at step i of a replay of `steps` steps (the window's and the replay page's):
+    each seat's win probability before the step, then what the step is worth: a decision's grade and
+    loss (and the best move where it was not played), a chance event's luck and its gadget's swing;
+    at the end each player's accuracy, cost and luck. `reviewed`: the review's steps by index."""
+    colours = review.get("colours", [])
+    record = reviewed.get(i)
+    exact = review.get("method") == "exact"
+    rollouts = review.get("rollouts")
+    how = "exact" if exact else f"{rollouts.get('n') if isinstance(rollouts, dict) else rollouts} rollouts a position"
+    values = record["before"] if record is not None else review.get("end") if i >= steps else None
+    rows = [f"REVIEW ({how})"]
+    if values is not None:
+        rows.append("win: " + "  ".join(f"{c} {100 * v:.1f}%" for c, v in zip(colours, values)))
+    if record is None:
+        if i >= steps:
+            rows += [f"{p_row(colours, player)}" for player in review.get("players", [])]
+        return rows
+    seat = colours[record["seat"]] if record.get("seat") is not None and record["seat"] < len(colours) else "?"
+    if record["kind"] == "decision":
+        if record.get("forced"):
+            rows.append(f"{seat}'s move: forced")
+        elif record.get("grade") is None:
+            rows.append(f"{seat}'s move: not graded (too few rollouts to tell)")
+        else:
+            rows.append(f"{seat}'s move: {record['grade']}, loss {100 * record['loss']:.1f}%")
+            if record["grade"] != "best" and record.get("best_lines"):
+                rows.append(f"  best: {record['best_lines'][0]}")
+    else:
+        m = record["seat"]
+        luck = record.get("luck", [0.0] * len(colours))[m]
+        row = f"{record.get('event', 'chance')} for {seat}: luck {100 * luck:+.1f}%"
+        if record.get("swing") is not None:
+            row += f", the gadget's bias {100 * record['swing'][m]:+.1f}%"
+        rows.append(row)
+    return rows
+
+
+def p_row(colours: list, player: dict) -> str:
+    """A player's review summary in one row: accuracy, cost of its mistakes, luck."""
+    name = colours[player["seat"]] if player["seat"] < len(colours) else "?"
+    return (f"{name}: accuracy {player['accuracy']:.1f}, cost {100 * player['cost']:.1f}%, "
+            f"luck {100 * player['luck']:+.1f}%")
+
+
 def summary_lines(replay: ReplayFile) -> list[str]:
     """The lines `play` printed (banner, log, result), or a trial run's lines."""
     lines = list(replay.header.get("banner", [])) + list(replay.header.get("initial_events", []))

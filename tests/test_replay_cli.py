@@ -238,8 +238,8 @@ def test_a_game_left_before_its_end_is_not_finished():
 @pytest.mark.parametrize("extra", [["--verify"], ["--frames", "frames"]])
 def test_reveal_where_it_shows_nothing_is_refused(unfinished_kong, tmp_path, extra):
     path, _ = unfinished_kong
-    _one_line_error(*run("replay", path, "--reveal", *extra), "--reveal: only with --summary or in the playback "
-                                                              "window")
+    _one_line_error(*run("replay", path, "--reveal", *extra), "--reveal: only with --summary, --html or in the "
+                                                              "playback window")
 
 
 def test_the_playback_window_of_an_unfinished_king_kong_game_hides_the_hands(unfinished_kong):

@@ -319,7 +319,7 @@ def test_a_browser_seat_plays_a_knossos_room_to_its_end_by_clicks_and_the_journa
     from selenium.webdriver.common.by import By
 
     url, data = serve_process
-    link = make_room(url, ["remote", "ai"], seed=1)
+    link = make_room(url, ["remote", "ai"], seed=1, outcomes="measured")   # (physics: the King Kong tests)
     started = time.perf_counter()
     take_seat(page, link, "Ann")
     assert page.execute_script("return document.body.dataset.seat") == "red"

@@ -1,5 +1,6 @@
 """Replays read back: a recorded game's (or device trials') summary, its verification by
-re-simulation, its playback as PNG frames or in the window, and `Replay`, the API's view of one."""
+re-simulation, its playback as PNG frames, in the window or as one web page, and `Replay`, the
+API's view of one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -60,6 +61,21 @@ def frames(request: ReplayRequest) -> tuple[int, bool]:
     turns = turn_range(request.turns) if request.turns is not None else None
     check_output_dir(request.frames, "--frames")
     return write_frames(request.file, GAMES, request.frames, request.fps, size, turns, request.max_frames)
+
+
+def html(request: ReplayRequest, review: dict | None = None) -> int:
+    """The game as one self-contained web page (tabletop.net.replay_page), written whole to
+    `request.html` (a temp file, then a rename); `review` the game's review for its panel. Bytes
+    written."""
+    from tabletop.net.replay_page import replay_html
+    from tabletop.sim.output import check_output_path, write_text_atomic
+
+    check_output_path(request.html, "--html")
+    if request.turns is not None or request.max_frames != 3000:
+        raise InputError("--turns and --max-frames: only with --frames")
+    page = replay_html(request.file, review, request.reveal)
+    write_text_atomic(request.html, page)
+    return len(page.encode())
 
 
 def playback(request: ReplayRequest, review: dict | None = None, pending=None):

@@ -422,8 +422,8 @@ class AnalyzeRequest(GameRun):
 
 @dataclass
 class ReplayRequest:
-    """`tabletop replay FILE`: `summary`, `verify` (from `from_turn`), `frames` into a folder, or
-    (none of them) the playback window."""
+    """`tabletop replay FILE`: `summary`, `verify` (from `from_turn`), `frames` into a folder, the
+    game as one web page (`html`), or (none of them) the playback window."""
 
     file: Path
     summary: bool = False
@@ -436,15 +436,20 @@ class ReplayRequest:
     size: str = SIZE
     review: str | None = None         # the playback's review panel: a review JSON, or "" to review the game now
     reveal: bool = False              # show what the seats hide while the recorded game is not over
+    html: Path | None = None          # write the game as one self-contained web page
 
     def __post_init__(self):
         self.file = _path(self.file, "file")
+        self.html = _path(self.html, "html")
+        if self.html is not None and (self.summary or self.verify or self.frames is not None):
+            raise InputError("--html: not with --summary, --verify or --frames (one of them at a time)")
         if _switch(self.reveal, "reveal") and (self.frames is not None or (self.verify and not self.summary)):
-            raise InputError("--reveal: only with --summary or in the playback window (--frames and --verify "
-                             "show no hand)")
+            raise InputError("--reveal: only with --summary, --html or in the playback window (--frames and "
+                             "--verify show no hand)")
         self.review = None if self.review is None else str(self.review)
         if self.review is not None and (self.summary or self.verify or self.frames is not None):
-            raise InputError("--review: only in the playback window (not with --summary, --verify or --frames)")
+            raise InputError("--review: only in the playback window or with --html (not with --summary, --verify "
+                             "or --frames)")
         for name in ("summary", "verify"):
             _switch(getattr(self, name), name)
         self.frames = _path(self.frames, "frames")

@@ -150,7 +150,14 @@ def replay(args) -> int:
 
     request = rq.ReplayRequest(file=args.file, summary=args.summary, verify=args.verify, from_turn=args.from_turn,
                                frames=args.frames, fps=args.fps, turns=args.turns, max_frames=args.max_frames,
-                               size=args.size, review=args.review, reveal=args.reveal)
+                               size=args.size, review=args.review, reveal=args.reveal, html=args.html)
+    if request.html is not None:
+        from tabletop.app.review import playback_review
+
+        review = None if request.review is None else playback_review(request)
+        size = replays.html(request, review)
+        print(f"wrote {request.html} ({size / 1e6:.1f} MB): open it in any browser")
+        return 0
     if not (request.summary or request.verify):
         if request.frames is not None:
             n, capped = replays.frames(request)

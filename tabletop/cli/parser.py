@@ -159,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--review", nargs="?", const="", metavar="REVIEW.json",
                      help="the playback window with a review panel (R shows and hides it): the review `tabletop "
                           "review FILE --out REVIEW.json` wrote, or with no file the game reviewed now")
+    rep.add_argument("--html", type=Path, metavar="OUT.html",
+                     help="write the game as one self-contained web page that plays it back in any browser, with no "
+                          "server and no network (the table in 3D, each throw's motion, the log; the review panel "
+                          "with --review REVIEW.json); a game with hidden hands exports only what no seat hides, "
+                          "even when over, unless --reveal")
     rep.add_argument("--frames", type=Path, metavar="DIR", help="write the playback as PNG frames into DIR (offscreen)")
     rep.add_argument("--fps", type=float, default=30.0, help="with --frames: frames per second of playback (default 30)")
     rep.add_argument("--turns", metavar="A:B", help="with --frames: only turns A to B of the file (1-based, "

@@ -39,12 +39,20 @@ def _key(definition, seats, options: dict) -> tuple:
     return definition.name, tuple(seats), json.dumps(options, sort_keys=True)
 
 
+def described(adapter, scene: dict) -> dict:
+    """{"scene", "pieces", "home", "colors", "art", "marker"} of a table as `adapter` (the game's window
+    adapter, live or on a recorded scene) draws `scene`: the colours, the camera's home and the
+    board's art it declares (body_colors, camera_home, art_meshes), as its window draws them."""
+    return {"scene": scene, "pieces": list(adapter.piece_bodies),
+            "home": adapter.camera_home(),            # (target, distance, heading, pitch), or None
+            "colors": dict(adapter.body_colors()), "art": list(adapter.art_meshes()),
+            "marker": {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)}}
+
+
 @lru_cache(maxsize=16)
 def _table(game: str, seats: tuple, options: str) -> dict | None:
-    """{"scene", "pieces", "home", "colors", "art", "marker"} of a game's table for live play (None: the
-    game has no window): its window adapter builds the physical table, which is read and closed at
-    once; the colours, the camera's home and the board's art are what the adapter declares
-    (body_colors, camera_home, art_meshes), as its window draws them."""
+    """The `described` table of a game for live play (None: the game has no window): its window
+    adapter builds the physical table, which is read and closed at once."""
     from tabletop.gamekit.record import scene_of, table_worlds
     from tabletop.gamekit.registry import game_spec
 
@@ -54,15 +62,24 @@ def _table(game: str, seats: tuple, options: str) -> dict | None:
     except GameError:
         return None
     try:
-        scene = scene_of(*table_worlds(adapter.table))
-        pieces = list(adapter.piece_bodies)
-        home = adapter.camera_home()           # (target, distance, heading, pitch), or None
-        colors = dict(adapter.body_colors())
-        art = list(adapter.art_meshes())
-        marker = {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)}
+        return described(adapter, scene_of(*table_worlds(adapter.table)))
     finally:
         adapter.close()
-    return {"scene": scene, "pieces": pieces, "home": home, "colors": colors, "art": art, "marker": marker}
+
+
+def recorded_table(definition, seats, options: dict, scene: dict) -> dict | None:
+    """The `described` table of a recorded `scene` (a replay header's: no PyBullet), None for a game
+    with no window."""
+    from tabletop.sim.scene import RecordedScene
+
+    try:
+        adapter = definition.window_adapter(list(seats), options, scene=RecordedScene(scene))
+    except GameError:
+        return None
+    try:
+        return described(adapter, scene)
+    finally:
+        adapter.close()
 
 
 def table_of(definition, seats, options: dict) -> dict | None:
@@ -117,6 +134,26 @@ def table_json(table: dict) -> dict:
             "camera": camera(frame_bounds(scene), table["home"]), "marker": table["marker"]}
 
 
+def table_files(table: dict) -> tuple[bytes, bytes]:
+    """(table.glb, table.json) of a `described` table."""
+    from tabletop.sim.gltf import cached_table_glb
+
+    return (cached_table_glb(table["scene"], table["colors"], table["art"]),
+            json.dumps(table_json(table), separators=(",", ":")).encode())
+
+
+def position_digest(pieces: dict, log, winner) -> str:
+    """SHA-256 (hex) of a position as a page shows it: each piece's pose in POSE_DIGITS units (whole
+    numbers, so JavaScript and Python write them alike), by track; the log's lines; the winner.
+    The replay page exposes the same of what it shows (tabletop/web/replay.js)."""
+    import hashlib
+
+    scale = 10 ** POSE_DIGITS
+    rows = [f"{track} {' '.join(str(round(v * scale)) for v in pieces[track])}" for track in sorted(pieces)]
+    text = "\n".join(rows) + "\n--\n" + "\n".join(log) + "\n--\n" + (winner or "")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def table_asset(handle, name: str) -> tuple[bytes, str] | None:
     """The room's `table.glb` or `table.json` (bytes and content type) for the server's HTTP side;
     None (a 404) for another name or a game with no window. `handle` is the server's RoomHandle (its
@@ -126,11 +163,10 @@ def table_asset(handle, name: str) -> tuple[bytes, str] | None:
     table = table_of(handle.definition, handle.spec.seats, handle.spec.options)
     if table is None:
         return None
-    if name == "table.glb":
-        from tabletop.sim.gltf import CONTENT_TYPE, cached_table_glb
+    from tabletop.sim.gltf import CONTENT_TYPE
 
-        return cached_table_glb(table["scene"], table["colors"], table["art"]), CONTENT_TYPE
-    return json.dumps(table_json(table), separators=(",", ":")).encode(), JSON_TYPE
+    glb, info = table_files(table)
+    return (glb, CONTENT_TYPE) if name == "table.glb" else (info, JSON_TYPE)
 
 
 class _PoseSink:
@@ -152,7 +188,7 @@ class BrowserViews:
         from tabletop.sim.scene import RecordedScene
 
         self.definition, self.config = definition, config
-        self.hides = type(definition).seat_mirror is not GameDefinition.seat_mirror
+        self.hides = type(definition).seat_mirror is not GameDefinition.seat_mirror   # (replay_page.hides)
         self.tracks = {t for look in table["scene"]["looks"].values() for t, parts in look["tracks"].items() if parts}
         self.adapter = definition.window_adapter(list(seats), options, scene=RecordedScene(table["scene"]))
 

@@ -85,6 +85,11 @@ export function decode(bytes, frameCount, tracks) {
   return frames;
 }
 
+// The SHA-256 (hex) of a motion message's bytes, inflated: what its reveal's motion_sha256 must be.
+export async function motionHash(message) {
+  return hex(await crypto.subtle.digest("SHA-256", await inflate(message.data)));
+}
+
 export function createMotion(tableOf, after) {
   const line = document.createElement("p");
   line.id = "motion";
@@ -147,8 +152,19 @@ export function createMotion(tableOf, after) {
     tick();
   }
 
-  async function received(message) {
+  // `unchecked`: a recorded game with no commitments (a replay page of one): played as recorded,
+  // and said so
+  async function received(message, unchecked = false) {
     const name = `${message.event} ${message.chance + 1}`;
+    if (unchecked) {
+      try {
+        if (message.encoding !== ENCODING) throw new Error(`unknown encoding ${message.encoding}`);
+        play(decode(await inflate(message.data), message.frames, message.tracks));
+        return say(`${name}: the motion as recorded (no commitment to check it against)`);
+      } catch {
+        return say(`${name}: the motion cannot be read: not played`, true);
+      }
+    }
     const expected = hashes.get(message.chance);
     if (expected === undefined) return say(`${name}: motion not checked (no reveal was seen for it)`, true);
     if (!globalThis.crypto || !crypto.subtle || typeof DecompressionStream !== "function") {
@@ -172,5 +188,5 @@ export function createMotion(tableOf, after) {
     return undefined;
   }
 
-  return { revealed, received, element: line };
+  return { revealed, received, stop, element: line };
 }

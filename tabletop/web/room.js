@@ -8,11 +8,21 @@
 // Crypto: SHA-256(seed bytes || salt bytes)), chat and the result. The 3D table
 // (./table3d.js, where it is installed) is mounted in #table3d; the page works without it.
 // Every string a player wrote (names, chat) is shown with textContent, never as HTML.
+//
+// A recorded game exported as one file (`tabletop replay GAME.ttr --html`) is this page with the
+// game inline (#replay-data): ./replay.js then feeds it the messages a spectator would have been
+// sent, and no websocket is opened.
 
 import { createMotion } from "./motion.js";
 
 const V = 2;
-const code = decodeURIComponent(location.pathname.split("/")[2] || "");
+const code = (() => {
+  try {
+    return decodeURIComponent(location.pathname.split("/")[2] || "");
+  } catch {
+    return "";                      // not a room's address
+  }
+})();
 const storeKey = `tabletop.room.${code}`;      // this room's seat alone: {seat, token}
 const nameKey = "tabletop.name";
 
@@ -41,6 +51,8 @@ const state = {
   mismatched: 0,
   retry: 0,
   table: null,             // the 3D table, once mounted
+  tableFiles: null,        // {glb, json}: the addresses of table.glb and table.json
+  replay: false,           // a replay page: its checks are replay.js's
 };
 
 // -- storage --------------------------------------------------------------------------------------
@@ -151,7 +163,7 @@ function onJoined(message) {
   $("welcome").hidden = true;
   $("room").hidden = false;
   $("title").textContent = message.seat ? `${message.game}: you play ${message.seat}` : `${message.game}: watching`;
-  document.title = `${message.game} · tabletop`;
+  if (!state.replay) document.title = `${message.game} · tabletop`;
   renderPlayers();
   renderStatus();
   if (first) mountTable();
@@ -220,7 +232,7 @@ async function onReveal(message) {
   if (committed === undefined) {
     verdict = "no commitment was seen for it";
   } else if (await matches(message.seed, message.salt, committed)) {
-    state.checked += 1;
+    if (!state.replay) state.checked += 1;
     verdict = "commitment checked";
   } else {
     state.mismatched += 1;
@@ -436,19 +448,24 @@ function renderPosition() {
 
 function renderHand() {
   const hand = state.view.hand;
+  const hands = state.view.hands;                // a replay exported with --reveal: every seat's
   const box = $("hand");
-  box.hidden = !Array.isArray(hand);
-  if (!Array.isArray(hand)) return;
+  const shown = Array.isArray(hand) ? [["Your hand", hand]]
+    : hands && typeof hands === "object" ? Object.entries(hands).map(([seat, cards]) => [`${seat}'s hand`, cards]) : [];
+  box.hidden = !shown.length;
+  if (!shown.length) return;
   box.replaceChildren();
-  const title = document.createElement("h2");
-  title.textContent = "Your hand";
-  const list = document.createElement("ul");
-  for (const card of hand) {
-    const item = document.createElement("li");
-    item.textContent = card.name;
-    list.append(item);
+  for (const [heading, cards] of shown) {
+    const title = document.createElement("h2");
+    title.textContent = heading;
+    const list = document.createElement("ul");
+    for (const card of Array.isArray(cards) ? cards : []) {
+      const item = document.createElement("li");
+      item.textContent = card && typeof card === "object" ? card.name : String(card);
+      list.append(item);
+    }
+    box.append(title, list);
   }
-  box.append(title, list);
 }
 
 function renderResult() {
@@ -465,10 +482,12 @@ function renderResult() {
     p.textContent = line;
     box.append(p);
   }
-  const checks = document.createElement("p");
-  checks.textContent = `${state.checked} chance events: commitment checked in this browser`
-    + (state.mismatched ? `; ${state.mismatched} did NOT match` : "");
-  box.append(checks);
+  if (!state.replay) {
+    const checks = document.createElement("p");
+    checks.textContent = `${state.checked} chance events: commitment checked in this browser`
+      + (state.mismatched ? `; ${state.mismatched} did NOT match` : "");
+    box.append(checks);
+  }
 }
 
 function logItem(text, kind) {
@@ -499,11 +518,15 @@ function addLogLine(text, kind) {
 // -- the 3D table, where installed ----------------------------------------------------------------
 function mountTable() {
   const element = $("table3d");
-  const base = `/r/${encodeURIComponent(code)}`;
+  const files = state.tableFiles;
+  if (!files) {
+    element.hidden = true;             // a replay of a game with no window
+    return;
+  }
   import("./table3d.js")
     .then((module) => {
       if (typeof module.mount !== "function") return;
-      state.table = module.mount(element, `${base}/table.glb`, `${base}/table.json`);
+      state.table = module.mount(element, files.glb, files.json);
       document.body.classList.add("has-table");
       $("position-box").open = false;
       renderAll();
@@ -554,6 +577,15 @@ function start(spectate) {
 }
 
 function setUp() {
+  const embedded = document.getElementById("replay-data");
+  if (embedded) {                   // a replay page: no room, no connection
+    state.replay = true;
+    import("./replay.js").then((module) => module.startReplay(JSON.parse(embedded.textContent),
+      { receive, state, motion, matches, $ }));
+    return;
+  }
+  const base = `/r/${encodeURIComponent(code)}`;
+  state.tableFiles = { glb: `${base}/table.glb`, json: `${base}/table.json` };
   if (!code || !/^[A-Za-z0-9_-]{1,64}$/.test(code)) {
     $("welcome").hidden = false;
     $("join-form").hidden = true;
