@@ -212,3 +212,32 @@ def test_the_page_from_file_with_the_network_off_plays_to_the_end_on_the_replays
         assert not errors, errors
     finally:
         driver.quit()
+
+
+def test_a_throws_bodies_the_table_lacks_are_in_the_page_hidden_until_thrown(tmp_path):
+    """King Kong's die and spinner come only with their throws' motions (the window adds them when
+    first thrown): the page's table has them, hidden until a throw poses them."""
+    import base64
+
+    ttr, html = tmp_path / "kong.ttr", tmp_path / "kong.html"
+    assert main(["play", "king-kong", "--headless", "--seats", "ai,ai", "--seed", "2", "--record", str(ttr)]) == 0
+    assert main(["replay", str(ttr), "--html", str(html)]) == 0
+    data = page_data(html.read_text())
+    info = json.loads(base64.b64decode(data["table"]["json"].split(",", 1)[1]))
+    thrown = {t: about for t, about in info["tracks"].items() if about.get("until_thrown")}
+    assert {about["body"] for about in thrown.values()} >= {"die"}, sorted(info["tracks"])
+    moved = {t for step in data["steps"] for m in step["messages"] if m["type"] == "motion" for t in m["tracks"]}
+    assert set(thrown) <= moved                        # each is posed by a throw
+    assert "die" not in {about["body"] for t, about in info["tracks"].items() if t not in thrown}
+
+
+def test_a_review_given_puts_its_rows_in_the_page_one_set_per_step(knossos, tmp_path):
+    ttr, _ = knossos
+    review, html = tmp_path / "review.json", tmp_path / "reviewed.html"
+    assert main(["review", str(ttr), "--out", str(review), "--quiet"]) == 0
+    assert main(["replay", str(ttr), "--html", str(html), "--review", str(review)]) == 0
+    data = page_data(html.read_text())
+    rows = data["review"]
+    assert len(rows) == len(data["steps"]) and all(r[0] == "REVIEW (exact)" for r in rows)
+    assert any("luck" in line for r in rows for line in r) and any("'s move:" in line for r in rows for line in r)
+    assert any("accuracy" in line for line in rows[-1])          # the end: each player's summary

@@ -117,7 +117,8 @@ def camera(frame, home=None) -> dict:
 
 
 def table_json(table: dict) -> dict:
-    """table.json: the frame, the tracks (each body's, with its first pose), the pieces (by index:
+    """table.json: the frame, the tracks (each body's, with its first pose; `until_thrown` where the
+    body is a throw's, not on the table until a throw poses it: the table's `thrown`), the pieces (by index:
     the body and its tracks), the bounds, the camera to start from and the window's lit places
     (`marker`: the radius of one and the drop from a piece's centre, where `choices` put it, to
     the surface it stands on)."""
@@ -125,8 +126,12 @@ def table_json(table: dict) -> dict:
 
     scene = table["scene"]
     bounds = scene_bounds(scene)
+    later = set(table.get("thrown", ()))
     tracks = {track: {"body": body, "pose": [_r(v) for v in scene["poses"].get(track, ())] or None}
               for track, (body, _) in scene_tracks(scene).items()}
+    for about in tracks.values():
+        if about["body"] in later:
+            about["until_thrown"] = True
     return {"format": TABLE_FORMAT, "version": TABLE_VERSION, "root": ROOT, "up": [0.0, 0.0, 1.0],
             "tracks": tracks,
             "pieces": [{"body": body, "tracks": piece_tracks(scene, body)} for body in table["pieces"]],

@@ -80,6 +80,20 @@ def hides(definition) -> bool:
     return type(definition).seat_mirror is not GameDefinition.seat_mirror
 
 
+def thrown_looks(replay, scene: dict) -> dict:
+    """{body: look} of the bodies a replay's motions bring that its scene does not have (King Kong's
+    die and spinner: the window adds them when first thrown), from the first motion of each."""
+    found: dict = {}
+    for turn in replay.turns:
+        if not turn.log.get("motions"):
+            continue
+        for motion in turn.motions:
+            for body, look in (motion.get("looks") or {}).items():
+                if body not in scene["looks"] and body not in found:
+                    found[body] = look
+    return found
+
+
 def outcomes_said(outcomes: str) -> str:
     """A game's outcomes as the page says them: measured tables by their files' names, not paths."""
     if outcomes.startswith("table:"):
@@ -96,8 +110,13 @@ class PageBuilder:
         self.replay, self.definition, self.reveal = replay, definition, reveal
         self.config = dict(replay.header.get("config", {}))
         self.players = len(seats)
-        self.table = recorded_table(definition, seats, options, replay.header.get("scene") or {"looks": {},
-                                                                                             "poses": {}})
+        scene = replay.header.get("scene") or {"looks": {}, "poses": {}}
+        thrown = thrown_looks(replay, scene)
+        self.table = recorded_table(definition, seats, options, scene)
+        if self.table is not None and thrown:             # the bodies only a throw brings (a die): drawn,
+            self.table["scene"] = {"looks": {**scene["looks"], **thrown},        # hidden until thrown
+                                   "poses": scene["poses"]}
+            self.table["thrown"] = sorted(thrown)
         self.views = None if self.table is None else BrowserViews(definition, seats, options, self.config,
                                                                   self.table)
         self.private = frozenset(definition.private_chance)

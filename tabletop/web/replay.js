@@ -256,7 +256,7 @@ export function startReplay(data, room) {
       ? `Checked in this browser: ${parts.join("; ") || "no chance event"} (Web Crypto; nothing re-simulated)${hiddenEvents}`
       : "This recording has no commitments (it was not played in a room): its throws are shown as recorded, "
         + "unchecked (tabletop replay --verify re-simulates them)";
-    checks.classList.toggle("bad", revealsOk < reveals || motionsOk < motions);
+    checks.classList.toggle("bad", Boolean(data.committed) && (revealsOk < reveals || motionsOk < motions));
     body.dataset.replayChecked = "yes";
     body.dataset.checked = String(revealsOk);
   }

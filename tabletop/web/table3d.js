@@ -157,9 +157,11 @@ export function mount(element, glbUrl, jsonUrl) {
     state.root = root;
     scene.add(gltf.scene);
     gltf.scene.updateMatrixWorld(true);
-    for (const track of Object.keys(info.tracks || {})) {
+    for (const [track, about] of Object.entries(info.tracks || {})) {
       const node = root.getObjectByName(sanitized(track));
-      if (node) state.tracks.set(track, node);
+      if (!node) continue;
+      state.tracks.set(track, node);
+      if (about && about.until_thrown) node.visible = false;    // a throw's body: shown once a throw poses it
     }
     state.pieceMeshes = (info.pieces || []).map((piece, index) => {
       const meshes = [];
@@ -440,6 +442,7 @@ export function mount(element, glbUrl, jsonUrl) {
         const node = state.tracks.get(track);
         if (node && Array.isArray(pose) && pose.length === 7) {
           setPose(node, pose);
+          node.visible = true;
           shown += 1;
         }
       }
