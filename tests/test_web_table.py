@@ -293,3 +293,36 @@ def test_table3d_imports_only_the_vendored_three_and_names_no_game():
     assert re.search(r"^export function mount\(element, glbUrl, jsonUrl\)", text, re.M)
     for method in ("setPieces", "showChoices", "dispose"):
         assert re.search(rf"\b{method}\b", text)
+
+
+def test_the_tables_description_the_browser_draws_from_loads_no_renderer():
+    """What the page draws from is each game's adapter's renderer-neutral half (where the pieces
+    stand, the lit places, the colours, the camera, the board's art): a room's process and the
+    replay export build it, for every game with a window, with no Panda3D module loaded (the
+    window's drawing imports it in the methods that draw). Planted first: importing the window's
+    geometry loads Panda3D, so the check can fail."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tabletop.gamekit.registry import GAMES\n"
+        "from tabletop.net.browser import BrowserViews, table_json, table_of\n"
+        f"for name in {WINDOWED!r}:\n"
+        "    d = GAMES[name]\n"
+        "    lo, hi = d.seats\n"
+        "    seats = ['remote'] * min(max(lo, 3), hi)\n"
+        "    options = d.check_options({})\n"
+        "    config = d.replay_config(['ai'] * len(seats), 'physics', options)\n"
+        "    views = BrowserViews.make(d, seats, options, config)\n"
+        "    state = d.make_game(config).new_initial_state()\n"
+        "    assert views.pieces(state) and len(views.choices(state)) == len(state.legal_actions())\n"
+        "    table_json(table_of(d, seats, options))\n"
+        "    views.close()\n"
+        "PLANT\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'panda3d', 'direct'}))\n")
+    for plant, expected in (("import tabletop.sim.view.geometry", "['panda3d']"), ("pass", "[]")):
+        done = subprocess.run([sys.executable, "-c", code.replace("PLANT", plant)], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected, (plant, done.stdout)

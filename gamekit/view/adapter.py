@@ -15,9 +15,8 @@ import abc
 import os
 
 from tabletop.gamekit.errors import IllegalMoveError
-from tabletop.gamekit.view.controller import Destination
+from tabletop.gamekit.view.places import Destination
 from tabletop.sim.scene import look, poses
-from tabletop.sim.view.geometry import ring
 
 MARKER_RGB = (1.0, 0.86, 0.1)      # a lit destination: bright yellow ...
 MARKER_RIM = (0.12, 0.06, 0.0)     # ... in a dark rim, seen on light and dark spaces alike
@@ -234,6 +233,8 @@ class TableAdapter(abc.ABC):
         the piece shows whole and the lit place still reads. (Its number key, `key`, the window
         draws on the screen over it, or below the ring where a piece stands, at a size that reads
         at any zoom.)"""
+        from tabletop.sim.view.geometry import ring
+
         node = app.render.attach_new_node("marker")
         x, y, z = dest.position
         node.set_pos(x, y, z - self.marker_drop + 0.0008)
@@ -260,6 +261,8 @@ class TableAdapter(abc.ABC):
 
     def highlight(self, app, piece) -> None:
         """The selected piece (None: none) drawn brighter, with a halo round its foot."""
+        from tabletop.sim.view.geometry import ring
+
         if self._halo is not None:
             self._halo.remove_node()
             self._halo = None

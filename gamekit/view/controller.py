@@ -26,21 +26,13 @@ from panda3d.core import ClockObject, Vec3
 from tabletop.gamekit.chance import WatchedOutcomes
 from tabletop.gamekit.match import Match
 from tabletop.gamekit.state import ChanceOutcome, Pass, seen_by
+from tabletop.gamekit.view.places import Destination  # noqa: F401  (here before)
 from tabletop.gamekit.view.solving import BackgroundSolve
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
 HOP_SECONDS = 0.45      # a piece moving seat to seat
 HOP_HEIGHT = 0.025
-
-
-@dataclass
-class Destination:
-    """A place a selected piece can go: the action that takes it there and what to show."""
-
-    action: object
-    position: tuple[float, float, float]
-    text: str
 
 
 @dataclass

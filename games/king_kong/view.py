@@ -12,10 +12,9 @@ from tabletop.games.king_kong.rules import (COLOURS, Attack, Escape, Fly, Game, 
 from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.controller import Destination
+from tabletop.gamekit.view.places import Destination
 from tabletop.sim.scene import look, poses
 from tabletop.sim.devices.spinner_shape import CARD
-from tabletop.sim.view.geometry import track_node
 
 PAWN_RGB = {"red": (0.85, 0.12, 0.1), "blue": (0.12, 0.3, 0.85), "green": (0.1, 0.62, 0.2),
             "yellow": (0.95, 0.8, 0.1), "orange": (0.95, 0.5, 0.1), "purple": (0.55, 0.2, 0.7)}
@@ -133,6 +132,8 @@ class KongAdapter(TableAdapter):
     def _draw_art(app, art: dict) -> None:
         """One of art_meshes in the window: on the board, casting no shadow, or on its parent track
         (none where the table has no such track)."""
+        from tabletop.sim.view.geometry import track_node
+
         parent = art.get("parent")
         if parent is not None and parent not in app.nodes:
             return
@@ -198,6 +199,8 @@ class KongAdapter(TableAdapter):
     def _sectors(self, app, circle, inner: float, outer: float, z: float) -> None:
         """The circle's sectors printed on the card, coloured by label (the same label the same
         colour), a white line between neighbours; convex pieces SECTOR_STEP_DEG wide."""
+        from tabletop.sim.view.geometry import track_node
+
         ox, oy, _ = SPINNER_ORIGIN
         colour = {label: SECTOR_RGB[i % len(SECTOR_RGB)] for i, label in enumerate(dict.fromkeys(circle.labels))}
         by_colour: dict[tuple, list] = {}
@@ -346,6 +349,8 @@ class KongAdapter(TableAdapter):
 
     def decorate_body(self, app, name: str) -> None:
         """The die's pips, on the faces its spec labels (+X, -X, +Y, -Y, +Z, -Z)."""
+        from tabletop.sim.view.geometry import track_node
+
         if name != "die":
             return
         die = self.die

@@ -9,7 +9,7 @@ import numpy as np
 
 from tabletop.games.king_of_the_hill.board import HILL_BREAKS, Board, hill_height
 from tabletop.sim.devices.hill_shape import HillShape
-from tabletop.sim.view.art import Canvas
+from tabletop.sim.canvas import Canvas
 
 SKIN_SEGMENTS = 256      # round the axis: 2 mm chords at the rim wall
 TEXTURE_PIXELS = 2048    # 0.17 mm a texel over the 35 cm base

@@ -14,13 +14,9 @@ from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Ga
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.controller import Destination
-from panda3d.core import CompassEffect, Point3, Quat, TransparencyAttrib
+from tabletop.gamekit.view.places import Destination
 
 from tabletop.sim.scene import look
-from tabletop.sim.view.art import glassy, sign
-from tabletop.sim.view.geometry import textured_node, track_node, vertex_normals
-from tabletop.sim.view.shaders import scene_shader
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
               "yellow": (0.96, 0.82, 0.10)}
@@ -86,6 +82,8 @@ class HillAdapter(TableAdapter):
 
     # -- set-up ----------------------------------------------------------------------------
     def build(self, app) -> None:
+        from tabletop.sim.view.art import glassy
+
         app.floor()
         self._add_hill(app)
         self._add_tray(app, look(self.world_of("tray"), "tray"))
@@ -129,6 +127,9 @@ class HillAdapter(TableAdapter):
 
     def _add_hill(self, app) -> None:
         """The hill's skin, painted (art.paint_hill) and lit like the rest of the table."""
+        from tabletop.sim.view.geometry import textured_node, vertex_normals
+        from tabletop.sim.view.shaders import scene_shader
+
         art = self._hill_art()
         verts, faces = art["vertices"], art["faces"]
         node = textured_node("hill", verts, vertex_normals(verts, faces), faces, art["uv"])
@@ -142,6 +143,9 @@ class HillAdapter(TableAdapter):
         art.paint_caves) drawn over the hill's skin, as a cut-away model shows what lies inside; the crater's
         marble is drawn the same way (decorate_body), so it is seen running into its cave and resting
         on a seat under the path space it will be placed on."""
+        from panda3d.core import TransparencyAttrib
+        from tabletop.sim.view.geometry import textured_node, vertex_normals
+
         crater = self.table.crater
         canvas = paint_caves(crater, crater.base_size / 2 + 0.002)
         texture = app.texture(canvas.rgb, "cave-floors")
@@ -174,6 +178,8 @@ class HillAdapter(TableAdapter):
     def decorate_body(self, app, name: str) -> None:
         """The Tipper's ball: dark smoky glass, to stand out on the pale tray; the crater's marble: glass in its owner's colour
         (motion_color), seen through the hill (_add_caves)."""
+        from tabletop.sim.view.art import glassy
+
         if name not in ("ball", "marble"):
             return
         for track in app.body_tracks.get(name, ()):
@@ -191,6 +197,9 @@ class HillAdapter(TableAdapter):
         """The Tipper's tray: orange walls round a pale floor, dark orange round pegs (drawn as the
         cylinders the spec describes, in place of the octagonal posts the physics is built of, and
         without their millimetre-high ridges, which read as spikes from above), under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
+        from panda3d.core import TransparencyAttrib
+        from tabletop.sim.view.geometry import track_node
+
         tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
         top = max(p["pos"][2] + p["half"][2] for p in parts if p["kind"] == "box")
@@ -232,6 +241,8 @@ class HillAdapter(TableAdapter):
     def _add_stand(self, app) -> None:
         """The see-saw's fixed stand: an A-frame on each side of the tray up to the pivot, and
         the axle through it."""
+        from tabletop.sim.view.geometry import track_node
+
         tipper = self.table.tipper
         h = tipper.base_height + tipper.pivot_height
         spread = 0.6 * h
@@ -253,6 +264,9 @@ class HillAdapter(TableAdapter):
         """Every path space's number (START on space 0), the Finish Zone and its numbered seats,
         the caves, facing the camera; the Tipper's slot labels flat on plates beyond its end walls,
         each level with its slot, where they never cover the ball resting in one."""
+        from panda3d.core import CompassEffect
+        from tabletop.sim.view.art import sign
+
         b, crater = self.board, self.table.crater
         self.signs = app.render.attach_new_node("koth-signs")
         app.casts_no_shadow(self.signs)
@@ -324,6 +338,8 @@ class HillAdapter(TableAdapter):
         hides its foot there, whether a marble on its seat would cover a third of it from in front; the rectangles of the `fixed` signs and of a marble on
         each path and Finish Zone seat. A sign's rectangle: its glyphs' bounds laid along the
         camera's right and up, projected, grown by the clear space it keeps."""
+        from panda3d.core import Point3
+
         orbit, cam = app.camera, app.base.camera
         was = (orbit.target, orbit.distance, orbit.heading, orbit.pitch)
         orbit.reset()
@@ -454,6 +470,8 @@ class HillAdapter(TableAdapter):
 
     def _add_drawer(self, app) -> None:
         """The open drawer under the marbles not yet entered: a shallow wooden tray."""
+        from tabletop.sim.view.geometry import track_node
+
         xs = [p[0] for p in self.table.drawer]
         y, r = self.table.drawer[0][1], self.radius
         cx, hx, hy = (min(xs) + max(xs)) / 2, (max(xs) - min(xs)) / 2 + 1.6 * r, 1.6 * r
@@ -492,6 +510,8 @@ class HillAdapter(TableAdapter):
     def marker(self, app, dest: Destination, *args, **kwargs):
         """The lit destination (TableAdapter.marker) laid on the hill at the seat (marker_pose):
         tilted with the slope and lifted just clear of it, so none of it is buried in the hill."""
+        from panda3d.core import Quat
+
         node = super().marker(app, dest, *args, **kwargs)
         pos, quat = self.marker_pose(dest)
         node.set_pos(*pos)

@@ -10,8 +10,7 @@ from tabletop.games.knossos.rules import COLOURS, OFF, PAST_APEX, START, Game, M
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.controller import Destination
-from tabletop.sim.view.geometry import track_node
+from tabletop.gamekit.view.places import Destination
 
 PIECE_RGB = {"red": (0.85, 0.14, 0.10), "blue": (0.22, 0.55, 1.0)}   # the blue lighter than the lapis it stands on
 # after the Knossos gaming board (Heraklion museum): ivory ground, gold frames, lapis and crystal inlays
@@ -95,6 +94,8 @@ class KnossosAdapter(TableAdapter):
     def _decorate(self, app) -> None:
         """The board's inlay (_inlay), each site numbered, where each player enters and where pieces
         leave, and the sticks' close-up."""
+        from tabletop.sim.view.geometry import track_node
+
         for art in self._inlay():
             node = track_node(art["name"], art["parts"])
             node.reparent_to(app.render)
@@ -240,6 +241,8 @@ class KnossosAdapter(TableAdapter):
     def decorate_body(self, app, name: str) -> None:
         """A stick's flat face pale (split wood) and its rounded back dark, so the side that lands
         up can be told at a glance."""
+        from tabletop.sim.view.geometry import track_node
+
         if name not in app.nodes or name not in STICKS or not app.nodes[name].find(f"{name}-flat").is_empty():
             return
         app.recolor(name, BACK_RGB)

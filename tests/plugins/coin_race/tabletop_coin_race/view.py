@@ -3,8 +3,7 @@ tray beside it, from a CoinTable (a replay's: its recorded scene, laid out by a 
 from __future__ import annotations
 
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.controller import Destination
-from tabletop.sim.view.geometry import track_node
+from tabletop.gamekit.view.places import Destination
 
 from tabletop_coin_race.layout import BOARD_THICKNESS, PAWN_HEIGHT, PAWN_RADIUS, SQUARE, TRAY_HALF, CoinLayout
 from tabletop_coin_race.rules import COLOURS, Race, Step
@@ -83,6 +82,8 @@ class CoinRaceAdapter(TableAdapter):
 
     def _squares(self, app) -> None:
         """Each lane's squares painted on the board (art_meshes), numbered."""
+        from tabletop.sim.view.geometry import track_node
+
         t = self.table
         for art in self.art_meshes():
             node = track_node(art["name"], art["parts"])
@@ -97,6 +98,8 @@ class CoinRaceAdapter(TableAdapter):
 
     def decorate_body(self, app, name: str) -> None:
         """The coin's top face marked (a dark disc), so the side it lands on can be read."""
+        from tabletop.sim.view.geometry import track_node
+
         if name != COIN or name not in app.nodes or not app.nodes[name].find("heads").is_empty():
             return
         from tabletop.gamekit.devices import default_spec
