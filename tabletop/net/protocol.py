@@ -286,12 +286,13 @@ class Joined:
     is the seat's secret, to act and to take the seat back after a drop (None for a spectator);
     `started` whether the game has begun (False: the room's lobby, waiting for its seats); a seat
     whose connections all drop is kept `drop_wait` seconds, then `on_drop` ("ai": the AI plays it
-    until its player is back; "pause": the room waits)."""
+    until its player is back; "pause": the room waits); `title` the game's title as a page heads it
+    (None from an older server: the page says `game`)."""
 
     TYPE: ClassVar[str] = "joined"
     CHECKS: ClassVar[dict] = {"room": CODE, "game": _text(40), "seat": _text(16, optional=True),
                               "token": _text(128, optional=True), "seats": _objects, "started": _switch,
-                              "on_drop": _text(20), "drop_wait": _whole(0, 86400)}
+                              "on_drop": _text(20), "drop_wait": _whole(0, 86400), "title": _text(80, optional=True)}
     room: str
     game: str
     seat: str | None
@@ -300,6 +301,7 @@ class Joined:
     started: bool = True
     on_drop: str = "ai"
     drop_wait: int = 60
+    title: str | None = None
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ class PageBuilder:
         kinds = list(self.config.get("seats") or ["?"] * self.players)
         joined = p.to_dict(p.Joined(ROOM, d.name, None, None,
                                     tuple({"colour": c, "kind": kinds[i] if i < len(kinds) else "?", "taken": True}
-                                          for i, c in enumerate(d.colours[:self.players])), True))
+                                          for i, c in enumerate(d.colours[:self.players])), True, title=d.title))
         first = self.view(state, 0)
         logged = len(state.events)
         steps = [{"turn": 0, "seconds": 0.0, "messages": [p.to_dict(p.View(ROOM, None, 0, 0, first))]}]

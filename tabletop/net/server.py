@@ -654,7 +654,7 @@ class Hub:
         conn.motion = message.motion
         handle.viewers.setdefault(viewer, set()).add(conn)
         conn.post(p.Joined(handle.code, handle.spec.game, handle.colour(viewer), token, tuple(handle.seats()),
-                           handle.started, handle.spec.on_drop, handle.spec.drop_wait))
+                           handle.started, handle.spec.on_drop, handle.spec.drop_wait, handle.definition.title))
         for said in handle.chat:                    # the room's latest chat
             conn.post(said)
         start_now = False

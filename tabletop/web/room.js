@@ -162,8 +162,9 @@ function onJoined(message) {
   document.body.dataset.seat = message.seat || "spectator";
   $("welcome").hidden = true;
   $("room").hidden = false;
-  $("title").textContent = message.seat ? `${message.game}: you play ${message.seat}` : `${message.game}: watching`;
-  if (!state.replay) document.title = `${message.game} · tabletop`;
+  const title = message.title || message.game;
+  $("title").textContent = message.seat ? `${title}: you play ${message.seat}` : `${title}: watching`;
+  if (!state.replay) document.title = `${title} · tabletop`;
   renderPlayers();
   renderStatus();
   if (first) mountTable();
