@@ -218,6 +218,7 @@ class GameRecorder(MatchObserver):
         self._held: list[tuple[int, list, list]] = []
         self.last_step: dict | None = None
         self.last_motion = None        # the last chance step's QuantizedMotion, whose hash is its motion_sha256
+        self.last_looks: dict = {}     # ... and the looks of its bodies (body -> look), for a browser
         self._motions: list = []
         self._pop = self.watched is not None and self.watched is not source and self.watched is not fallback
         self._taken = len(self.watched.motions) if self.watched is not None else 0
@@ -250,6 +251,7 @@ class GameRecorder(MatchObserver):
                 self._motions.append(self.watched.motions[-1])
                 if self.committed is not None:
                     self.last_motion = quantize_motion(self._motions[-1])
+                    self.last_looks = dict(self._motions[-1].looks)
                     step["motion_sha256"] = motion_sha256(self.last_motion)
                 if self._pop:      # our own watcher: keep no motion in memory once written
                     self.watched.motions.clear()

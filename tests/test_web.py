@@ -664,6 +664,8 @@ def play_kong_to_its_end(driver, data: Path, url: str, seed: int, tap: bool, sho
     assert "wins" in result, (result, done)
     assert any(d.startswith("canvas") for d in done) and any(d.startswith("button") for d in done), done
     assert frames > len(done)
+    # the die and the spinner, which only a throw brings, came from the room's bodies.glb and played
+    assert int(driver.execute_script("return document.getElementById('table3d').dataset.bodies || 0")) >= 1
     assert not console_errors(driver)
     verify_journal(data, link)
 

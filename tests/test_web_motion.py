@@ -123,6 +123,33 @@ def test_king_kong_sends_its_dice_and_spins_but_never_the_shuffle(tmp_path):
     motions = checked_motions(browser, python, private=("shuffle",))
     assert "die" in {m["event"] for m in motions}
     assert not set(shuffles) & {m["chance"] for m in motions}
+    # the die comes only with its throw: the room keeps its look, and bodies.glb serves what the
+    # table lacks (the die; not Kong nor the pawns, which the table has)
+    import io
+
+    import trimesh
+
+    from tabletop.net.browser import table_asset
+
+    handle = hub.rooms[code]
+    table = table_asset(handle, "table.json")[0]
+    assert '"die"' not in table.decode() and "die" in handle.thrown
+    body, content_type = table_asset(handle, "bodies.glb")
+    nodes = set(trimesh.load(io.BytesIO(body), file_type="glb").graph.nodes_geometry)
+    on_table = {about["body"] for about in json.loads(table)["tracks"].values()}
+    drawn = {track for body, look in handle.thrown.items() if body not in on_table
+             for track, parts in look["tracks"].items() if parts}          # (a track with no parts draws nothing)
+    moved = {t for m in motions for t in m["tracks"]}
+    thrown = (moved & drawn) - set(json.loads(table)["tracks"])
+    assert content_type == "model/gltf-binary" and "die" in thrown and nodes == thrown
+    assert not nodes & set(json.loads(table)["tracks"])
+
+
+def test_a_room_before_any_throw_has_no_bodies_glb(tmp_path):
+    from tabletop.net.browser import table_asset
+
+    hub, code = make_room(tmp_path, "king-kong", ("remote", "remote", "ai"))
+    assert table_asset(hub.rooms[code], "bodies.glb") is None
 
 
 def test_a_motion_message_is_parsed_and_a_bad_one_refused():

@@ -160,14 +160,25 @@ def position_digest(pieces: dict, log, winner) -> str:
 
 
 def table_asset(handle, name: str) -> tuple[bytes, str] | None:
-    """The room's `table.glb` or `table.json` (bytes and content type) for the server's HTTP side;
-    None (a 404) for another name or a game with no window. `handle` is the server's RoomHandle (its
-    definition and spec)."""
-    if name not in ("table.glb", "table.json"):
+    """The room's `table.glb` or `table.json` (bytes and content type) for the server's HTTP side,
+    or `bodies.glb`: the bodies the room's throws have moved so far that its table does not have
+    (King Kong's die and spinner, which its window adds when first thrown; the looks come with each
+    motion: the handle's `thrown`), in the table's frame, for a page to add when a throw names a
+    track it lacks. None (a 404) for another name, a game with no window, or no such body yet.
+    `handle` is the server's RoomHandle (its definition, spec and thrown)."""
+    if name not in ("table.glb", "table.json", "bodies.glb"):
         return None
     table = table_of(handle.definition, handle.spec.seats, handle.spec.options)
     if table is None:
         return None
+    if name == "bodies.glb":
+        from tabletop.sim.gltf import CONTENT_TYPE, cached_table_glb
+
+        looks = {body: look for body, look in dict(getattr(handle, "thrown", {})).items()
+                 if body not in table["scene"]["looks"]}
+        if not looks:
+            return None
+        return cached_table_glb({"looks": looks, "poses": {}}, table["colors"], ()), CONTENT_TYPE
     from tabletop.sim.gltf import CONTENT_TYPE
 
     glb, info = table_files(table)

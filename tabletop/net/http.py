@@ -15,7 +15,8 @@ What it answers (GET only; anything else 404, or 405 for another method):
   vendor/...), only a file that is there, of a known kind, whose path is plain ASCII segments
   (no `..`, no percent-encoding, no backslash, no dot-file), resolved and checked to lie inside
   the folder. Everything else is 404 with a one-line body and nothing more.
-- `/r/CODE/table.glb`, `/r/CODE/table.json`: the room's table for the 3D view, from
+- `/r/CODE/table.glb`, `/r/CODE/table.json`: the room's table for the 3D view, and
+  `/r/CODE/bodies.glb`, the bodies its throws have moved that the table lacks (a die), from
   `tabletop.net.browser.table_asset(handle, name)`, made in a thread (404 where that module is
   absent, the room is not loaded, or it has no such asset).
 
@@ -54,12 +55,12 @@ CONTENT_TYPES = {
 }
 VENDOR_CACHE = "public, max-age=86400"      # pinned third-party files (vendor/): a day
 OWN_CACHE = "no-cache"                      # the page's own files: revalidated (ETag) at every load
-TABLE_ASSETS = ("table.glb", "table.json")
+TABLE_ASSETS = ("table.glb", "table.json", "bodies.glb")
 
 CODE = r"[A-Za-z0-9_-]{1,64}"               # a room's code (url-safe base64), as the server makes them
 SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"   # a file or folder name: no dot first, so never `.` or `..`
 ROOM_PAGE = re.compile(rf"/r/({CODE})")
-TABLE = re.compile(rf"/r/({CODE})/(table\.glb|table\.json)")
+TABLE = re.compile(rf"/r/({CODE})/(table\.glb|table\.json|bodies\.glb)")
 STATIC = re.compile(rf"/static/({SEGMENT}(?:/{SEGMENT})*)")
 
 

@@ -184,7 +184,9 @@ class Proofs:
                    None if step is None else step.get("motion_sha256")))
         motion = None if step is None or not step.get("motion_sha256") else self.recorder.last_motion
         if motion is not None and motion.tracks:
-            self.emit(("motion", self.k, event, motion_wire(motion)))
+            wire = motion_wire(motion)
+            wire["looks"] = dict(self.recorder.last_looks)      # the server keeps them: a browser's bodies.glb
+            self.emit(("motion", self.k, event, wire))
 
     def finish(self, state, lines, unfinished: bool = False) -> None:
         if unfinished:

@@ -195,6 +195,7 @@ class RoomHandle:
         self.in_flight: int | None = None          # the connection whose action the room is applying
         self.closed: str | None = None             # why the room stopped before its end
         self.proofs: list = []                     # every Commit and Reveal sent so far
+        self.thrown: dict[str, dict] = {}          # body -> look of every body a throw moved (bodies.glb)
         self.backend = (InlineRoom if inline else WorkerRoom)(self, spec, data, secret, self.started)
 
     def write_meta(self) -> None:
@@ -387,6 +388,8 @@ class RoomHandle:
             self._proof(event)
         elif kind == "motion":                 # after its reveal; kept for nobody, sent to those who asked
             _, k, chance, motion = event
+            for body, look in (motion.get("looks") or {}).items():
+                self.thrown.setdefault(body, look)      # what a browser's table lacks comes from these
             message = p.Motion(self.code, k, chance, tuple(motion["tracks"]), motion["frames"], motion["data"])
             for conns in self.viewers.values():
                 for conn in conns:

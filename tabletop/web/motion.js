@@ -9,8 +9,9 @@
 // motion_sha256 of the event's reveal, so the motion shown is the one the server committed to in
 // the reveal and journaled. The browser does not re-simulate the throw: "motion checked", never
 // "re-simulated" (only a Python client that re-simulates says that). A mismatch is shown in red and
-// nothing is played. The throw plays at 30 frames a second through the table's setPoses(poses); a
-// track the table does not have (King Kong's die and spinner) is skipped.
+// nothing is played. The throw plays at 30 frames a second through the table's setPoses(poses); the
+// bodies of tracks the table does not have (King Kong's die and spinner, which only a throw brings)
+// are first asked of the room (bodiesUrl(): its bodies.glb) and added to the table.
 //
 // The line's element (#motion, made after the throw line) carries data-checked, data-mismatched
 // and data-played (frames that moved a body on the table), and data-ms (the last check's inflate,
@@ -90,7 +91,7 @@ export async function motionHash(message) {
   return hex(await crypto.subtle.digest("SHA-256", await inflate(message.data)));
 }
 
-export function createMotion(tableOf, after) {
+export function createMotion(tableOf, after, bodiesUrl = () => null) {
   const line = document.createElement("p");
   line.id = "motion";
   line.dataset.checked = "0";
@@ -108,6 +109,23 @@ export function createMotion(tableOf, after) {
     line.textContent = text;
     line.style.color = bad ? "#a8201a" : "";
     line.style.fontWeight = bad ? "700" : "";
+  }
+
+  const asked = new Set();           // tracks whose bodies were asked for (found or not)
+
+  // a throw's bodies the table lacks (King Kong's die): asked of the room once (bodiesUrl)
+  async function bodiesFor(tracks) {
+    const table = tableOf();
+    const url = bodiesUrl();
+    if (!url || !table || !table.ready || typeof table.addBodies !== "function") return;
+    const missing = tracks.filter((track) => !table.hasTrack(track) && !asked.has(track));
+    if (!missing.length) return;
+    missing.forEach((track) => asked.add(track));
+    try {
+      await table.addBodies(url, missing);
+    } catch {
+      // played without them: the tracks the table lacks are skipped
+    }
   }
 
   function revealed(reveal) {
@@ -184,6 +202,7 @@ export function createMotion(tableOf, after) {
     line.dataset.ms = (performance.now() - began).toFixed(2);    // inflate, hash and decode
     count("checked");
     say(`${name}: motion checked (its hash is the reveal's; this browser did not simulate it)`);
+    await bodiesFor(message.tracks);
     play(frames);
     return undefined;
   }

@@ -27,7 +27,8 @@ const storeKey = `tabletop.room.${code}`;      // this room's seat alone: {seat,
 const nameKey = "tabletop.name";
 
 const $ = (id) => document.getElementById(id);
-const motion = createMotion(() => state.table, $("throw"));   // each revealed throw's motion, checked and played
+const motion = createMotion(() => state.table, $("throw"),    // each revealed throw's motion, checked and played
+  () => (state.tableFiles && state.tableFiles.bodies) || null);
 
 const state = {
   socket: null,
@@ -586,7 +587,7 @@ function setUp() {
     return;
   }
   const base = `/r/${encodeURIComponent(code)}`;
-  state.tableFiles = { glb: `${base}/table.glb`, json: `${base}/table.json` };
+  state.tableFiles = { glb: `${base}/table.glb`, json: `${base}/table.json`, bodies: `${base}/bodies.glb` };
   if (!code || !/^[A-Za-z0-9_-]{1,64}$/.test(code)) {
     $("welcome").hidden = false;
     $("join-form").hidden = true;

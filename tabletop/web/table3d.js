@@ -433,6 +433,29 @@ export function mount(element, glbUrl, jsonUrl) {
     get frames() { return state.frame; },
     get choices() { return state.choices; },     // the choices shown (each its piece and lit place)
     get ready() { return Boolean(state.root); },
+    hasTrack: (track) => state.tracks.has(track),
+    // the bodies a throw moves that the table lacks (a die: the room's bodies.glb, tabletop/net/
+    // browser.py), added in the table's frame, hidden until a throw poses them; how many were added
+    addBodies(url, tracks) {
+      if (!state.root) return Promise.resolve(0);
+      return loader.loadAsync(url).then((gltf) => {
+        if (state.disposed || !state.root) return 0;
+        const root = gltf.scene.getObjectByName(sanitized(state.info.root || "z-up")) || gltf.scene;
+        let added = 0;
+        for (const track of tracks) {
+          const node = state.tracks.has(track) ? null : root.getObjectByName(sanitized(track));
+          if (!node) continue;
+          node.removeFromParent();
+          node.visible = false;
+          state.root.add(node);
+          state.tracks.set(track, node);
+          added += 1;
+        }
+        state.root.updateMatrixWorld(true);
+        element.dataset.bodies = String(Number(element.dataset.bodies || 0) + added);
+        return added;
+      });
+    },
     // {track: [x, y, z, qx, qy, qz, qw]}: a throw's bodies as tabletop/web/motion.js plays them, in
     // the table's frame; a track the table does not have (a die not in table.glb) is skipped
     setPoses(poses) {
