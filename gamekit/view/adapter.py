@@ -311,6 +311,13 @@ class TableAdapter(abc.ABC):
         the whole table framed from its bounds. `build` sets it; a browser starts from it too."""
         return None
 
+    def extra_bodies(self) -> dict:
+        """Bodies on the table beside those of its Worlds (`worlds`), {name: (look, poses)} as
+        tabletop.sim.scene's `look` and `poses` give them: a gadget kept in a world of its own
+        (King Kong's spinner). The window draws them in `build`, the browser's table has them too
+        (tabletop.net.browser). The default: none."""
+        return {}
+
     def art_meshes(self) -> list[dict]:
         """The board's static art as geometry for a renderer other than the window (a browser's
         glTF: tabletop.sim.gltf), each {"name", "color": (r, g, b), and either "parts" (as

@@ -32,6 +32,8 @@ ELEVATOR_RGB = (0.55, 0.62, 0.4)
 START_RGB = (0.72, 0.6, 0.4)
 KONG_RGB = (0.28, 0.18, 0.1)
 DIE_RGB = (0.95, 0.93, 0.86)
+SPINNER_CARD_RGB = (0.92, 0.9, 0.82)
+SPINNER_POINTER_RGB = (0.9, 0.85, 0.2)
 PIPS = {"1": [(0, 0)], "2": [(-1, -1), (1, 1)], "3": [(-1, -1), (0, 0), (1, 1)],
         "4": [(-1, -1), (-1, 1), (1, -1), (1, 1)], "5": [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
         "6": [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
@@ -101,10 +103,10 @@ class KongAdapter(TableAdapter):
     def build(self, app) -> None:
         app.floor()
         self.add_world_bodies(app, self.body_colors())
-        spinner = self.spinner_world
-        for name in spinner.bodies:
-            app.add_body(name, look(spinner, name), color=(0.9, 0.85, 0.2) if name != CARD else (0.92, 0.9, 0.82))
-            app.set_poses(poses(spinner, name))
+        colors = self.body_colors()
+        for name, (body_look, body_poses) in self.extra_bodies().items():
+            app.add_body(name, body_look, color=colors[name])
+            app.set_poses(body_poses)
         for name in (BOARD, "die_lid"):
             app.casts_no_shadow(app.nodes[name])
             app.draw_late(app.nodes[name])
@@ -118,15 +120,22 @@ class KongAdapter(TableAdapter):
         colors = {BOARD: BOARD_RGB, KONG: KONG_RGB}
         for i, name in enumerate(self.piece_bodies):
             colors[name] = PAWN_RGB[COLOURS[i]]
+        for name in self.spinner_world.bodies:
+            colors[name] = SPINNER_CARD_RGB if name == CARD else SPINNER_POINTER_RGB
         return colors
+
+    def extra_bodies(self) -> dict:
+        """The spinner, in a world of its own beside the table: its card and its pointer."""
+        spinner = self.spinner_world
+        return {name: (look(spinner, name), poses(spinner, name)) for name in spinner.bodies}
 
     def camera_home(self) -> tuple:
         return (0.22, -0.02, 0.0), 1.75, 0.0, 62.0
 
     def art_meshes(self) -> list[dict]:
-        """The towers' paint and Kong's gorilla dress (on his figure's track); the spinner's card
-        is not on the table."""
-        return self._board_art() + self._kong_art()
+        """The towers' paint, the spinner's sectors on its card and Kong's gorilla dress (on his
+        figure's track)."""
+        return self._board_art() + self._spinner_art() + self._kong_art()
 
     @staticmethod
     def _draw_art(app, art: dict) -> None:
@@ -183,12 +192,10 @@ class KongAdapter(TableAdapter):
             sp = self.board.space(f"{tower}-elevator")
             app.label("ELEVATOR", ((sp.rect[0] + sp.rect[1]) / 2 + 0.008, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
                       scale=0.024, color=(0.15, 0.2, 0.1, 1), heading=90)
-        spinner = self.spinner
+        for art in self._spinner_art():
+            self._draw_art(app, art)
         ox, oy, oz = SPINNER_ORIGIN
-        rings = ((spinner.outer, 0.062, 0.050, spinner.card_radius - 0.004),
-                 (spinner.inner, 0.036, 0.022, 0.048))
-        for circle, radius, inner, outer in rings:
-            self._sectors(app, circle, inner, outer, oz + 0.0016)
+        for circle, radius, _, _ in self._spinner_rings():
             for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
                 a = math.radians(circle.start_deg + edge + width / 2)
                 app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
@@ -196,11 +203,21 @@ class KongAdapter(TableAdapter):
         for art in self._kong_art():
             self._draw_art(app, art)
 
-    def _sectors(self, app, circle, inner: float, outer: float, z: float) -> None:
-        """The circle's sectors printed on the card, coloured by label (the same label the same
-        colour), a white line between neighbours; convex pieces SECTOR_STEP_DEG wide."""
-        from tabletop.sim.view.geometry import track_node
+    def _spinner_rings(self) -> tuple:
+        """(circle, its labels' radius, its sectors' inner and outer radius) of each of the
+        spinner's circles."""
+        spinner = self.spinner
+        return ((spinner.outer, 0.062, 0.050, spinner.card_radius - 0.004), (spinner.inner, 0.036, 0.022, 0.048))
 
+    def _spinner_art(self) -> list[dict]:
+        """Both circles' sectors printed on the spinner's card (_sectors), as art_meshes."""
+        z = SPINNER_ORIGIN[2] + 0.0016
+        return [art for circle, _, inner, outer in self._spinner_rings() for art in self._sectors(circle, inner, outer, z)]
+
+    def _sectors(self, circle, inner: float, outer: float, z: float) -> list[dict]:
+        """The circle's sectors printed on the card, coloured by label (the same label the same
+        colour), a white line between neighbours; convex pieces SECTOR_STEP_DEG wide: one art
+        mesh of each colour."""
         ox, oy, _ = SPINNER_ORIGIN
         colour = {label: SECTOR_RGB[i % len(SECTOR_RGB)] for i, label in enumerate(dict.fromkeys(circle.labels))}
         by_colour: dict[tuple, list] = {}
@@ -214,11 +231,8 @@ class KongAdapter(TableAdapter):
                         for r in (inner, outer) for b in (b0, b1) for dz in (0.0, 0.0004)]
                 by_colour.setdefault(colour[label], []).append(
                     {"kind": "mesh", "hull": hull, "pos": [0.0, 0.0, 0.0], "orn": [0.0, 0.0, 0.0, 1.0]})
-        for i, (rgb, parts) in enumerate(by_colour.items()):
-            node = track_node(f"sectors-{circle.name}-{i}", parts)
-            node.reparent_to(app.render)
-            node.set_color(*rgb, 1)
-            app.casts_no_shadow(node)
+        return [{"name": f"sectors-{circle.name}-{i}", "color": rgb, "parts": parts}
+                for i, (rgb, parts) in enumerate(by_colour.items())]
 
     def _kong_art(self) -> list[dict]:
         """Kong as a gorilla over his cardboard figure: a barrel chest and belly rounding the body,

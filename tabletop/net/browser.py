@@ -42,7 +42,12 @@ def _key(definition, seats, options: dict) -> tuple:
 def described(adapter, scene: dict) -> dict:
     """{"scene", "pieces", "home", "colors", "art", "marker"} of a table as `adapter` (the game's window
     adapter, live or on a recorded scene) draws `scene`: the colours, the camera's home and the
-    board's art it declares (body_colors, camera_home, art_meshes), as its window draws them."""
+    board's art it declares (body_colors, camera_home, art_meshes), as its window draws them; the
+    bodies it draws beside its worlds' (extra_bodies: King Kong's spinner) join the scene."""
+    extra = adapter.extra_bodies()
+    if extra:
+        scene = {"looks": {**scene["looks"], **{name: body[0] for name, body in extra.items()}},
+                 "poses": {**scene["poses"], **{t: p for _, body in extra.items() for t, p in body[1].items()}}}
     return {"scene": scene, "pieces": list(adapter.piece_bodies),
             "home": adapter.camera_home(),            # (target, distance, heading, pitch), or None
             "colors": dict(adapter.body_colors()), "art": list(adapter.art_meshes()),

@@ -111,11 +111,11 @@ class PageBuilder:
         self.config = dict(replay.header.get("config", {}))
         self.players = len(seats)
         scene = replay.header.get("scene") or {"looks": {}, "poses": {}}
-        thrown = thrown_looks(replay, scene)
         self.table = recorded_table(definition, seats, options, scene)
+        thrown = {} if self.table is None else thrown_looks(replay, self.table["scene"])
         if self.table is not None and thrown:             # the bodies only a throw brings (a die): drawn,
-            self.table["scene"] = {"looks": {**scene["looks"], **thrown},        # hidden until thrown
-                                   "poses": scene["poses"]}
+            drawn = self.table["scene"]                                         # hidden until thrown
+            self.table["scene"] = {"looks": {**drawn["looks"], **thrown}, "poses": drawn["poses"]}
             self.table["thrown"] = sorted(thrown)
         self.views = None if self.table is None else BrowserViews(definition, seats, options, self.config,
                                                                   self.table)
