@@ -323,6 +323,12 @@ def test_a_browser_seat_plays_a_knossos_room_to_its_end_by_clicks_and_the_journa
     started = time.perf_counter()
     take_seat(page, link, "Ann")
     assert page.execute_script("return document.body.dataset.seat") == "red"
+    table_ready(page)                               # the words on its table: table.json's, every one drawn
+    import urllib.request
+
+    with urllib.request.urlopen(f"{link}/table.json", timeout=30) as answer:
+        words = len(json.loads(answer.read())["labels"])
+    assert words > 10 and page.execute_script("return document.getElementById('table3d').table3d.labels") == words
     decisions = 0
     while True:
         wait(page, ACTING_OR_OVER)

@@ -326,3 +326,22 @@ def test_the_tables_description_the_browser_draws_from_loads_no_renderer():
                               timeout=300)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected, (plant, done.stdout)
+
+
+@pytest.mark.parametrize("name", WINDOWED)
+def test_the_words_on_the_table_are_the_adapters_labels_in_table_json(name):
+    """The window and the page draw the same words (the adapter's `labels`: space numbers, names):
+    table.json carries each, at its place, in its size and colour."""
+    definition = GAMES[name]
+    seats = seats_of(definition)
+    options = definition.check_options({})
+    adapter = definition.window_adapter(list(seats), options)
+    try:
+        expected = adapter.labels()
+    finally:
+        adapter.close()
+    labels = table_json(table(name))["labels"]
+    assert expected and [label["text"] for label in labels] == [label.text for label in expected]
+    for label, want in zip(labels, expected):
+        assert np.allclose(label["at"], want.at, atol=1e-5) and label["size"] > 0 and len(label["color"]) == 4
+        assert label["parent"] is None or label["parent"] in table_json(table(name))["tracks"]

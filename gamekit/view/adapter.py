@@ -15,7 +15,7 @@ import abc
 import os
 
 from tabletop.gamekit.errors import IllegalMoveError
-from tabletop.gamekit.view.places import Destination
+from tabletop.gamekit.view.places import Destination, Label
 from tabletop.sim.scene import look, poses
 
 MARKER_RGB = (1.0, 0.86, 0.1)      # a lit destination: bright yellow ...
@@ -310,6 +310,18 @@ class TableAdapter(abc.ABC):
         distance, heading, pitch), target (x, y, z) in the table's frame, angles in degrees; None:
         the whole table framed from its bounds. `build` sets it; a browser starts from it too."""
         return None
+
+    def labels(self) -> list[Label]:
+        """The words on the table (gamekit/view/places.py `Label`): space numbers, names of places.
+        The window draws them (`draw_labels`, in `build`), the browser too (table.json). None by
+        default."""
+        return []
+
+    @staticmethod
+    def draw_labels(app, labels, parent=None) -> list:
+        """`labels` in the window (TableApp.label): their nodes, in order."""
+        return [app.label(l.text, l.at, scale=l.size, color=l.color, flat=l.flat, heading=l.heading, plate=l.plate,
+                          parent=parent) for l in labels]
 
     def extra_bodies(self) -> dict:
         """Bodies on the table beside those of its Worlds (`worlds`), {name: (look, poses)} as

@@ -12,7 +12,7 @@ from tabletop.games.king_kong.rules import (COLOURS, Attack, Escape, Fly, Game, 
 from tabletop.games.king_kong.layout import BOARD, BOARD_TOP, KONG, KongLayout
 from tabletop.games.king_kong.source import SPINNER_ORIGIN, KongSource
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.places import Destination
+from tabletop.gamekit.view.places import Destination, Label
 from tabletop.sim.scene import look, poses
 from tabletop.sim.devices.spinner_shape import CARD
 
@@ -178,30 +178,37 @@ class KongAdapter(TableAdapter):
     def _paint(self, app) -> None:
         """The towers' art (_board_art), the floors, Start and the elevators named, the spinner's
         sectors and Kong dressed (_kong_art)."""
-        top = BOARD_TOP
         for art in self._board_art():
             self._draw_art(app, art)
-        tx0, tx1, _, _ = self.board.track
-        self.floor_labels = [      # the floors numbered up the track between the towers
-            app.label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001),
-                      scale=0.02, color=(0.96, 0.93, 0.85, 1))
-            for sp in self.board.spaces if sp.kind == "window" and sp.column == 1 and sp.tower == "L"]
-        x0, x1, y0, y1 = self.board.space("start").rect
-        app.label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), scale=0.03, color=(0.3, 0.2, 0.1, 1))
-        for tower in ("L", "R"):
-            sp = self.board.space(f"{tower}-elevator")
-            app.label("ELEVATOR", ((sp.rect[0] + sp.rect[1]) / 2 + 0.008, (sp.rect[2] + sp.rect[3]) / 2, top + 0.001),
-                      scale=0.024, color=(0.15, 0.2, 0.1, 1), heading=90)
+        labels = self.labels()
+        nodes = self.draw_labels(app, labels)
+        self.floor_labels = [node for node, label in zip(nodes, labels) if label.key == "floor"]
         for art in self._spinner_art():
             self._draw_art(app, art)
+        for art in self._kong_art():
+            self._draw_art(app, art)
+
+    def labels(self) -> list[Label]:
+        """The floors numbered up the track between the towers, Start and the elevators named, and
+        each of the spinner's sectors."""
+        top = BOARD_TOP
+        tx0, tx1, _, _ = self.board.track
+        out = [Label(str(sp.row), ((tx0 + tx1) / 2, (sp.rect[2] + sp.rect[3]) / 2 - 0.006, top + 0.001), 0.02,
+                     (0.96, 0.93, 0.85, 1), key="floor")
+               for sp in self.board.spaces if sp.kind == "window" and sp.column == 1 and sp.tower == "L"]
+        x0, x1, y0, y1 = self.board.space("start").rect
+        out.append(Label("START", ((x0 + x1) / 2, (y0 + y1) / 2 - 0.012, top + 0.001), 0.03, (0.3, 0.2, 0.1, 1)))
+        for tower in ("L", "R"):
+            sp = self.board.space(f"{tower}-elevator")
+            out.append(Label("ELEVATOR", ((sp.rect[0] + sp.rect[1]) / 2 + 0.008, (sp.rect[2] + sp.rect[3]) / 2,
+                                          top + 0.001), 0.024, (0.15, 0.2, 0.1, 1), heading=90))
         ox, oy, oz = SPINNER_ORIGIN
         for circle, radius, _, _ in self._spinner_rings():
             for label, width, edge in zip(circle.labels, circle.widths_deg, circle.edges):
                 a = math.radians(circle.start_deg + edge + width / 2)
-                app.label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025),
-                          scale=0.011, color=(0.05, 0.05, 0.05, 1), heading=math.degrees(a) - 90)
-        for art in self._kong_art():
-            self._draw_art(app, art)
+                out.append(Label(label, (ox + radius * math.cos(a), oy + radius * math.sin(a), oz + 0.0025), 0.011,
+                                 (0.05, 0.05, 0.05, 1), heading=math.degrees(a) - 90))
+        return out
 
     def _spinner_rings(self) -> tuple:
         """(circle, its labels' radius, its sectors' inner and outer radius) of each of the

@@ -14,7 +14,7 @@ from tabletop.games.king_of_the_hill.rules import COLOURS, DRAWER, IN_CRATER, Ga
 from tabletop.games.king_of_the_hill.layout import TIPPER_ORIGIN, HillLayout
 from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.places import Destination
+from tabletop.gamekit.view.places import Destination, Label
 
 from tabletop.sim.scene import look
 
@@ -39,6 +39,15 @@ FAR_REACHES = (2.75, 3.4)     # where a number may stand while a marble is on it
 CAVE_SIGN_GAP = 0.018         # clear space round a cave's name (film units, -1..1 up the picture: 6 px of 720)
 HIDE_COVERED = 0.25           # a taken seat's number is hidden where another number would cover this share of it
 MARBLE_GAP = 0.004            # ... and round a marble on a seat, that no number may cover
+
+
+TRAY_TRACK = "tray:0"            # the Tipper's tray, which its slot labels move with
+
+
+def tray_top(tray: dict) -> float:
+    """The top of the Tipper's tray (its lid's) in its own frame, from its look."""
+    (_, parts), = tray["tracks"].items()
+    return max(p["pos"][2] + p["half"][2] for p in parts if p["kind"] == "box")
 
 
 class HillAdapter(TableAdapter):
@@ -77,6 +86,7 @@ class HillAdapter(TableAdapter):
         self.radius = self.table.crater.marble_radius
         self.marker_drop = self.radius
         self.piece_bodies = self.table.marbles
+        self._layout = None           # where the signs may stand (_sign_layout), once worked out
         self._sign_places = None      # the signs and where each may stand, until place_pieces lays them out
         self._signs = None            # ... and then what _measure_signs measured of them at the home camera
 
@@ -202,7 +212,7 @@ class HillAdapter(TableAdapter):
 
         tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
-        top = max(p["pos"][2] + p["half"][2] for p in parts if p["kind"] == "box")
+        top = tray_top(tray)
         posts = [rot_y((sx * x, y, 0.0), sx * tipper.slope) for x, y in tipper.pegs + tipper.bumps for sx in (1, -1)]
 
         def kind(p) -> str:
@@ -235,7 +245,6 @@ class HillAdapter(TableAdapter):
         lid.set_transparency(TransparencyAttrib.M_alpha)
         lid.set_depth_write(False)
         lid.set_bin("transparent", 10)
-        self.lid_top = top
         self._add_stand(app)
 
     def _add_stand(self, app) -> None:
@@ -267,30 +276,23 @@ class HillAdapter(TableAdapter):
         from panda3d.core import CompassEffect
         from tabletop.sim.view.art import sign
 
-        b, crater = self.board, self.table.crater
+        b = self.board
         self.signs = app.render.attach_new_node("koth-signs")
         app.casts_no_shadow(self.signs)
-        h = LABEL_HEIGHT
-        path = sign_places(b.path_positions, crater, h, avoid=b.zone_positions)
-        path_far = sign_places(b.path_positions, crater, h, avoid=b.zone_positions, reaches=FAR_REACHES)
-        (x0, y0, _), (x1, y1, _) = b.path_positions[0], path[0][0]
-        x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
-        path[0], path_far[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)], []
-        self.space_signs = [sign(self.signs, "START" if i == 0 else str(i), p[0], h,
-                                 START_TEXT if i == 0 else SPACE_TEXT, f"space-{i}") for i, p in enumerate(path)]
+        path, path_far, zone, zone_far, caves, _ = self._sign_layout()
+        labels = {label.key: label for label in self.labels()}
+
+        def made(key: str):
+            label = labels[key]
+            return sign(self.signs, label.text, label.at, label.size, label.color, key)
+
+        self.space_signs = [made(f"space-{i}") for i in range(len(path))]
         start = self.space_signs[0]       # it stands out over the hill's foot: the slope must not cut it
         start.set_depth_test(False)
         start.set_bin("fixed", 40)
-        zone = sign_places(b.zone_positions, crater, h)
-        zone_far = sign_places(b.zone_positions, crater, h, reaches=FAR_REACHES)
-        self.zone_signs = [sign(self.signs, str(i + 1), p[0], h, ZONE_TEXT, f"zone-{i + 1}") for i, p in enumerate(zone)]
-        c = zone_centre(b)
-        inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
-        self.finish_sign = sign(self.signs, "FINISH ZONE", (inner[0], inner[1], crater.lip_z + 0.004), h, ZONE_TEXT,
-                                "finish-zone")
-        caves = cave_sign_places(crater, h)
-        self.cave_signs = [sign(self.signs, f"cave {name[-1]}", places[0], h * 0.8, (0.85, 0.95, 0.8, 1), name)
-                           for name, places in caves.items()]
+        self.zone_signs = [made(f"zone-{i + 1}") for i in range(len(zone))]
+        self.finish_sign = made("finish-zone")
+        self.cave_signs = [made(name) for name in caves]
         for s in self.cave_signs:          # named where the cave is drawn: through the hill
             s.set_depth_test(False)
             s.set_bin("fixed", 40)
@@ -306,18 +308,54 @@ class HillAdapter(TableAdapter):
         for node, places in zip(self.cave_signs, caves.values()):
             movable.append((node, None, places, [], None, CAVE_SIGN_GAP))
         self._sign_places = (movable, [self.finish_sign])
-        tipper = self.table.tipper
-        out = tipper.half_length + tipper.wall + SLOT_LABEL_SCALE * 0.45      # beyond the end wall: never over the ball
         # moving with the tray (a compass on it), not a child of it: the tray's bounds (the home
         # camera's frame) stay its own
         self.slot_labels = app.render.attach_new_node("tipper-slot-labels")
-        self.slot_labels.set_effect(CompassEffect.make(app.nodes["tray:0"], CompassEffect.P_all))
+        self.slot_labels.set_effect(CompassEffect.make(app.nodes[TRAY_TRACK], CompassEffect.P_all))
+        self.draw_labels(app, [label for label in labels.values() if label.parent == TRAY_TRACK], self.slot_labels)
+        self._add_drawer(app)
+
+    def _sign_layout(self) -> tuple:
+        """Where the signs may stand (art.sign_places), worked out once: the path's places near and
+        far (START's own, wider), the Zone's near and far, the caves', and the Finish Zone's."""
+        if self._layout is None:
+            b, crater, h = self.board, self.table.crater, LABEL_HEIGHT
+            path = sign_places(b.path_positions, crater, h, avoid=b.zone_positions)
+            path_far = sign_places(b.path_positions, crater, h, avoid=b.zone_positions, reaches=FAR_REACHES)
+            (x0, y0, _), (x1, y1, _) = b.path_positions[0], path[0][0]
+            x1, y1 = x0 + 1.5 * (x1 - x0), y0 + 1.5 * (y1 - y0)          # START is wider than a number
+            path[0], path_far[0] = [(x1, y1, surface_height(crater, x1, y1) + 0.6 * h + 0.012)], []
+            zone = sign_places(b.zone_positions, crater, h)
+            zone_far = sign_places(b.zone_positions, crater, h, reaches=FAR_REACHES)
+            c = zone_centre(b)
+            inner = c[:2] / np.linalg.norm(c[:2]) * (crater.lip_radius - 0.022)
+            finish = (inner[0], inner[1], crater.lip_z + 0.004)
+            self._layout = (path, path_far, zone, zone_far, cave_sign_places(crater, h), finish)
+        return self._layout
+
+    def labels(self) -> list[Label]:
+        """Every path space's number (START on space 0), the Finish Zone's seats numbered and the
+        Zone named, the caves named, facing the viewer, each at its first place (the window then
+        keeps them clear of the marbles: _arrange_signs); the Tipper's slot labels flat on plates
+        beyond its end walls, each level with its slot, where they never cover the ball resting in
+        one, moving with the tray."""
+        path, _, zone, _, caves, finish = self._sign_layout()
+        h = LABEL_HEIGHT
+        out = [Label("START" if i == 0 else str(i), p[0], h, START_TEXT if i == 0 else SPACE_TEXT, flat=False,
+                     key=f"space-{i}") for i, p in enumerate(path)]
+        out += [Label(str(i + 1), p[0], h, ZONE_TEXT, flat=False, key=f"zone-{i + 1}") for i, p in enumerate(zone)]
+        out.append(Label("FINISH ZONE", finish, h, ZONE_TEXT, flat=False, key="finish-zone"))
+        out += [Label(f"cave {name[-1]}", places[0], h * 0.8, (0.85, 0.95, 0.8, 1), flat=False, key=name)
+                for name, places in caves.items()]
+        tipper = self.table.tipper
+        top = tray_top(look(self.world_of("tray"), "tray"))
+        x = tipper.half_length + tipper.wall + SLOT_LABEL_SCALE * 0.45      # beyond the end wall: never over the ball
         for end, sx in (("A", -1.0), ("B", 1.0)):
             for label in tipper.slot_order:
                 p = tipper.slot_rest_point(end, label)
-                app.label(label, (sx * out, p[1] - 0.0045, self.lid_top + 0.0004), scale=SLOT_LABEL_SCALE,
-                          color=(0.1, 0.1, 0.1, 1), parent=self.slot_labels, plate=(*TRAY_FLOOR_RGB, 1))
-        self._add_drawer(app)
+                out.append(Label(label, (sx * x, p[1] - 0.0045, top + 0.0004), SLOT_LABEL_SCALE, (0.1, 0.1, 0.1, 1),
+                                 plate=(*TRAY_FLOOR_RGB, 1), parent=TRAY_TRACK, key=f"slot-{end}-{label}"))
+        return out
 
     def place_pieces(self, app, state) -> None:
         """Put the marbles on their seats; the first time, once the window has framed its home

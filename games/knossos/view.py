@@ -10,7 +10,7 @@ from tabletop.games.knossos.rules import COLOURS, OFF, PAST_APEX, START, Game, M
 from tabletop.games.knossos.layout import BOARD_CENTRE, BOARD_THICKNESS, PIECE_HEIGHT, PIECE_RADIUS, KnossosLayout
 from tabletop.games.knossos.board import load_board
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.places import Destination
+from tabletop.gamekit.view.places import Destination, Label
 
 PIECE_RGB = {"red": (0.85, 0.14, 0.10), "blue": (0.22, 0.55, 1.0)}   # the blue lighter than the lapis it stands on
 # after the Knossos gaming board (Heraklion museum): ivory ground, gold frames, lapis and crystal inlays
@@ -101,20 +101,25 @@ class KnossosAdapter(TableAdapter):
             node.reparent_to(app.render)
             node.set_color(*art["color"], 1)
             app.casts_no_shadow(node)
+        self.draw_labels(app, self.labels())
+        self._sticks_inset(app)
+
+    def labels(self) -> list[Label]:
+        """Each site's number, where each player enters and where pieces leave."""
         cx, cy = BOARD_CENTRE
         z = BOARD_THICKNESS
         b = self.board
-        for site, (x, y) in enumerate(b.positions):
-            app.label(str(site), (cx + x, cy + y - 0.0135, z + 0.0026), scale=0.04, color=(0.2, 0.12, 0.04, 1))
+        out = [Label(str(site), (cx + x, cy + y - 0.0135, z + 0.0026), 0.04, (0.2, 0.12, 0.04, 1))
+               for site, (x, y) in enumerate(b.positions)]
         for player, colour in enumerate(COLOURS):
             sx0, sy0 = b.tracks[player].start
-            app.label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)),
-                      scale=0.045, color=(*PIECE_RGB[colour], 1), plate=PLAQUE)
+            out.append(Label(f"{colour} enters", (cx + sx0, cy + sy0 - 0.05, self._surface(sx0, sy0 - 0.05)), 0.045,
+                             (*PIECE_RGB[colour], 1), plate=PLAQUE))
         ex, ey = b.exit_at
         beside = 2 * 2.2 * PIECE_RADIUS + 0.045          # right of the four borne-off pieces' row
-        app.label("exit", (cx + ex + beside, cy + ey - 0.01, self._surface(ex + beside, ey)), scale=0.045,
-                  color=(0.35, 0.25, 0.1, 1), plate=PLAQUE)
-        self._sticks_inset(app)
+        out.append(Label("exit", (cx + ex + beside, cy + ey - 0.01, self._surface(ex + beside, ey)), 0.045,
+                         (0.35, 0.25, 0.1, 1), plate=PLAQUE))
+        return out
 
     def _inlay(self) -> list[dict]:
         """The board's inlay, after the museum board: each site an inlaid medallion (a lapis ground

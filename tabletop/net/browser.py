@@ -51,7 +51,8 @@ def described(adapter, scene: dict) -> dict:
     return {"scene": scene, "pieces": list(adapter.piece_bodies),
             "home": adapter.camera_home(),            # (target, distance, heading, pitch), or None
             "colors": dict(adapter.body_colors()), "art": list(adapter.art_meshes()),
-            "marker": {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)}}
+            "marker": {"radius": _r(adapter.marker_radius), "drop": _r(adapter.marker_drop)},
+            "labels": [label.to_dict() for label in adapter.labels()]}
 
 
 @lru_cache(maxsize=16)
@@ -124,9 +125,10 @@ def camera(frame, home=None) -> dict:
 def table_json(table: dict) -> dict:
     """table.json: the frame, the tracks (each body's, with its first pose; `until_thrown` where the
     body is a throw's, not on the table until a throw poses it: the table's `thrown`), the pieces (by index:
-    the body and its tracks), the bounds, the camera to start from and the window's lit places
+    the body and its tracks), the bounds, the camera to start from, the window's lit places
     (`marker`: the radius of one and the drop from a piece's centre, where `choices` put it, to
-    the surface it stands on)."""
+    the surface it stands on) and the words on the table (`labels`: the adapter's, as
+    tabletop.gamekit.view.places.Label.to_dict gives them)."""
     from tabletop.sim.gltf import ROOT, frame_bounds, scene_bounds, scene_tracks
 
     scene = table["scene"]
@@ -141,7 +143,9 @@ def table_json(table: dict) -> dict:
             "tracks": tracks,
             "pieces": [{"body": body, "tracks": piece_tracks(scene, body)} for body in table["pieces"]],
             "bounds": [[_r(v) for v in corner] for corner in bounds],
-            "camera": camera(frame_bounds(scene), table["home"]), "marker": table["marker"]}
+            "camera": camera(frame_bounds(scene), table["home"]), "marker": table["marker"],
+            "labels": [{**label, "at": [_r(v) for v in label["at"]], "size": _r(label["size"])}
+                       for label in table.get("labels", ())]}
 
 
 def table_files(table: dict) -> tuple[bytes, bytes]:

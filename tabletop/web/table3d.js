@@ -54,6 +54,61 @@ function numberTexture(text) {
   return texture;
 }
 
+// Words on the table (table.json's `labels`: tabletop/gamekit/view/places.py `Label`): a canvas
+// texture of the text, on a plaque of its colour or with a dark shadow; `size` the letters' height
+// in metres (the window's text scale), the baseline at `at`; flat on the table turned `heading`
+// degrees, or a sprite that faces the viewer; a child of the track `parent` where it has one.
+const LABEL_PX = 64;
+function labelObject(label) {
+  const canvas = document.createElement("canvas");
+  const g = canvas.getContext("2d");
+  const font = `bold ${LABEL_PX}px sans-serif`;
+  g.font = font;
+  const pad = LABEL_PX * 0.3;
+  canvas.width = Math.ceil(g.measureText(label.text).width + 2 * pad);
+  canvas.height = Math.ceil(LABEL_PX * 1.3);
+  const css = (c) => `rgba(${Math.round(c[0] * 255)}, ${Math.round(c[1] * 255)}, ${Math.round(c[2] * 255)}, ${c[3] ?? 1})`;
+  if (label.plate) {
+    g.fillStyle = css(label.plate);
+    g.beginPath();
+    g.roundRect(0, 0, canvas.width, canvas.height, LABEL_PX * 0.2);
+    g.fill();
+  }
+  g.font = font;
+  g.textAlign = "center";
+  g.textBaseline = "alphabetic";
+  const baseline = LABEL_PX * 1.0;
+  if (!label.plate) {
+    g.fillStyle = "rgba(0, 0, 0, 0.8)";
+    g.fillText(label.text, canvas.width / 2 + LABEL_PX * 0.04, baseline + LABEL_PX * 0.04);
+  }
+  g.fillStyle = css(label.color);
+  g.fillText(label.text, canvas.width / 2, baseline);
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  texture.anisotropy = 4;
+  const height = label.size * canvas.height / LABEL_PX;
+  const width = height * canvas.width / canvas.height;
+  const below = (canvas.height - baseline) / canvas.height;        // of the height, under the baseline
+  let object;
+  if (label.flat) {
+    const geometry = new THREE.PlaneGeometry(width, height);
+    geometry.translate(0, height * (0.5 - below), 0);
+    const material = new THREE.MeshBasicMaterial({ map: texture, transparent: true, depthWrite: false,
+      polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -2 });
+    object = new THREE.Mesh(geometry, material);
+    object.rotation.z = THREE.MathUtils.degToRad(label.heading || 0);
+  } else {
+    object = new THREE.Sprite(new THREE.SpriteMaterial({ map: texture, depthWrite: false }));
+    object.scale.set(width, height, 1);
+    object.center.set(0.5, below);
+  }
+  object.position.set(label.at[0], label.at[1], label.at[2]);
+  object.renderOrder = 1;
+  object.name = `label-${label.text}`;
+  return object;
+}
+
 export function mount(element, glbUrl, jsonUrl) {
   element.dataset.table3d = "loading";
   const renderer = new THREE.WebGLRenderer({ antialias: true });
@@ -94,6 +149,7 @@ export function mount(element, glbUrl, jsonUrl) {
     halo: null,
     hits: [],                   // [{mesh, index}] of the lit places drawn
     frame: 0,
+    labels: 0,                  // the words drawn on the table
   };
   let pending = false;
   function render() {
@@ -178,6 +234,11 @@ export function mount(element, glbUrl, jsonUrl) {
       }
       return meshes;
     });
+    for (const label of info.labels || []) {
+      const parent = (label.parent && state.tracks.get(label.parent)) || root;
+      parent.add(labelObject(label));
+      state.labels += 1;
+    }
     frameCamera();
     if (state.pieces) applyPieces();
     drawChoices();
@@ -431,6 +492,7 @@ export function mount(element, glbUrl, jsonUrl) {
     choicePoint,
     piecePoint,
     get frames() { return state.frame; },
+    get labels() { return state.labels; },
     get choices() { return state.choices; },     // the choices shown (each its piece and lit place)
     get ready() { return Boolean(state.root); },
     hasTrack: (track) => state.tracks.has(track),

@@ -3,7 +3,7 @@ tray beside it, from a CoinTable (a replay's: its recorded scene, laid out by a 
 from __future__ import annotations
 
 from tabletop.gamekit.view.adapter import TableAdapter
-from tabletop.gamekit.view.places import Destination
+from tabletop.gamekit.view.places import Destination, Label
 
 from tabletop_coin_race.layout import BOARD_THICKNESS, PAWN_HEIGHT, PAWN_RADIUS, SQUARE, TRAY_HALF, CoinLayout
 from tabletop_coin_race.rules import COLOURS, Race, Step
@@ -81,20 +81,25 @@ class CoinRaceAdapter(TableAdapter):
         return out
 
     def _squares(self, app) -> None:
-        """Each lane's squares painted on the board (art_meshes), numbered."""
+        """Each lane's squares painted on the board (art_meshes), numbered (labels)."""
         from tabletop.sim.view.geometry import track_node
 
-        t = self.table
         for art in self.art_meshes():
             node = track_node(art["name"], art["parts"])
             node.reparent_to(app.render)
             node.set_color(*art["color"], 1)
             app.casts_no_shadow(node)
+        self.draw_labels(app, self.labels())
+
+    def labels(self) -> list[Label]:
+        """Each lane's squares numbered."""
+        t, out = self.table, []
         for player in range(len(COLOURS)):
             for square in range(t.goal + 1):
                 x, y = t.square(player, square)
-                app.label(str(square), (x, y - 0.62 * SQUARE if player == 0 else y + 0.5 * SQUARE,
-                                        BOARD_THICKNESS + 0.0012), scale=0.012, color=(0.2, 0.15, 0.1, 1))
+                out.append(Label(str(square), (x, y - 0.62 * SQUARE if player == 0 else y + 0.5 * SQUARE,
+                                               BOARD_THICKNESS + 0.0012), 0.012, (0.2, 0.15, 0.1, 1)))
+        return out
 
     def decorate_body(self, app, name: str) -> None:
         """The coin's top face marked (a dark disc), so the side it lands on can be read."""
