@@ -240,7 +240,7 @@ def test_a_rollout_that_went_the_way_of_the_game_is_taken_over(game, monkeypatch
 
     def once(chunk):
         monkeypatch.setattr(rv, "CHUNK", chunk)
-        reviewer = _reviewer(g, history[:30], n=6, precision=0.4)
+        reviewer = _reviewer(g, history[:18], n=6, precision=0.4)
         result = rv.review(reviewer)
         result.pop("seconds")
         played = result["rollouts"].pop("played")
