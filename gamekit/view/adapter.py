@@ -48,6 +48,7 @@ class TableAdapter(abc.ABC):
     piece_bodies: list[str] = []   # body name of each piece, by piece index
     scene = None                   # a replay's RecordedScene (playback), or None (live play)
     worlds: tuple = ()             # what the bodies are drawn from: the table's Worlds, or (scene,)
+    drawn_by_art: tuple = ()       # bodies not drawn from their looks: an art mesh stands for each (a painted skin)
 
     # -- what a game supplies ----------------------------------------------------------------
     @abc.abstractmethod
@@ -316,6 +317,21 @@ class TableAdapter(abc.ABC):
         The window draws them (`draw_labels`, in `build`), the browser too (table.json). None by
         default."""
         return []
+
+    @staticmethod
+    def draw_art(app, art: dict) -> None:
+        """One of `art_meshes` in the window (parts only): on the table, casting no shadow, or on
+        its parent track (none where the table has no such track)."""
+        from tabletop.sim.view.geometry import track_node
+
+        parent = art.get("parent")
+        if parent is not None and parent not in app.nodes:
+            return
+        node = track_node(art["name"], art["parts"])
+        node.reparent_to(app.render if parent is None else app.nodes[parent])
+        node.set_color(*art["color"], 1)
+        if parent is None:
+            app.casts_no_shadow(node)
 
     @staticmethod
     def draw_labels(app, labels, parent=None) -> list:

@@ -137,21 +137,6 @@ class KongAdapter(TableAdapter):
         figure's track)."""
         return self._board_art() + self._spinner_art() + self._kong_art()
 
-    @staticmethod
-    def _draw_art(app, art: dict) -> None:
-        """One of art_meshes in the window: on the board, casting no shadow, or on its parent track
-        (none where the table has no such track)."""
-        from tabletop.sim.view.geometry import track_node
-
-        parent = art.get("parent")
-        if parent is not None and parent not in app.nodes:
-            return
-        node = track_node(art["name"], art["parts"])
-        node.reparent_to(app.render if parent is None else app.nodes[parent])
-        node.set_color(*art["color"], 1)
-        if parent is None:
-            app.casts_no_shadow(node)
-
     def _board_art(self) -> list[dict]:
         """Window spaces (each four panes in its frame), the elevators and Start painted on the board's top."""
         top = BOARD_TOP
@@ -179,14 +164,14 @@ class KongAdapter(TableAdapter):
         """The towers' art (_board_art), the floors, Start and the elevators named, the spinner's
         sectors and Kong dressed (_kong_art)."""
         for art in self._board_art():
-            self._draw_art(app, art)
+            self.draw_art(app, art)
         labels = self.labels()
         nodes = self.draw_labels(app, labels)
         self.floor_labels = [node for node, label in zip(nodes, labels) if label.key == "floor"]
         for art in self._spinner_art():
-            self._draw_art(app, art)
+            self.draw_art(app, art)
         for art in self._kong_art():
-            self._draw_art(app, art)
+            self.draw_art(app, art)
 
     def labels(self) -> list[Label]:
         """The floors numbered up the track between the towers, Start and the elevators named, and

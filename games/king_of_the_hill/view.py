@@ -53,6 +53,8 @@ def tray_top(tray: dict) -> float:
 class HillAdapter(TableAdapter):
     """What the window needs to know about King of the Hill."""
 
+    drawn_by_art = ("hill",)       # the hill is drawn as its painted skin (art_meshes)
+
     title = "King of the Hill"
     game_name = "king-of-the-hill"
     chance_button = "Tilt the Tipper  [Space]"
@@ -98,7 +100,7 @@ class HillAdapter(TableAdapter):
         self._add_hill(app)
         self._add_tray(app, look(self.world_of("tray"), "tray"))
         colors = self.body_colors()
-        self.add_world_bodies(app, colors, skip=("hill",))
+        self.add_world_bodies(app, colors, skip=self.drawn_by_art)
         for name in self.table.marbles:
             for track in app.body_tracks[name]:
                 glassy(app.nodes[track], self.radius, colors[name])

@@ -94,13 +94,8 @@ class KnossosAdapter(TableAdapter):
     def _decorate(self, app) -> None:
         """The board's inlay (_inlay), each site numbered, where each player enters and where pieces
         leave, and the sticks' close-up."""
-        from tabletop.sim.view.geometry import track_node
-
         for art in self._inlay():
-            node = track_node(art["name"], art["parts"])
-            node.reparent_to(app.render)
-            node.set_color(*art["color"], 1)
-            app.casts_no_shadow(node)
+            self.draw_art(app, art)
         self.draw_labels(app, self.labels())
         self._sticks_inset(app)
 

@@ -43,8 +43,14 @@ def described(adapter, scene: dict) -> dict:
     """{"scene", "pieces", "home", "colors", "art", "marker"} of a table as `adapter` (the game's window
     adapter, live or on a recorded scene) draws `scene`: the colours, the camera's home and the
     board's art it declares (body_colors, camera_home, art_meshes), as its window draws them; the
-    bodies it draws beside its worlds' (extra_bodies: King Kong's spinner) join the scene."""
+    bodies it draws beside its worlds' (extra_bodies: King Kong's spinner) join the scene, and those
+    an art mesh stands for (drawn_by_art: King of the Hill's hill, drawn as its painted skin) leave it."""
     extra = adapter.extra_bodies()
+    if adapter.drawn_by_art:                 # an art mesh stands for these (a painted skin): not drawn twice
+        gone = set(adapter.drawn_by_art)
+        scene = {"looks": {b: lk for b, lk in scene["looks"].items() if b not in gone},
+                 "poses": {t: p for t, p in scene["poses"].items()
+                           if not any(t == b or t.startswith(f"{b}:") for b in gone)}}
     if extra:
         scene = {"looks": {**scene["looks"], **{name: body[0] for name, body in extra.items()}},
                  "poses": {**scene["poses"], **{t: p for _, body in extra.items() for t, p in body[1].items()}}}

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 
 WEB = Path(__file__).resolve().parent.parent / "web"      # tabletop/web: the page, its script, style, vendor/
 
-CSP = ("default-src 'self'; script-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; "
+CSP = ("default-src 'self'; script-src 'self'; connect-src 'self' ws: wss: blob:; img-src 'self' data: blob:; "
        "style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'")
 SECURITY_HEADERS = (("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
                     ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"))

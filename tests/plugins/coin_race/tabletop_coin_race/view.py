@@ -82,13 +82,8 @@ class CoinRaceAdapter(TableAdapter):
 
     def _squares(self, app) -> None:
         """Each lane's squares painted on the board (art_meshes), numbered (labels)."""
-        from tabletop.sim.view.geometry import track_node
-
         for art in self.art_meshes():
-            node = track_node(art["name"], art["parts"])
-            node.reparent_to(app.render)
-            node.set_color(*art["color"], 1)
-            app.casts_no_shadow(node)
+            self.draw_art(app, art)
         self.draw_labels(app, self.labels())
 
     def labels(self) -> list[Label]:
