@@ -41,8 +41,11 @@ class Recorder:
         return [m for m in got if m["type"] not in ("commit", "reveal", "notice")]
 
     def last_view(self) -> dict | None:
-        views = [json.loads(f) for f in self.frames if '"type":"view"' in f]
-        return views[-1] if views else None
+        """The last view it was sent (only that frame parsed: a long test asks after every message)."""
+        for frame in reversed(self.frames):
+            if '"type":"view"' in frame:
+                return json.loads(frame)
+        return None
 
 
 class Secrets:
