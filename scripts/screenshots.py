@@ -2,12 +2,18 @@
 
     python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720] [--games NAME,NAME]
     python scripts/screenshots.py --web [--out docs/screenshots] [--games NAME,NAME]
+    python scripts/screenshots.py --replay [--out docs/screenshots]
 
 With --web, the browser's room page instead: `tabletop serve --port 0` on loopback, a room per game
 and size (the browser's seat, the others the room's AI, measured outcomes), headless Chromium
 (/usr/bin/chromium and chromedriver, WebGL on the CPU) at exactly 1280x720 and 390x844 (a phone:
 touch), the browser seat playing its first choice button each turn; web-GAME-early-WxH.png at its
 first decision, web-GAME-mid-WxH.png at its WEB[GAME]-th, each once the 3D table is ready.
+
+With --replay, a replay page (`tabletop replay GAME.ttr --html`): a King Kong game of two AI seats
+recorded with every throw simulated (seed 2), exported and opened from file:// in the same headless
+Chromium at both sizes, moved to its middle with the slider and played at 1x until its next throw
+is under way: replay-page-king-kong-WxH.png.
 
 Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 and N turns (every
 seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
@@ -224,13 +230,62 @@ def web(games: list[str], folder: Path) -> None:
             server.wait(30)
 
 
+def replay_page(folder: Path) -> None:
+    """The replay page's pictures (module docstring)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ttr, html = Path(tmp) / "kong.ttr", Path(tmp) / "kong.html"
+        for argv in (["play", "king-kong", "--headless", "--seats", "ai,ai", "--seed", "2", "--record", str(ttr)],
+                     ["replay", str(ttr), "--html", str(html)]):
+            subprocess.run([sys.executable, "-m", "tabletop.cli", *argv], check=True, capture_output=True, cwd=tmp)
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         "--window-size=1280,720", "--no-first-run", "--disable-extensions",
+                         "--enable-unsafe-swiftshader", "--hide-scrollbars"):
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+        def wait(script: str, timeout: float = 60.0):
+            return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+                lambda d: d.execute_script(f"return {script}"))
+
+        try:
+            for width, height, touch in WEB_SIZES:
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": height, "deviceScaleFactor": 1, "mobile": touch})
+                driver.get(html.as_uri())
+                wait("document.body.dataset.replayChecked === 'yes' && "
+                     "document.getElementById('table3d').dataset.table3d === 'ready'")
+                driver.execute_script("const s = document.getElementById('replay-slider');"
+                                      "s.value = String(Math.floor(s.max / 2)); s.dispatchEvent(new Event('input'))")
+                played = driver.execute_script("return document.getElementById('motion').dataset.played")
+                driver.find_element("id", "replay-play").click()
+                wait(f"document.getElementById('motion').dataset.played !== '{played}'", 30)
+                time.sleep(0.4)                             # the throw under way
+                driver.execute_script("window.scrollTo(0, 0)")
+                path = folder / f"replay-page-king-kong-{width}x{height}.png"
+                driver.save_screenshot(str(path))
+                print(path)
+        finally:
+            driver.quit()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--games", default=None)
     ap.add_argument("--web", action="store_true", help="the browser's room page (at 1280x720 and 390x844)")
+    ap.add_argument("--replay", action="store_true", help="a replay page (replay --html) at both sizes")
     args = ap.parse_args()
+    if args.replay:
+        args.out.mkdir(parents=True, exist_ok=True)
+        replay_page(args.out)
+        return
     if args.web:
         args.out.mkdir(parents=True, exist_ok=True)
         web((args.games or ",".join(WEB)).split(","), args.out)
