@@ -16,7 +16,7 @@ from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.gamekit.view.adapter import TableAdapter
 from tabletop.gamekit.view.places import Destination, Label
 
-from tabletop.sim.scene import look
+from tabletop.sim.scene import look, poses
 
 MARBLE_RGB = {"red": (0.86, 0.12, 0.10), "blue": (0.12, 0.32, 0.90), "green": (0.10, 0.68, 0.22),
               "yellow": (0.96, 0.82, 0.10)}
@@ -98,7 +98,7 @@ class HillAdapter(TableAdapter):
 
         app.floor()
         self._add_hill(app)
-        self._add_tray(app, look(self.world_of("tray"), "tray"))
+        self._add_tray(app)
         colors = self.body_colors()
         self.add_world_bodies(app, colors, skip=self.drawn_by_art)
         for name in self.table.marbles:
@@ -116,7 +116,7 @@ class HillAdapter(TableAdapter):
         app.camera.set_home(*self.camera_home())
 
     def body_colors(self) -> dict[str, tuple]:
-        colors = {"ball": BALL_RGB}
+        colors = {"ball": BALL_RGB, "tray": TIPPER_RGB}
         for m, name in enumerate(self.table.marbles):
             colors[name] = MARBLE_RGB[COLOURS[self.game.owner(m)]]
         return colors
@@ -125,8 +125,9 @@ class HillAdapter(TableAdapter):
         return (0.0, -0.11, 0.0), 1.1, 0.0, 68.0
 
     def art_meshes(self) -> list[dict]:
-        """The hill's painted skin (_hill_art); the caves seen through it are the window's alone."""
-        return [self._hill_art()]
+        """The hill's painted skin (_hill_art) and the Tipper tray's floor and pegs (_tray_art); the
+        caves seen through the hill are the window's alone."""
+        return [self._hill_art(), *self._tray_art()]
 
     def _hill_art(self) -> dict:
         """The hill's skin (art.skin) with its paint (art.paint_hill) over it, top-down."""
@@ -205,13 +206,12 @@ class HillAdapter(TableAdapter):
                     glassy(node, self.radius, tuple(colour)[:3])
                 self._see_through(app, node, 2)
 
-    def _add_tray(self, app, tray: dict) -> None:
-        """The Tipper's tray: orange walls round a pale floor, dark orange round pegs (drawn as the
-        cylinders the spec describes, in place of the octagonal posts the physics is built of, and
-        without their millimetre-high ridges, which read as spikes from above), under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
-        from panda3d.core import TransparencyAttrib
-        from tabletop.sim.view.geometry import track_node
-
+    def _tray_parts(self) -> tuple[str, dict, dict[str, list]]:
+        """The Tipper's tray as it is drawn: (its track, its look, its parts by kind: "wall",
+        "floor", "lid", "ridge", and "pegs", round pegs as the spec describes them, in place of the
+        octagonal posts the physics is built of, and without their millimetre-high ridges, which
+        read as spikes from above)."""
+        tray = look(self.world_of("tray"), "tray")
         tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
         top = tray_top(tray)
@@ -229,19 +229,41 @@ class HillAdapter(TableAdapter):
                 tilted = abs(p["orn"][3]) < 0.9999
                 return "ridge" if tilted and near < tipper.peg_radius + tipper.ridge_length else "floor"
             return "wall"
-        kinds = [kind(p) for p in parts]
-        body = {"material": tray["material"], "tracks": {track: [p for p, k in zip(parts, kinds) if k == "wall"]}}
-        app.add_body("tray", body, color=TIPPER_RGB)
+        by_kind: dict[str, list] = {"wall": [], "floor": [], "lid": [], "ridge": [], "peg": []}
+        for p in parts:
+            by_kind[kind(p)].append(p)
+        by_kind["pegs"] = [{"kind": "cylinder", "radius": tipper.peg_radius, "length": tipper.height,
+                            "pos": [q[0], q[1], tipper.height / 2], "orn": [0.0, 0.0, 0.0, 1.0]} for q in posts]
+        return track, tray, by_kind
+
+    def _tray_art(self) -> list[dict]:
+        """The tray's pale floor and dark orange pegs, on its track (art_meshes)."""
+        track, _, parts = self._tray_parts()
+        return [{"name": "tray-floor", "parts": parts["floor"], "color": TRAY_FLOOR_RGB, "parent": track},
+                {"name": "tray-pegs", "parts": parts["pegs"], "color": PEG_RGB, "parent": track}]
+
+    def extra_bodies(self) -> dict:
+        """The Tipper's tray drawn as its orange walls alone (its floor and pegs are art, its clear lid
+        the window's), so that the ball is seen rolling."""
+        track, tray, parts = self._tray_parts()
+        walls = {"material": tray["material"], "tracks": {track: parts["wall"]}}
+        return {"tray": (walls, poses(self.world_of("tray"), "tray"))}
+
+    def _add_tray(self, app) -> None:
+        """The Tipper's tray: orange walls round a pale floor, dark orange round pegs (_tray_parts),
+        under a clear lid (the boxes that reach the tray's top), so the ball is seen rolling."""
+        from panda3d.core import TransparencyAttrib
+        from tabletop.sim.view.geometry import track_node
+
+        track, _, parts = self._tray_parts()
+        app.add_body("tray", self.extra_bodies()["tray"][0], color=TIPPER_RGB)
         tray_node = app.nodes[track]
-        pegs = [{"kind": "cylinder", "radius": tipper.peg_radius, "length": tipper.height,
-                 "pos": [q[0], q[1], tipper.height / 2], "orn": [0.0, 0.0, 0.0, 1.0]} for q in posts]
-        for name, chosen, rgb in (("tray-floor", [p for p, k in zip(parts, kinds) if k == "floor"], TRAY_FLOOR_RGB),
-                                  ("tray-pegs", pegs, PEG_RGB)):
-            node = track_node(name, chosen)
+        for art in self._tray_art():
+            node = track_node(art["name"], art["parts"])
             node.reparent_to(tray_node)
-            node.set_color(*rgb, 1)
+            node.set_color(*art["color"], 1)
             app.casts_no_shadow(node)
-        lid = track_node("tray-lid", [p for p, k in zip(parts, kinds) if k == "lid"])
+        lid = track_node("tray-lid", parts["lid"])
         lid.reparent_to(tray_node)
         lid.set_color(0.80, 0.90, 1.0, 0.22)
         lid.set_transparency(TransparencyAttrib.M_alpha)
