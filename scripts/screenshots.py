@@ -148,12 +148,24 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 ACTING_OR_OVER = "document.body.dataset.acting === 'yes' || !document.getElementById('result').hidden"
 
 
+def chromium():
+    """Headless Chromium (Debian's, through its chromedriver) with WebGL on the CPU, 1280x720."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,720", "--no-first-run", "--disable-extensions",
+                     "--enable-unsafe-swiftshader", "--hide-scrollbars"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
 def web(games: list[str], folder: Path) -> None:
     """The room page's pictures (module docstring): one server, one browser, a room per game and size."""
     import asyncio
 
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -183,13 +195,7 @@ def web(games: list[str], folder: Path) -> None:
             if not line.startswith("serving on ws://"):
                 raise SystemExit(f"tabletop serve did not start: {line!r}")
             url = line.split()[2]
-            options = webdriver.ChromeOptions()
-            options.binary_location = CHROMIUM
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                             "--window-size=1280,720", "--no-first-run", "--disable-extensions",
-                             "--enable-unsafe-swiftshader", "--hide-scrollbars"):
-                options.add_argument(argument)
-            driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+            driver = chromium()
             for game in games:
                 seats, seed, opts, mid = WEB[game]
                 for width, height, touch in WEB_SIZES:
@@ -232,8 +238,6 @@ def web(games: list[str], folder: Path) -> None:
 
 def replay_page(folder: Path) -> None:
     """The replay page's pictures (module docstring)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.support.ui import WebDriverWait
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,13 +245,7 @@ def replay_page(folder: Path) -> None:
         for argv in (["play", "king-kong", "--headless", "--seats", "ai,ai", "--seed", "2", "--record", str(ttr)],
                      ["replay", str(ttr), "--html", str(html)]):
             subprocess.run([sys.executable, "-m", "tabletop.cli", *argv], check=True, capture_output=True, cwd=tmp)
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                         "--window-size=1280,720", "--no-first-run", "--disable-extensions",
-                         "--enable-unsafe-swiftshader", "--hide-scrollbars"):
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        driver = chromium()
 
         def wait(script: str, timeout: float = 60.0):
             return WebDriverWait(driver, timeout, poll_frequency=0.05).until(

@@ -210,16 +210,22 @@ class _PoseSink:
         self.poses.update(poses)
 
 
+def hides_something(definition) -> bool:
+    """Whether a game hides something from its seats (it has its own seat_mirror)."""
+    from tabletop.gamekit.definition import GameDefinition
+
+    return type(definition).seat_mirror is not GameDefinition.seat_mirror
+
+
 class BrowserViews:
     """A room's `pieces` and `choices` (module docstring). `config` is the room's replay config (for
     the public position of a game that hides something: `mirror_state` of a spectator's mirror)."""
 
     def __init__(self, definition, seats, options: dict, config: dict, table: dict):
-        from tabletop.gamekit.definition import GameDefinition
         from tabletop.sim.scene import RecordedScene
 
         self.definition, self.config = definition, config
-        self.hides = type(definition).seat_mirror is not GameDefinition.seat_mirror   # (replay_page.hides)
+        self.hides = hides_something(definition)
         self.tracks = {t for look in table["scene"]["looks"].values() for t, parts in look["tracks"].items() if parts}
         self.adapter = definition.window_adapter(list(seats), options, scene=RecordedScene(table["scene"]))
 

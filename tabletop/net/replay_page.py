@@ -73,13 +73,6 @@ def _inline_json(value) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def hides(definition) -> bool:
-    """Whether a game hides something from its seats (it has its own seat_mirror)."""
-    from tabletop.gamekit.definition import GameDefinition
-
-    return type(definition).seat_mirror is not GameDefinition.seat_mirror
-
-
 def thrown_looks(replay, scene: dict) -> dict:
     """{body: look} of the bodies a replay's motions bring that its scene does not have (King Kong's
     die and spinner: the window adds them when first thrown), from the first motion of each."""
@@ -160,6 +153,7 @@ class PageBuilder:
         beat in seconds), the table's files (None: no window), what is hidden."""
         from tabletop.gamekit.record import decode_action
         from tabletop.net import protocol as p
+        from tabletop.net.browser import hides_something
         from tabletop.net.room import motion_wire
 
         d = self.definition
@@ -210,7 +204,7 @@ class PageBuilder:
                 steps.append({"turn": turn.number, "seconds": round(float(seconds), 3), "messages": messages})
         self.state = state
         hidden_note = None
-        if hides(d):
+        if hides_something(d):
             hidden_note = ("every hand shown (exported with --reveal)" if self.reveal
                            else "hands hidden: only what no seat hides is in this file (--reveal exports them)")
         return {"format": PAGE_FORMAT, "version": PAGE_VERSION, "file": self.replay.path.name,
