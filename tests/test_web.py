@@ -466,7 +466,8 @@ def test_a_reload_takes_the_seat_back_and_the_token_is_kept_for_that_room_alone(
     assert page.execute_script("return document.body.dataset.seat") == "red"
     assert page.find_element(By.ID, "welcome").is_displayed() is False       # no name asked again
     wait(page, "document.getElementById('waiting').textContent.includes('blue')")
-    seats = [li.text for li in page.find_elements(By.CSS_SELECTOR, "#players li")]
+    # read at once: the page redraws the list on every notice, which would leave a held element stale
+    seats = page.execute_script("return [...document.querySelectorAll('#players li')].map(li => li.innerText)")
     assert "Dee" in seats[0] and "open to a player" in seats[1], seats     # the same seat, not another
     # another room's page does not take this seat's token
     other = make_room(url, ["remote", "ai"], seed=5, outcomes="measured")
