@@ -86,3 +86,40 @@ class Canvas:
     def uv(self, x, y):
         """Texture coordinates of table points (u right, v up)."""
         return (np.asarray(x) + self.half) / (2 * self.half), (np.asarray(y) + self.half) / (2 * self.half)
+
+
+# A material's grain: a tileable greyscale image that multiplies the material's colour, so that
+# wood shows its grain, cardboard its fibres and felt its nap; plastics and glass are smooth.
+# Values around 1 (0.7-1.2), one tile per 1/repeats metres (GRAINS: repeats per metre).
+GRAINS = {"wood": 1.6, "hardwood": 2.4, "cardboard": 6.0, "felt": 10.0}
+
+
+def _periodic_noise(rng: np.random.Generator, n: int, along: float, across: float) -> np.ndarray:
+    """Tileable smooth noise, zero mean and unit deviation: white noise filtered in Fourier space
+    with a Gaussian `along` x and `across` y wide (in cycles per tile)."""
+    f = np.fft.fftfreq(n) * n
+    fx, fy = np.meshgrid(f, f)
+    spectrum = np.fft.fft2(rng.standard_normal((n, n))) * np.exp(-(fx / along) ** 2 - (fy / across) ** 2)
+    out = np.fft.ifft2(spectrum).real
+    return (out - out.mean()) / (out.std() + 1e-12)
+
+
+def grain(material: str, pixels: int = 256) -> np.ndarray | None:
+    """The (pixels, pixels, 3) grain of `material` in 0..1.25 (None: a smooth material). The same
+    image every time (a fixed seed per material)."""
+    if material not in GRAINS:
+        return None
+    rng = np.random.default_rng(np.random.SeedSequence([sum(map(ord, material)), len(material)]))
+    n = pixels
+    y = np.linspace(0.0, 1.0, n, endpoint=False)[:, None] * np.ones((1, n))
+    if material in ("wood", "hardwood"):
+        wobble = _periodic_noise(rng, n, 2.0, 4.0)
+        rings = 0.5 + 0.5 * np.sin(2 * np.pi * (16 * y + 0.22 * wobble))
+        fibres = _periodic_noise(rng, n, 1.5, 90.0)
+        v = 0.97 - 0.10 * rings ** 4 + 0.045 * fibres
+    elif material == "cardboard":
+        v = 0.97 + 0.035 * _periodic_noise(rng, n, 40.0, 12.0) + 0.02 * _periodic_noise(rng, n, 90.0, 90.0)
+    else:                                                   # felt: a fine, even nap
+        v = 0.95 + 0.05 * _periodic_noise(rng, n, 70.0, 70.0)
+    v = np.clip(v, 0.0, 1.25).astype(np.float32)
+    return np.repeat(v[:, :, None], 3, axis=2)

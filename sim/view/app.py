@@ -63,6 +63,17 @@ def quiet_xlib():
             sys.stderr.flush()
 
 
+def shadows_setting() -> bool:
+    """Whether the sun casts shadows, from TABLETOP_SHADOWS ("on", the default, or "off"). On by
+    default everywhere, Mesa's software renderer included: measured with scripts/bench_window.py,
+    every game keeps 40 frames a second or more at 1280x720 with them; "off" is the fallback for
+    a slower machine (about 1.5x the frame rate)."""
+    text = os.environ.get("TABLETOP_SHADOWS", "on").strip().lower()
+    if text not in ("on", "off", "1", "0"):
+        raise ViewError(f"TABLETOP_SHADOWS: expected on or off, got {text!r}")
+    return text in ("on", "1")
+
+
 def multisamples_setting(offscreen: bool = False) -> int:
     """Samples per pixel for smooth edges, from TABLETOP_MULTISAMPLES; by default 4 for pictures
     (offscreen) and 0 (off) for a live window: Mesa's software renderer multisamples, but 4 (or 2)
@@ -190,12 +201,13 @@ class TableApp:
         b.camLens.set_fov(50)
         b.camLens.set_near_far(0.01, 20.0)
         if shadows is None:
-            shadows = offscreen or not self.software_renderer()
+            shadows = shadows_setting()
         self._lights(shadows)
         self._tasks: list = []
         self._before_draw: list = []
         self.insets: list[tuple[float, float, float, float]] = []   # the close-ups' regions (inset)
         self._new_bodies: list[str] = []
+        self._grains: dict[str, Texture] = {}
         self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
         self.labels.hide(SHADOW_MASK)
         self.nodes: dict[str, NodePath] = {}       # track -> node
@@ -210,12 +222,6 @@ class TableApp:
         ray_node.add_solid(self._ray)
         self._ray_np = b.camera.attach_new_node(ray_node)
         self._traverser.add_collider(self._ray_np, self._queue)
-
-    def software_renderer(self) -> bool:
-        """Whether OpenGL runs on the CPU (Mesa's llvmpipe, softpipe or swrast): a live window
-        then leaves shadows off to keep its frame rate (screenshots always draw them)."""
-        name = self.base.win.get_gsg().get_driver_renderer().lower()
-        return any(k in name for k in ("llvmpipe", "softpipe", "swrast", "software"))
 
     # -- scene -----------------------------------------------------------------------------
     def _lights(self, shadows: bool) -> None:
@@ -237,7 +243,7 @@ class TableApp:
         self.sun.node().set_priority(10)      # first in the shader's light list: the shadow caster
         self.shadows = shadows
         if shadows:
-            sun.set_shadow_caster(True, 1024, 1024)
+            sun.set_shadow_caster(True, *((2048, 2048) if self.offscreen else (1024, 1024)))
             sun.set_camera_mask(SHADOW_MASK)
             # the shadow pass writes depth only: no scene shader (it would sample the very map
             # being drawn), no colour, no lights - an order of magnitude cheaper on llvmpipe
@@ -277,8 +283,13 @@ class TableApp:
         receives shadows; only the small moving things cast them, which keeps the pass cheap."""
         node.hide(SHADOW_MASK)
 
-    def floor(self, half=1.5, z=-0.0205, color=(0.22, 0.24, 0.2)) -> NodePath:
-        """A large cloth-covered surface under everything, so the table never floats in a void."""
+    def floor(self, half=8.0, z=-0.0205, color=(0.22, 0.24, 0.2)) -> NodePath:
+        """A large felt-covered surface under everything, so the table never floats in a void; it
+        reaches past the farthest the camera sees (its zoom stops at 5 m)."""
+        from panda3d.core import TexGenAttrib, TextureStage
+
+        from tabletop.sim.canvas import GRAINS, grain
+
         cm = CardMaker("floor")
         cm.set_frame(-half, half, -half, half)
         node = self.render.attach_new_node(cm.generate())
@@ -287,6 +298,11 @@ class TableApp:
         node.set_color(*color, 1)
         node.set_shader_off(1)         # a plain cloth: unlit, almost free to fill the background
         node.set_light_off(1)
+        nap = self._grains.get("felt") or self.texture(grain("felt"), "grain-felt")
+        self._grains["felt"] = nap
+        node.set_texture(nap)          # its nap, by the fixed pipeline's texture coordinates from world position
+        node.set_tex_gen(TextureStage.get_default(), TexGenAttrib.M_world_position)
+        node.set_tex_scale(TextureStage.get_default(), GRAINS["felt"])
         node.hide(SHADOW_MASK)
         self.draw_late(node, 10)
         return node
@@ -311,10 +327,26 @@ class TableApp:
             if texture is not None:
                 node.set_texture(texture)
                 node.set_shader(scene_shader(self.shadows, textured=True))
+            elif not color:
+                self.grain(node, look.get("material"))
             self.nodes[track] = node
             tracks.append(track)
         self.body_tracks[name] = tracks
         return tracks
+
+    def grain(self, node: NodePath, material: str | None) -> None:
+        """Draw `node` with its material's grain (tabletop.sim.canvas.grain: wood, cardboard, felt),
+        mapped from its own coordinates; nothing for a smooth material."""
+        from tabletop.sim.canvas import GRAINS, grain
+
+        if material not in GRAINS:
+            return
+        if material not in self._grains:
+            tex = self._grains[material] = self.texture(grain(material), f"grain-{material}")
+            tex.set_minfilter(Texture.FT_linear_mipmap_nearest)   # half the samples of trilinear: a software renderer's fill rate
+        node.set_texture(self._grains[material])
+        node.set_shader(scene_shader(self.shadows, planar=True))
+        node.set_shader_input("grain_scale", GRAINS[material])
 
     def add_node(self, name: str, node) -> None:
         """A node made elsewhere (a textured skin) drawn as the one-track body `name`: the camera's
@@ -440,6 +472,7 @@ class TableApp:
         points = self._frame_points()
         if not points:
             return
+        self.fit_shadows(points)
         _, distance, heading, pitch = self.camera.home
         target = ((min(p.x for p in points) + max(p.x for p in points)) / 2,
                   (min(p.y for p in points) + max(p.y for p in points)) / 2, 0.0)
@@ -459,6 +492,26 @@ class TableApp:
             distance *= grow
             shift[0] += dx
             shift[1] += dy
+
+    def fit_shadows(self, points) -> None:
+        """Aim the sun's shadow camera at `points` (what is on the table) and fit its film to
+        them, so that the shadow map's pixels are spent on the table and not on the floor."""
+        if not self.shadows or not points:
+            return
+        lo = Point3(*(min(p[k] for p in points) for k in range(3)))
+        hi = Point3(*(max(p[k] for p in points) for k in range(3)))
+        middle = (lo + hi) * 0.5
+        self.sun.set_pos(middle + Vec3(0.6, -0.9, 1.6).normalized() * ((hi - lo).length() + 0.5))
+        self.sun.look_at(middle)
+        local = [self.sun.get_relative_point(self.render, Point3(*p)) for p in points]
+        x0, x1 = min(p.x for p in local), max(p.x for p in local)
+        z0, z1 = min(p.z for p in local), max(p.z for p in local)
+        y0, y1 = min(p.y for p in local), max(p.y for p in local)
+        lens = self.sun.node().get_lens()
+        pad = 0.04
+        lens.set_film_size(x1 - x0 + 2 * pad, z1 - z0 + 2 * pad)
+        lens.set_film_offset((x0 + x1) / 2, (z0 + z1) / 2)
+        lens.set_near_far(max(0.01, y0 - 0.3), y1 + 0.3)
 
     def _frame_points(self) -> list[Point3]:
         """The corners of every body's bounds, less a table top: a thin body under the middle

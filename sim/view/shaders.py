@@ -9,6 +9,8 @@ three times as much). Text and 2D overlays keep the fixed pipeline.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from panda3d.core import Shader
 
 _LIGHTS = """
@@ -24,6 +26,7 @@ VERTEX = """
 #version 130
 uniform mat4 p3d_ModelViewProjectionMatrix;
 uniform mat4 p3d_ModelViewMatrix;
+uniform mat4 p3d_ViewMatrix;
 uniform mat3 p3d_NormalMatrix;
 uniform struct p3d_MaterialParameters {
     vec4 ambient;
@@ -34,6 +37,9 @@ uniform struct p3d_MaterialParameters {
 uniform struct p3d_LightModelParameters { vec4 ambient; } p3d_LightModel;
 """ + _LIGHTS + """
 uniform vec4 p3d_ColorScale;
+#ifdef PLANAR
+uniform float grain_scale;
+#endif
 in vec4 p3d_Vertex;
 in vec3 p3d_Normal;
 in vec2 p3d_MultiTexCoord0;
@@ -52,7 +58,10 @@ void main() {
     vec3 view = normalize(-eye.xyz);
     if (dot(n, view) < 0.0) n = -n;        // two-sided surfaces light from the side seen
     v_base = p3d_Material.diffuse * p3d_Color * p3d_ColorScale;
-    v_rest_d = p3d_LightModel.ambient.rgb;
+    // ambient light from a hemisphere: brighter from the room above, darker bounced off the table,
+    // so that a shape reads by its shading even where the sun does not reach
+    float up = dot(n, normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz));
+    v_rest_d = p3d_LightModel.ambient.rgb * mix(vec3(0.55, 0.5, 0.46), vec3(1.2, 1.2, 1.25), 0.5 + 0.5 * up);
     v_rest_s = vec3(0.0);
     for (int i = 0; i < 3; i++) {
         vec3 l = normalize(p3d_LightSource[i].position.xyz - eye.xyz * p3d_LightSource[i].position.w);
@@ -62,7 +71,13 @@ void main() {
         vec3 s = p3d_LightSource[i].color.rgb * p3d_Material.specular * spec;
         if (i == 0) { v_sun_d = d; v_sun_s = s; } else { v_rest_d += d; v_rest_s += s; }
     }
+#ifdef PLANAR
+    // a material's grain, mapped from the part's own frame (a part's UVs are not needed): its x
+    // along the grain, y and z across it, so the sides of a board show the grain too
+    v_uv = vec2(p3d_Vertex.x, p3d_Vertex.y + p3d_Vertex.z) * grain_scale;
+#else
     v_uv = p3d_MultiTexCoord0;
+#endif
     v_shadow = p3d_LightSource[0].shadowViewMatrix * eye;
 }
 """
@@ -94,8 +109,12 @@ void main() {
 """
 
 
-def scene_shader(shadows: bool, textured: bool = False) -> Shader:
+@lru_cache(maxsize=None)
+def scene_shader(shadows: bool, textured: bool = False, planar: bool = False) -> Shader:
     """The shader, compiled without the shadow lookup or the texture when they are not wanted
-    (a branch on a uniform still costs a software renderer the lookup)."""
-    defines = "#version 130\n" + ("#define SHADOWED\n" if shadows else "") + ("#define TEXTURED\n" if textured else "")
-    return Shader.make(Shader.SL_GLSL, VERTEX, defines + FRAGMENT)
+    (a branch on a uniform still costs a software renderer the lookup). `planar`: the texture is
+    a material's grain, mapped from the part's own coordinates (shader input grain_scale, repeats
+    per metre) instead of the geometry's UVs."""
+    defines = "#version 130\n" + ("#define SHADOWED\n" if shadows else "") + (
+        "#define TEXTURED\n" if textured or planar else "") + ("#define PLANAR\n" if planar else "")
+    return Shader.make(Shader.SL_GLSL, defines + VERTEX.replace("#version 130\n", "", 1), defines + FRAGMENT)
