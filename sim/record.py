@@ -10,7 +10,9 @@ Layout (all integers little-endian; docs/replay-format.md has the details and th
 Chunk kinds: H the header (first, exactly once), L look definitions, T one finished turn (or
 one trial), E the end record (last, at most once). H, L and E payloads are zlib-compressed
 canonical JSON. A T payload is u32 n + zlib(JSON log) of n bytes + zlib(frames), so the log of a
-turn (its actions and log lines) decodes without its pose frames.
+turn (its actions and log lines) decodes without its pose frames. A motion's contact events (the
+window's sounds: tabletop.sim.motion.ContactEvent) ride in its metadata in the log, optional and
+outside `motion_bytes`, so that no hash of a motion covers them.
 
 Each chunk is written whole and flushed as soon as its turn is finished, so a file cut at any
 byte (a crash, a kill) opens with a warning and every turn before the cut. A complete chunk whose
@@ -29,7 +31,8 @@ Reader API, for the window and the command line::
         turn.number, turn.steps         # steps: [{"action", "events", "chance"?, "motion"?}] (a committed
                                         # game's chance steps also "commitment", "reveal", "motion_sha256"?)
         turn.actions, turn.events       # the encoded actions (tabletop.gamekit.replay decodes them), log lines
-        turn.motions                    # [Motion.as_dict()-shaped dicts]: rate, times, frames, looks
+        turn.motions                    # [Motion.as_dict()-shaped dicts]: rate, times, frames, looks,
+                                        # contacts (a motion recorded without them: [])
     replay.playback_seconds()           # playback time at 1x (see MOVE_ANIMATION_S)
 
 `tabletop.sim.motion.Motion.from_dict(d)` turns a motion dict into a Motion. Writing:
@@ -51,6 +54,7 @@ from typing import Sequence
 import numpy as np
 
 from tabletop.sim.errors import InputError
+from tabletop.sim.motion import CONTACT_KINDS, ContactEvent
 
 MAGIC = b"TABLETOP-REPLAY\n"
 VERSION = 3                            # the newest version read (and written for committed games)
@@ -93,6 +97,7 @@ class QuantizedMotion:
     times: list[int]
     frames: list[list[tuple[int, tuple[int, ...] | None]]]
     looks: dict[str, str] = field(default_factory=dict)    # body -> look digest
+    contacts: list[ContactEvent] = field(default_factory=list)   # already in stored units; not in motion_bytes
 
     @property
     def entries(self) -> int:
@@ -141,7 +146,8 @@ def quantize_motion(motion, digests: dict[str, str] | None = None) -> QuantizedM
     q = quantize_poses(np.asarray(poses, float).reshape(-1, 7)).tolist()
     frames = [[(i, None if k is None else tuple(q[k])) for i, k in row] for row in rows]
     times = [int(round(t / TIME_UNIT)) for t in motion.times]
-    return QuantizedMotion(float(motion.rate), tracks, times, frames, dict(digests or {}))
+    return QuantizedMotion(float(motion.rate), tracks, times, frames, dict(digests or {}),
+                           list(getattr(motion, "contacts", ())))
 
 
 def _zigzag(v: np.ndarray) -> np.ndarray:
@@ -224,8 +230,46 @@ def motion_sha256(m: QuantizedMotion) -> str:
 
 
 def motion_meta(m: QuantizedMotion) -> dict:
-    return {"rate": m.rate, "tracks": m.tracks, "frames": len(m.frames), "entries": m.entries,
+    meta = {"rate": m.rate, "tracks": m.tracks, "frames": len(m.frames), "entries": m.entries,
             "poses": m.pose_count(), "duration": m.times[-1] * TIME_UNIT if m.times else 0.0, "looks": m.looks}
+    if m.contacts:
+        meta["contacts"] = pack_contacts(m.contacts)
+    return meta
+
+
+def pack_contacts(contacts: Sequence[ContactEvent]) -> dict:
+    """A motion's contact events as stored in its metadata: {"pairs": [[material, material], ...]
+    in order of first use, "events": flat ints, four per event: time step from the event before
+    (us), 3 x pair index + kind index (CONTACT_KINDS), impulse, speed (their ContactEvent units)}."""
+    pairs: list[tuple[str, str]] = []
+    index: dict[tuple[str, str], int] = {}
+    flat: list[int] = []
+    last = 0
+    for c in contacts:
+        i = index.get(c.pair)
+        if i is None:
+            i = index[c.pair] = len(pairs)
+            pairs.append(c.pair)
+        flat += [c.t - last, 3 * i + CONTACT_KINDS.index(c.kind), c.impulse, c.speed]
+        last = c.t
+    return {"pairs": [list(p) for p in pairs], "events": flat}
+
+
+def unpack_contacts(stored: dict) -> list[ContactEvent]:
+    """`pack_contacts`' form back to ContactEvents (ValueError when it does not add up)."""
+    pairs, flat = stored.get("pairs"), stored.get("events")
+    if not (isinstance(pairs, list) and isinstance(flat, list) and len(flat) % 4 == 0
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(m, str) for m in p) for p in pairs)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in flat)):
+        raise ValueError("contact events that are not pairs and whole numbers")
+    out, t = [], 0
+    for k in range(0, len(flat), 4):
+        step, code, impulse, speed = flat[k:k + 4]
+        if step < 0 or not 0 <= code < 3 * len(pairs):
+            raise ValueError("a contact event out of order or naming no pair")
+        t += step
+        out.append(ContactEvent(t, CONTACT_KINDS[code % 3], tuple(pairs[code // 3]), impulse, speed))
+    return out
 
 
 def _shuffle(u: np.ndarray) -> bytes:
@@ -268,6 +312,8 @@ def unpack_turn_log(payload: bytes) -> dict:
                 and all(isinstance(t, str) for t in _list(meta.get("tracks")))
                 and isinstance(meta.get("looks"), dict)):
             raise ValueError("a motion without its frame counts")
+        if "contacts" in meta and not isinstance(meta["contacts"], dict):
+            raise ValueError("a motion's contact events that are not an object")
     return log
 
 
@@ -286,7 +332,10 @@ def unpack_turn_motions(payload: bytes, log: dict) -> list[QuantizedMotion]:
     out, k = [], 0
     for meta in metas:
         size = 2 * meta["frames"] + meta["entries"] + 7 * meta["poses"]
-        out.append(_decode_motion(u[k:k + size], meta))
+        motion = _decode_motion(u[k:k + size], meta)
+        if "contacts" in meta:
+            motion.contacts = unpack_contacts(meta["contacts"])
+        out.append(motion)
         k += size
     if k != len(u):
         raise ValueError("frame data longer than its motions")
@@ -450,7 +499,7 @@ class Turn:
             out.append({"rate": m.rate, "times": [t * TIME_UNIT for t in m.times],
                         "frames": [{m.tracks[i]: (None if p is None else list(dequantize_pose(p)))
                                     for i, p in frame} for frame in m.frames],
-                        "looks": body_looks})
+                        "looks": body_looks, "contacts": [c.as_list() for c in m.contacts]})
         return out
 
 

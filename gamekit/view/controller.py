@@ -28,6 +28,7 @@ from tabletop.gamekit.match import Match
 from tabletop.gamekit.state import ChanceOutcome, Pass, seen_by
 from tabletop.gamekit.view.places import Destination  # noqa: F401  (here before)
 from tabletop.gamekit.view.solving import BackgroundSolve
+from tabletop.sim.view.audio import VOLUME_STEP, WindowAudio
 from tabletop.sim.view.controls import ViewControls
 from tabletop.sim.view.hud import Hud
 
@@ -91,6 +92,7 @@ class GameWindow:
         self.config: dict = {}         # the current game's replay config (its rules' Game)
         self.hint_solver = BackgroundSolve      # how the hint's solve runs in the background (tests give another)
         self.solving = None            # the hint's solve in the background, while it runs
+        self.audio = WindowAudio(app)  # a chance event's contact sounds (silent with no audio device)
         adapter.build(app)
         adapter.pieces_over_marks(app)
         app.freeze_labels()
@@ -118,6 +120,7 @@ class GameWindow:
 
     def new_game(self) -> None:
         self._end_match()
+        self.audio.stop()
         self.seats = self.adapter.make_seats(self.seat_kinds)
         self.source = WatchedOutcomes(self.adapter.physics_source())
         seeds, resume = None, None
@@ -276,7 +279,9 @@ class GameWindow:
 
         if follow_track and self.follow and self._camera_back is None:
             self._camera_back = (Vec3(self.app.camera.target), self.app.camera.distance)
-        self.anim = Animation(max(motion.duration, 0.3), show, finish, follow=follow if follow_track else None)
+        self.anim = Animation(max(motion.duration, 0.3), show, finish, follow=follow if follow_track else None,
+                              extra={"contacts": motion.contacts})
+        self.audio.play(motion.contacts, 0.0, self.speed)     # its sounds, from the same start
 
     def act(self, action) -> None:
         """Apply a seat's action, animating the pieces it moves."""
@@ -643,7 +648,8 @@ class GameWindow:
                 "space": self.chance_key, "enter": self.pass_key, "f": self._toggle_follow,
                 ".": lambda: self._speed(2.0), ",": lambda: self._speed(0.5), "h": self.toggle_hint,
                 "y": lambda: None, "control-z": self.undo, "control-y": self.redo,
-                "control-shift-z": self.redo}
+                "control-shift-z": self.redo, "m": self._mute, "v": lambda: self._volume(-VOLUME_STEP),
+                "b": lambda: self._volume(VOLUME_STEP)}
         for i in range(1, 11):              # 1-9, and 0 for the tenth (a J offers ten)
             keys[str(i % 10)] = (lambda n=i - 1: self.choose(n))
         self._keys_bound = set(keys)
@@ -945,6 +951,14 @@ class GameWindow:
     def _speed(self, factor: float) -> None:
         self.speed = min(8.0, max(0.25, self.speed * factor))
         self.hud.set_notice(f"animation speed {self.speed:g}x")
+        if self.anim is not None and "contacts" in self.anim.extra:   # the motion's sounds go on at the new speed
+            self.audio.play(self.anim.extra["contacts"], self.anim.t, self.speed)
+
+    def _mute(self) -> None:
+        self.hud.set_notice(self.audio.toggle_mute())
+
+    def _volume(self, delta: int) -> None:
+        self.hud.set_notice(self.audio.change_volume(delta))
 
     def _help(self) -> None:
         self.hud.toggle_help("\n".join(HELP + self.adapter.help_lines))
@@ -956,6 +970,7 @@ class GameWindow:
             self.solving.cancel()
             self.solving = None
         self._end_match()
+        self.audio.close()
 
     def quit(self) -> None:
         self.close()
@@ -985,6 +1000,7 @@ HELP = [
     "  C or Home  reset the view",
     "  F  the camera follows the action on / off",
     "  , and .  animation speed down / up (0.25x-8x)",
+    "  M  sound off / on;  V and B  volume down / up (a throw sounds as its pieces hit, slide and roll)",
     "  [ ] or PgUp PgDn  scroll the log",
     "  N  new game (asks first while a game is in progress)",
     "  F1  this help",

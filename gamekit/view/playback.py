@@ -166,6 +166,10 @@ class ReplayWindow:
         self.t = 0.0
         self.speed = 1.0
         self.playing = True
+        from tabletop.sim.view.audio import WindowAudio
+        self.audio = WindowAudio(app)  # the recorded throws' contact sounds (silent with no audio device)
+        self._sounding: int | None = None      # the step whose motion sounds
+        self._sound_at: tuple[float, float] | None = None   # (playback time, speed) of the last frame played
         self._shown_events = -1
         self._hidden: list[str] = []
         self._bind()
@@ -206,7 +210,29 @@ class ReplayWindow:
                     app.set_poses(states[k])
             elif step.chance is None:
                 self._hop(state, step, local)
+        self._sound(i)
         self._hud(state, i)
+
+    def _sound(self, i: int) -> None:
+        """The sounds of the motion playing at step i, in step with the playback: a motion reached
+        by playing on sounds from its start (at most a frame late), one sought into, or played on
+        after a pause or a change of speed, from where it is; a pause or a jump stops the sound."""
+        tl = self.timeline
+        before, self._sound_at = self._sound_at, ((self.t, self.speed) if self.playing else None)
+        on = (before is not None and self.playing and before[1] == self.speed
+              and 0.0 <= self.t - before[0] <= 0.25 * self.speed)
+        if not on:
+            self.audio.stop()
+            self._sounding = None
+        if not self.playing or i >= len(tl.steps) or i == self._sounding:
+            return
+        step = tl.steps[i]
+        found = tl.motion(step)
+        if found is None:
+            return
+        self._sounding = i
+        start = 0.0 if on and before[0] <= step.start else self.t - step.start
+        self.audio.play(found[0].contacts, start, self.speed)
 
     def _hop(self, state, step: Step, local: float) -> None:
         after = state.clone()
@@ -337,6 +363,7 @@ class ReplayWindow:
     def _bind(self) -> None:
         from direct.gui.DirectGui import DirectSlider
 
+        from tabletop.sim.view.audio import VOLUME_STEP
         from tabletop.sim.view.controls import ViewControls
 
         b = self.app.base
@@ -345,7 +372,8 @@ class ReplayWindow:
         keys = {"space": self.toggle, "arrow_right": lambda: self.step_turn(1), "arrow_left": lambda: self.step_turn(-1),
                 ".": lambda: self.set_speed(self.speed * 2), ",": lambda: self.set_speed(self.speed / 2),
                 "end": lambda: self.seek(self.timeline.duration), "0": lambda: self.seek(0.0),
-                "escape": self.quit, "q": self.quit, "f1": self._help, "r": self.toggle_review}
+                "escape": self.quit, "q": self.quit, "f1": self._help, "r": self.toggle_review,
+                "m": self._mute, "v": lambda: self._volume(-VOLUME_STEP), "b": lambda: self._volume(VOLUME_STEP)}
         for key, fn in keys.items():
             b.accept(key, fn)
         self._dragging_slider = False
@@ -399,9 +427,16 @@ class ReplayWindow:
     def _help(self) -> None:
         self.hud.toggle_help("\n".join(HELP))
 
+    def _mute(self) -> None:
+        self.hud.set_notice(self.audio.toggle_mute())
+
+    def _volume(self, delta: int) -> None:
+        self.hud.set_notice(self.audio.change_volume(delta))
+
     def quit(self) -> None:
         import sys
 
+        self.audio.close()
         self.adapter.close()
         self.app.destroy()
         sys.exit(0)
@@ -418,6 +453,7 @@ HELP = [
     "  J L I K               orbit;  W A S D: pan;  + / -: zoom;  C or Home: reset the view",
     "  [ and ] / PgUp PgDn   scroll the log",
     "  R                     the review panel on / off (a replay opened with --review)",
+    "  M                     sound off / on;  V and B: volume down / up",
     "  F1 this help   Esc or Q quit",
 ]
 
