@@ -118,7 +118,7 @@ def grain(material: str, pixels: int = 256) -> np.ndarray | None:
         fibres = _periodic_noise(rng, n, 1.5, 90.0)
         v = 0.97 - 0.10 * rings ** 4 + 0.045 * fibres
     elif material == "cardboard":
-        v = 0.97 + 0.035 * _periodic_noise(rng, n, 40.0, 12.0) + 0.02 * _periodic_noise(rng, n, 90.0, 90.0)
+        v = 0.97 + 0.018 * _periodic_noise(rng, n, 40.0, 12.0) + 0.01 * _periodic_noise(rng, n, 90.0, 90.0)
     else:                                                   # felt: a fine, even nap
         v = 0.95 + 0.05 * _periodic_noise(rng, n, 70.0, 70.0)
     v = np.clip(v, 0.0, 1.25).astype(np.float32)

@@ -469,8 +469,10 @@ def board_places(definition, adapter, seats: int) -> list[tuple]:
 
 def body_middles(app) -> list[tuple]:
     """The middle of every body drawn but the table top (the body under all the others: its middle
-    is no place of the game)."""
-    bounds = {name: node.get_tight_bounds(app.render) for name, node in app.nodes.items()}
+    is no place of the game); where the table frames only some bodies (TableApp.frame_only: a board
+    whose gadgets show in a close-up), the middles of those."""
+    bounds = {name: node.get_tight_bounds(app.render) for name, node in app.nodes.items()
+              if app.framed is None or name in app.framed}
     middles = {name: tuple((lo[k] + hi[k]) / 2 for k in range(3)) for name, (lo, hi) in bounds.items()}
 
     def under_all(name):
@@ -503,6 +505,7 @@ def test_hud_leaves_the_table_free(open_window, game, seats, size):
     close-up, early and later in a game; every panel's text lies inside its panel. Every game with
     a window, from what its adapter declares (no game's own layout read)."""
     app, ctrl = open_window(game, seats, size=size)
+    assert app.framed is None or app.insets, f"{game}: frames only {app.framed} but has no close-up for the rest"
     places = board_places(GAMES[game], ctrl.adapter, len(seats))
     assert len(places) > len(ctrl.adapter.piece_bodies), f"{game}: no place of the board found but where pieces start"
     hud = ctrl.hud

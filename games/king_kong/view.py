@@ -114,6 +114,7 @@ class KongAdapter(TableAdapter):
         self.pickable_pieces(app, self.table.pawn.base_radius * 1.6, (0.0, 0.0, 0.0))
         self.close_up = "die"
         self._close_up(app)
+        app.frame_only([BOARD, KONG])       # the die and the spinner show in the close-up
         app.camera.set_home(*self.camera_home())
 
     def body_colors(self) -> dict[str, tuple]:

@@ -76,6 +76,8 @@ class KnossosAdapter(TableAdapter):
         for name in STICKS:                   # the sticks lying in the tray before the first throw
             self.decorate_body(app, name)
         self._decorate(app)
+        # the board and its words beside it: the sticks show in the close-up, and the camera follows a throw
+        app.frame_only(["board"], [(l.at[0], l.at[1] + dy * l.size, l.at[2]) for l in self.labels() for dy in (-1, 1)])
         app.camera.set_home(*self.camera_home())
 
     def body_colors(self) -> dict[str, tuple]:

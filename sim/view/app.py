@@ -208,6 +208,8 @@ class TableApp:
         self.insets: list[tuple[float, float, float, float]] = []   # the close-ups' regions (inset)
         self._new_bodies: list[str] = []
         self._grains: dict[str, Texture] = {}
+        self.framed: set[str] | None = None     # the bodies the home view frames (None: all)
+        self.framed_points: list[tuple] = []
         self.labels = self.render.attach_new_node("labels")   # fixed labels on the table
         self.labels.hide(SHADOW_MASK)
         self.nodes: dict[str, NodePath] = {}       # track -> node
@@ -469,10 +471,10 @@ class TableApp:
         free: the home's heading and pitch are kept, its target becomes the bodies' middle, its
         distance and the lens's film offset are fitted. Orbiting and zooming then turn about
         the middle of that part of the window."""
-        points = self._frame_points()
+        self.fit_shadows(self._frame_points())
+        points = self._frame_points(self.framed)
         if not points:
             return
-        self.fit_shadows(points)
         _, distance, heading, pitch = self.camera.home
         target = ((min(p.x for p in points) + max(p.x for p in points)) / 2,
                   (min(p.y for p in points) + max(p.y for p in points)) / 2, 0.0)
@@ -513,11 +515,19 @@ class TableApp:
         lens.set_film_offset((x0 + x1) / 2, (z0 + z1) / 2)
         lens.set_near_far(max(0.01, y0 - 0.3), y1 + 0.3)
 
-    def _frame_points(self) -> list[Point3]:
-        """The corners of every body's bounds, less a table top: a thin body under the middle
-        of every other one."""
+    def frame_only(self, names, points=()) -> None:
+        """Let the home view (`frame`) frame only these bodies (a board, with its gadgets shown
+        in close-ups) and these points (x, y, z) (its labels beside it) instead of every body."""
+        self.framed = set(names)
+        self.framed_points = [tuple(p) for p in points]
+
+    def _frame_points(self, names=None) -> list[Point3]:
+        """The corners of the bounds of every body (or of those in `names`), less a table top: a
+        thin body under the middle of every other one."""
         boxes = {}
         for name, tracks in self.body_tracks.items():
+            if names is not None and name not in names:
+                continue
             bounds = [self.nodes[t].get_tight_bounds(self.render) for t in tracks if not self.nodes[t].is_hidden()]
             bounds = [b for b in bounds if b]
             if bounds:
@@ -527,10 +537,11 @@ class TableApp:
         def covers(lo, hi, other) -> bool:
             return all(lo[k] <= (other[0][k] + other[1][k]) / 2 <= hi[k] for k in range(2))
 
-        tops = {name for name, (lo, hi) in boxes.items() if hi.z - lo.z < 0.05 and len(boxes) > 1
+        tops = {name for name, (lo, hi) in boxes.items() if names is None and hi.z - lo.z < 0.05 and len(boxes) > 1
                 and all(covers(lo, hi, box) for other, box in boxes.items() if other != name)}
         return [Point3(x, y, z) for name, (lo, hi) in boxes.items() if name not in tops
-                for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+                for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)] + (
+            [] if names is None else [Point3(*p) for p in self.framed_points])
 
     def _film_point(self, point) -> tuple[float, float]:
         """Film coordinates of a world point in front of the camera, on screen or not."""
