@@ -8,7 +8,9 @@ with no pause between actions (so chance events - tilts, knocks, throws - are si
 played back one after another: live physics the whole time), after --skip-turns unwatched turns,
 and reports the median frames per
 second over the run, the 5th percentile, the longest frame (the one that simulates an event),
-and the time from the process start to the first frame drawn (meshes already cached).
+and the time from the process start to the first frame drawn (meshes already cached), with what
+the window draws with: shadows (on by default; TABLETOP_SHADOWS=off turns them off) and the
+OpenGL renderer, and the machine's load average when the game started.
 """
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ dts = sorted(b - a for a, b in zip(times, times[1:]) if b > a)
 fps = [1.0 / d for d in dts]
 fps.sort()
 print(json.dumps({"first_frame_s": first, "frames": len(fps), "median_fps": fps[len(fps) // 2],
-                  "p5_fps": fps[len(fps) // 20], "longest_frame_s": max(stalls), "turns": ctrl.state.turn}))
+                  "p5_fps": fps[len(fps) // 20], "longest_frame_s": max(stalls), "turns": ctrl.state.turn,
+                  "shadows": app.shadows, "renderer": app.base.win.get_gsg().get_driver_renderer()}))
 """
 
 SEATS = {"king-of-the-hill": "ai,ai,ai,ai", "knossos": "ai,ai", "king-kong": "ai,ai,ai"}
@@ -64,16 +67,18 @@ def main() -> int:
     results = []
     for game in args.games.split(","):
         for size in args.sizes.split(","):
+            load = os.getloadavg()[0]
             r = subprocess.run([sys.executable, "-c", CHILD, repr(time.time()), game, SEATS[game], str(args.seed),
                                 size, str(args.seconds), str(args.skip_turns)], capture_output=True, text=True)
             if r.returncode != 0:
                 print(r.stderr[-2000:], file=sys.stderr)
                 return 1
-            row = {"game": game, "size": size, **json.loads(r.stdout.strip().splitlines()[-1])}
+            row = {"game": game, "size": size, "load_average": load, **json.loads(r.stdout.strip().splitlines()[-1])}
             results.append(row)
             print(f"{game:17s} {size:>9s}  median {row['median_fps']:6.1f} fps  p5 {row['p5_fps']:6.1f}  "
                   f"longest frame {row['longest_frame_s'] * 1000:6.0f} ms  first frame {row['first_frame_s']:.2f} s  "
-                  f"({row['frames']} frames, {row['turns']} turns)", flush=True)
+                  f"({row['frames']} frames, {row['turns']} turns; shadows {'on' if row['shadows'] else 'off'}, "
+                  f"load {load:.2f})", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

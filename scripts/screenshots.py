@@ -1,6 +1,6 @@
 """The README's pictures of the three games: early, mid-game and at a gadget moment, regenerated.
 
-    python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720] [--games NAME,NAME]
+    python scripts/screenshots.py [--out docs/screenshots] [--sizes 1280x720,1920x1080] [--games NAME,NAME]
     python scripts/screenshots.py --web [--out docs/screenshots] [--games NAME,NAME]
     python scripts/screenshots.py --replay [--out docs/screenshots]
 
@@ -15,8 +15,8 @@ recorded with every throw simulated (seed 2), exported and opened from file:// i
 Chromium at both sizes, moved to its middle with the slider and played at 1x until its next throw
 is under way: replay-page-king-kong-WxH.png.
 
-Early and mid-game are what `tabletop play GAME --screenshot` renders after 0 and N turns (every
-seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
+Every window picture is made at each of --sizes and named GAME-NAME-WxH.png. Early and mid-game
+are what `tabletop play GAME --screenshot` renders after 0 and N turns (every seat the AI). A gadget moment is a frame of a recorded physics game played back, part of the way
 through the first motion of that gadget (for the Tipper: the moment of its first tilts when the ball
 is nearest the middle of a field of pegs): the Tipper's ball among the pegs, a marble in the crater,
 the sticks in the air, Kong twisting among the pawns. A lit picture shows a human seat's piece
@@ -64,7 +64,7 @@ def moments(replay: Path, wanted, folder: Path, game: str, size: tuple[int, int]
                 window.show(among_pegs(window, shown[:12]))
             else:
                 window.show(shown[0].start + fraction * shown[0].duration)
-            path = folder / f"{game}-{name}.png"
+            path = folder / f"{game}-{name}-{size[0]}x{size[1]}.png"
             app.screenshot(path)
             out.append(path)
     finally:
@@ -129,7 +129,7 @@ def lit(game: str, folder: Path, size: tuple[int, int]) -> Path:
                 ctrl.act((ctrl.seats[s.current_player] or stand_in[s.current_player]).choose(s, ctrl.seat_rng))
             ctrl.finish_animation()
         ctrl.select(piece)
-        path = folder / f"{game}-lit.png"
+        path = folder / f"{game}-lit-{size[0]}x{size[1]}.png"
         app.screenshot(path)
         return path
     finally:
@@ -275,7 +275,7 @@ def replay_page(folder: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
-    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--sizes", default="1280x720,1920x1080", help="window sizes, WxH,WxH")
     ap.add_argument("--games", default=None)
     ap.add_argument("--web", action="store_true", help="the browser's room page (at 1280x720 and 390x844)")
     ap.add_argument("--replay", action="store_true", help="a replay page (replay --html) at both sizes")
@@ -289,21 +289,22 @@ def main() -> None:
         web((args.games or ",".join(WEB)).split(","), args.out)
         return
     args.games = args.games or ",".join(PICTURES)
-    w, h = (int(v) for v in args.size.lower().split("x"))
+    sizes = [tuple(int(v) for v in size.lower().split("x")) for size in args.sizes.split(",")]
     args.out.mkdir(parents=True, exist_ok=True)
     for game in args.games.split(","):
         seats, seed, mid, wanted = PICTURES[game]
-        for name, turns in (("early", 0), ("mid", mid)):
-            path = args.out / f"{game}-{name}.png"
-            tabletop("play", game, "--seats", seats, "--seed", str(seed), "--after-turns", str(turns),
-                     "--screenshot", str(path), "--size", args.size)
-            print(path)
-        print(lit(game, args.out, (w, h)))
         with tempfile.TemporaryDirectory() as tmp:
             replay = Path(tmp) / f"{game}.ttr"
             tabletop("play", game, "--headless", "--seats", seats, "--seed", str(seed), "--record", str(replay))
-            for path in moments(replay, wanted, args.out, game, (w, h)):
-                print(path)
+            for w, h in sizes:
+                for name, turns in (("early", 0), ("mid", mid)):
+                    path = args.out / f"{game}-{name}-{w}x{h}.png"
+                    tabletop("play", game, "--seats", seats, "--seed", str(seed), "--after-turns", str(turns),
+                             "--screenshot", str(path), "--size", f"{w}x{h}")
+                    print(path)
+                print(lit(game, args.out, (w, h)))
+                for path in moments(replay, wanted, args.out, game, (w, h)):
+                    print(path)
 
 
 if __name__ == "__main__":
