@@ -163,6 +163,9 @@ MIN_APPROACH = 0.02          # m/s: two bodies closing slower than this settle, 
 MIN_SLIP = 0.01              # m/s: contact points sliding on each other faster than this slide
 MIN_ROLL = 0.01              # m/s: a body moving faster than this over a contact that does not slide rolls
 MAX_CONTACTS = 4000          # events kept per motion at most (a motion of a pile of marbles stays bounded)
+QUIET_SPEED = 0.005          # m/s: while every body moves slower than this (and turns slower than
+QUIET_SPIN = 0.02            # rad/s), before and after a step, nothing can hit, slide or roll: the
+                             # step's contacts are not read (a settling throw's last half second)
 
 
 class ContactEvent(NamedTuple):
@@ -229,16 +232,16 @@ class ContactCapture:
         self._moving: dict[int, bool] = {}         # body id -> whether it can move
         self._movers: list[int] = []
         self._names: dict[int, str] = {}
-        self._last: dict[tuple, float] = {}        # pair -> its normal impulse of the step before
-        self._sum: dict[tuple, float] = {}         # pair -> normal impulse since its last sample
+        self._last: dict[tuple, list] = {}         # the pairs in contact at the step before (_pairs)
         self._open: dict[tuple, list] = {}         # pair -> [steps left, impulse, step, speed, materials]
         self._vel: dict[int, tuple] = {}           # body id -> (linear, angular) of the base, the step before
+        self._jointed = False
+        self._quiet = False
 
     def start(self) -> None:
         self._bodies()
         self._read_velocities()
-        for key, (impulse, _) in self._pairs().items():   # in contact before the motion: no impact
-            self._last[key] = impulse
+        self._last = self._pairs()          # in contact before the motion: no impact
 
     def _bodies(self) -> None:
         items = list(self.world.bodies.items())
@@ -248,39 +251,41 @@ class ContactCapture:
             c = self.c
             self._moving = {b: c.getDynamicsInfo(b, -1)[0] > 0.0 or c.getNumJoints(b) > 0 for b in self._names}
             self._movers = [b for b, moving in self._moving.items() if moving and c.getDynamicsInfo(b, -1)[0] > 0.0]
+            self._jointed = any(c.getNumJoints(b) > 0 for b in self._names)   # links' speeds are not read each step
 
-    def _read_velocities(self) -> None:
+    def _read_velocities(self) -> bool:
+        """The bodies' velocities now (the next step's "before"); whether they and those before
+        this step are all quiet (QUIET_SPEED, QUIET_SPIN) with no jointed body about."""
         get = self._base_velocity
-        self._vel = {b: get(b) for b in self._movers}
+        before, self._vel = self._vel, {b: get(b) for b in self._movers}
+        if self._jointed or self._open:
+            return False
+        v2, w2 = QUIET_SPEED * QUIET_SPEED, QUIET_SPIN * QUIET_SPIN
+        for vel in (before, self._vel):
+            for (v, w) in vel.values():
+                if v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > v2 or w[0] * w[0] + w[1] * w[1] + w[2] * w[2] > w2:
+                    return False
+        return len(before) == len(self._vel)
 
-    def _pairs(self) -> dict[tuple, tuple[float, tuple]]:
-        """{(body a, link a, body b, link b): (normal impulse this step, (normal on b, point on a))}
-        of the pairs in contact with a part that moves, a < b."""
+    def _pairs(self) -> dict[tuple, list]:
+        """{(body a, link a, body b, link b): [summed normal force, the largest point's force, that
+        point (PyBullet's tuple: normal on b, position on a), normal impulse since the last sample]}
+        of the pairs in contact with a part that moves, as PyBullet orders them."""
         moving = self._moving
-        dt = self.dt
         pairs: dict[tuple, list] = {}
         for pt in self._contact_points():
-            a, b = pt[1], pt[2]
-            if not (moving.get(a) or moving.get(b)):
+            if not (moving.get(pt[1]) or moving.get(pt[2])):
                 continue
-            f = pt[9] * dt
-            key = (a, pt[3], b, pt[4])
+            key = (pt[1], pt[3], pt[2], pt[4])
+            f = pt[9]
             got = pairs.get(key)
             if got is None:
-                flip = (b, pt[4]) < (a, pt[3])
-                pairs[key] = [f, f, pt, flip]
+                pairs[key] = [f, f, pt, 0.0]
             else:
                 got[0] += f
                 if f > got[1]:
                     got[1], got[2] = f, pt
-        out = {}
-        for key, (impulse, _, pt, flip) in pairs.items():
-            if flip:
-                n = pt[7]
-                out[(key[2], key[3], key[0], key[1])] = (impulse, ((-n[0], -n[1], -n[2]), pt[6]))
-            else:
-                out[key] = (impulse, (pt[7], pt[5]))
-        return out
+        return pairs
 
     def _materials(self, key) -> tuple[str, str]:
         m = self.world.materials
@@ -317,37 +322,48 @@ class ContactCapture:
     def step(self, k: int) -> None:
         """After the motion's k-th step."""
         self._bodies()
+        before = self._vel
+        if self._read_velocities():     # all at rest: the pairs in contact stay as they were
+            if not self._quiet:
+                for got in self._last.values():
+                    got[3] = 0.0
+                self._quiet = True
+            return
+        self._quiet = False
+        now, self._vel = self._vel, before         # (the velocities before the step, for the impacts)
         pairs = self._pairs()
-        for key in [key for key in self._open if key not in pairs]:
-            self._close(key)
+        last, dt = self._last, self.dt
+        if self._open:
+            for key in [key for key in self._open if key not in pairs]:
+                self._close(key)
         sample = k % self.period == 0
-        for key, (impulse, (normal, point)) in pairs.items():
-            self._sum[key] = self._sum.get(key, 0.0) + impulse
+        for key, got in pairs.items():
+            impulse = got[0] * dt
+            before = last.get(key)
+            got[3] = impulse + (before[3] if before is not None else 0.0)
             hit = self._open.get(key)
             if hit is not None:
                 hit[0] -= 1
                 hit[1] += impulse
                 if hit[0] <= 0:
                     self._close(key)
-            else:
-                last = self._last.get(key)
-                if impulse >= MIN_IMPACT and (last is None or impulse > IMPACT_JUMP * last):
-                    va = self._point_velocity(key[0], key[1], point, True)
-                    vb = self._point_velocity(key[2], key[3], point, True)
-                    closing = -_dot(_sub(va, vb), normal)
-                    if closing >= MIN_APPROACH:
-                        self._open[key] = [self.window - 1, impulse, k, closing, self._materials(key)]
-                        if self.window <= 1:
-                            self._close(key)
+            elif impulse >= MIN_IMPACT and (before is None or impulse > IMPACT_JUMP * before[0] * dt):
+                pt = got[2]
+                va = self._point_velocity(key[0], key[1], pt[5], True)
+                vb = self._point_velocity(key[2], key[3], pt[5], True)
+                closing = -_dot(_sub(va, vb), pt[7])
+                if closing >= MIN_APPROACH:
+                    self._open[key] = [self.window - 1, impulse, k, closing, self._materials(key)]
+                    if self.window <= 1:
+                        self._close(key)
             if sample:
-                self._sample(k, key, normal, point)
-        for key in [key for key in self._last if key not in pairs]:
-            self._sum.pop(key, None)
-        self._last = {key: v[0] for key, v in pairs.items()}
-        self._read_velocities()
+                self._sample(k, key, got[3], got[2])
+                got[3] = 0.0
+        self._last = pairs
+        self._vel = now
 
-    def _sample(self, k: int, key, normal, point) -> None:
-        impulse = self._sum.pop(key, 0.0)
+    def _sample(self, k: int, key, impulse: float, pt) -> None:
+        normal, point = pt[7], pt[5]
         va = self._point_velocity(key[0], key[1], point, False)
         vb = self._point_velocity(key[2], key[3], point, False)
         rel = _sub(va, vb)
