@@ -158,7 +158,7 @@ SPEED_UNIT = 1e-3            # m/s per stored speed unit
 CONTACT_PERIOD = 1.0 / 30.0  # s between two samples of a pair's sliding or rolling
 IMPACT_WINDOW = 1.0 / 120.0  # s over which an impact's normal impulse is summed (a hit lasts a few steps)
 IMPACT_JUMP = 4.0            # a pair in contact whose step impulse grows this many times hits again
-MIN_IMPACT = 50e-6           # N s: a smaller impact is not kept (60 dB under a thrown stick's; a 5 g marble falling 1 mm gives 40e-6)
+MIN_IMPACT = 50e-6           # N s: a smaller impact is not kept (60 dB under a thrown stick's landing)
 MIN_APPROACH = 0.02          # m/s: two bodies closing slower than this settle, they do not hit
 MIN_SLIP = 0.01              # m/s: contact points sliding on each other faster than this slide
 MIN_ROLL = 0.01              # m/s: a body moving faster than this over a contact that does not slide rolls
@@ -339,15 +339,15 @@ class ContactCapture:
         sample = k % self.period == 0
         for key, got in pairs.items():
             impulse = got[0] * dt
-            before = last.get(key)
-            got[3] = impulse + (before[3] if before is not None else 0.0)
+            prev = last.get(key)
+            got[3] = impulse + (prev[3] if prev is not None else 0.0)
             hit = self._open.get(key)
             if hit is not None:
                 hit[0] -= 1
                 hit[1] += impulse
                 if hit[0] <= 0:
                     self._close(key)
-            elif impulse >= MIN_IMPACT and (before is None or impulse > IMPACT_JUMP * before[0] * dt):
+            elif impulse >= MIN_IMPACT and (prev is None or impulse > IMPACT_JUMP * prev[0] * dt):
                 pt = got[2]
                 va = self._point_velocity(key[0], key[1], pt[5], True)
                 vb = self._point_velocity(key[2], key[3], pt[5], True)

@@ -81,12 +81,13 @@ def test_materials_sound_different_and_harder_hits_louder():
         (event,) = sound_events([_impact(pair)])
         sounds[pair] = mix([event])
     centroid = {pair: spectral_centroid(s) for pair, s in sounds.items()}
-    assert centroid[("glass", "glass")] > 2 * centroid[("hardwood", "wood")] > 2 * 1.0 * centroid[("cardboard", "cardboard")]
+    assert centroid[("glass", "glass")] > 2 * centroid[("hardwood", "wood")] > 2 * centroid[("cardboard", "cardboard")]
     length = {pair: len(s) / SAMPLE_RATE for pair, s in sounds.items()}
     assert length[("glass", "glass")] > 3 * length[("hardwood", "wood")] > 3 * length[("cardboard", "cardboard")]
     assert length[("felt", "polystyrene")] < length[("cardboard", "cardboard")] * 1.5   # felt: muffled
 
-    soft, hard = sound_events([_impact(("hardwood", "wood"), 2000)]), sound_events([_impact(("hardwood", "wood"), 20000)])
+    soft = sound_events([_impact(("hardwood", "wood"), 2000)])
+    hard = sound_events([_impact(("hardwood", "wood"), 20000)])
     assert hard[0].loudness - soft[0].loudness == pytest.approx(20.0, abs=0.11)
     rms = [float(np.sqrt(np.mean(mix(e) ** 2))) for e in (soft, hard)]
     assert rms[1] > 5 * rms[0]
@@ -186,7 +187,8 @@ def test_a_throw_sounds_the_same_live_and_in_its_replay(windows, tmp_path):
     windows.close(app, ctrl)
     live = list(ctrl.audio.log)
     assert ctrl.audio.plays >= 4 and not ctrl.audio.live
-    assert {e.kind for e in live} >= {IMPACT} and {e.pair for e in live} <= {("hardwood", "wood"), ("hardwood", "hardwood")}
+    assert IMPACT in {e.kind for e in live}
+    assert {e.pair for e in live} <= {("hardwood", "wood"), ("hardwood", "hardwood")}
     stored = [q for t in ReplayFile.open(path).turns for q in t.quantized_motions()]
     assert len(stored) == ctrl.audio.plays and all(q.contacts for q in stored)
 
@@ -203,8 +205,8 @@ def test_a_throw_sounds_the_same_live_and_in_its_replay(windows, tmp_path):
     window.audio.log.clear()                  # sought into the middle of a throw: its sounds from there on
     step = next(s for s in tl.steps if s.motion is not None)
     window.seek(step.start + 0.3)
-    assert window.audio.log and min(e.t for e in window.audio.log) >= 0.3
-    assert window.audio.log == [e for e in live[:len(window.audio.log) + 200] if e.t >= 0.3][:len(window.audio.log)]
+    heard = [e for e in sound_events(tl.motion(step)[0].contacts) if e.t >= 0.3]
+    assert heard and window.audio.log == heard
     window.toggle()                           # paused: nothing sounds on
     n = len(window.audio.log)
     window.show(window.t)

@@ -517,5 +517,6 @@ def write_frames(path: Path, games: dict, folder: Path, fps: float, size, turns:
             app.screenshot(folder / f"frame-{k:05d}.png")
         return n, capped
     finally:
+        window.audio.close()
         window.adapter.close()
         app.destroy()
