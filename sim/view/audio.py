@@ -12,6 +12,7 @@ bind the keys).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
@@ -75,13 +76,52 @@ def open_manager():
     with quiet_audio():
         page = loadPrcFileData("tabletop-audio", "audio-library-name p3openal_audio")
         try:
-            manager = AudioManager.create_AudioManager()
+            with _openal_factory():
+                manager = AudioManager.create_AudioManager()
         finally:
             unloadPrcFile(page)        # (a ShowBase made later keeps its own choice)
         if manager is not None and not manager.is_valid():
             manager.shutdown()
             manager = None
     return manager
+
+
+@contextlib.contextmanager
+def _openal_factory():
+    """OpenAL as the factory of `AudioManager.create_AudioManager` while in the block. Panda3D
+    picks its audio library once per process, at the first manager made: ShowBase makes its own
+    as it starts, and TableApp asks for "null" then, so that no window opens a device it does not
+    use. A manager made after that would be a null one whatever audio-library-name says; so the
+    factory Panda3D chose is set aside for the block (the C++ static AudioManager::
+    _create_AudioManager, through ctypes) and OpenAL's put there, then the chosen one put back.
+    Where the symbols are not found (a C++ ABI other than the Itanium one of Linux and macOS), the
+    block runs as it is: sound then plays only where no ShowBase started before."""
+    import ctypes
+    import glob
+
+    import panda3d
+
+    folder = os.path.dirname(panda3d.__file__)
+    try:
+        panda = ctypes.CDLL(sorted(glob.glob(os.path.join(folder, "libpanda.*")))[0])
+        slot = ctypes.c_void_p.in_dll(panda, "_ZN12AudioManager20_create_AudioManagerE")
+        plugins = sorted(glob.glob(os.path.join(folder, "libp3openal_audio.*")))
+    except (IndexError, OSError, ValueError):
+        yield
+        return
+    chosen = slot.value
+    slot.value = None           # (the plugin registers its factory as it loads, only into an empty slot)
+    try:
+        try:
+            get_factory = ctypes.CDLL(plugins[0]).get_audio_manager_func_openal_audio
+        except (IndexError, OSError, AttributeError):
+            get_factory = None
+        if get_factory is not None:
+            get_factory.restype = ctypes.c_void_p
+            slot.value = get_factory()
+        yield
+    finally:
+        slot.value = chosen
 
 
 class WindowAudio:
@@ -98,8 +138,10 @@ class WindowAudio:
         if enabled is None:
             enabled = audio_setting(bool(getattr(app, "offscreen", False)))
         self.manager = open_manager() if enabled else None
-        if self.manager is not None and app is not None:
-            app.add_task(self._update, "audio-update")
+        if self.manager is not None:
+            atexit.register(self.close)   # (a device left open at exit makes OpenAL complain on stderr)
+            if app is not None:
+                app.add_task(self._update, "audio-update")
 
     @property
     def live(self) -> bool:
@@ -164,3 +206,4 @@ class WindowAudio:
             with quiet_audio():
                 self.manager.shutdown()
             self.manager = None
+            atexit.unregister(self.close)
