@@ -4,7 +4,8 @@ Nothing is simulated and no PyBullet is loaded: the table is drawn from the repl
 recorded scene (every body's look and pose) and laid out by the game's layout (the data files'
 geometry), the rules state is re-driven from the recorded actions, and the bodies that moved are
 put at their recorded poses. The timeline is the replay's playback time: each chance event lasts its motion
-(or 0.3 s without one), each move MOVE_ANIMATION_S (the piece hops for HOP_SECONDS of it).
+(or 0.3 s without one), each move MOVE_ANIMATION_S (the piece hops for HOP_SECONDS of it). A motion's
+recorded contact events sound as it plays (tabletop.sim.view.audio), as they did in the live window.
 """
 from __future__ import annotations
 
