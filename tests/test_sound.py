@@ -141,6 +141,14 @@ def test_contacts_are_stored_beside_the_motion_outside_its_hash(tmp_path):
     with pytest.raises(ValueError):
         unpack_contacts({"pairs": [["a", "b"]], "events": [0, 3, 1, 1]})      # names no pair
 
+    from tabletop.gamekit.replay import Divergence, compare_motions    # --verify compares them where stored
+    recorded = quantize_motion(with_sound)
+    compare_motions("here", recorded, quantize_motion(with_sound))
+    compare_motions("here", quantize_motion(silent), recorded)            # an older file: none to compare
+    louder = Motion(60.0, [0.0, 1 / 60], frames, {}, [contacts[0]._replace(impulse=34056), *contacts[1:]])
+    with pytest.raises(Divergence, match="contact event 0"):
+        compare_motions("here", recorded, quantize_motion(louder))
+
 
 @pytest.fixture
 def windows():
