@@ -7,8 +7,8 @@ way it keeps `log`, the sound events it was asked to play (tabletop.sim.sound.So
 time within the motion, kind, loudness, materials), so that a test can compare a live throw's
 sounds with its replay's. One motion sounds at a time: `play` mixes the motion's sounds from a
 time within it at the animation's speed into one buffer and starts it; `stop` (a seek, a skip, a
-new game) ends it. TABLETOP_VOLUME (0-100, default 70) sets the volume; M mutes (the windows
-bind the keys).
+new game) ends it. TABLETOP_VOLUME (0-100, default 70) sets the volume; M mutes, V and B turn
+it down and up (the windows bind the keys).
 """
 from __future__ import annotations
 
