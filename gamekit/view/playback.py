@@ -454,7 +454,8 @@ HELP = [
     "  J L I K               orbit;  W A S D: pan;  + / -: zoom;  C or Home: reset the view",
     "  [ and ] / PgUp PgDn   scroll the log",
     "  R                     the review panel on / off (a replay opened with --review)",
-    "  M                     sound off / on;  V and B: volume down / up",
+    "  M                     sound off / on",
+    "  V and B               volume down / up",
     "  F1 this help   Esc or Q quit",
 ]
 
