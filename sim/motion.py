@@ -270,12 +270,10 @@ class ContactCapture:
     def _pairs(self) -> dict[tuple, list]:
         """{(body a, link a, body b, link b): [summed normal force, the largest point's force, that
         point (PyBullet's tuple: normal on b, position on a), normal impulse since the last sample]}
-        of the pairs in contact with a part that moves, as PyBullet orders them."""
-        moving = self._moving
+        of the pairs in contact, as PyBullet orders them (Bullet makes no contact between two parts
+        that cannot move)."""
         pairs: dict[tuple, list] = {}
         for pt in self._contact_points():
-            if not (moving.get(pt[1]) or moving.get(pt[2])):
-                continue
             key = (pt[1], pt[3], pt[2], pt[4])
             f = pt[9]
             got = pairs.get(key)
