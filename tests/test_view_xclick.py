@@ -463,3 +463,30 @@ def test_a_chat_message_typed_in_the_online_window_by_real_keys(display, tmp_pat
     assert out["typing"] and not out["asked"] and out["closed"] and out["now"] == out["step"], out
     assert "red (Ann): gl hf q1" in out["lines"] and "blue (Bo): thanks Ann" in out["lines"], out
     assert "Bo" in out["players"] and "you (Ann)" in out["players"], out
+
+
+def test_ctrl_c_in_the_window_says_one_line_exits_130_and_keeps_the_replay(display, tmp_path):
+    """`tabletop play` in a real window (its audio path tried too: this machine has no device),
+    Ctrl-C once it is drawing: one line on stderr, exit 130, nothing on stdout from Panda3D, and the
+    replay of the turns played so far kept and readable."""
+    import signal
+    import time
+
+    replay = tmp_path / "k.ttr"
+    env = dict(os.environ, DISPLAY=display)
+    env.pop("TABLETOP_AUDIO", None)
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "play", "knossos", "--seats", "ai,ai",
+                             "--record", str(replay)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=tmp_path, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (replay.exists() and replay.stat().st_size > 200):
+        time.sleep(0.2)                       # a turn recorded: the window is up and playing
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if not line.startswith("recording the replay to")]
+    assert lines == ["tabletop: interrupted"], err
+    assert "interrupt" not in out, out
+    summary = subprocess.run([sys.executable, "-m", "tabletop.cli", "replay", str(replay), "--summary"],
+                             capture_output=True, text=True, timeout=60)
+    assert summary.returncode == 0 and "turns" in summary.stdout, summary.stderr

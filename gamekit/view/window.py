@@ -87,8 +87,17 @@ def play_window(game: GameDefinition, seats: list[str], seed: int, options: dict
         return 0
     if record is not None:
         print(f"recording the replay to {record}", file=sys.stderr, flush=True)
+    tasks = app.base.taskMgr
+
+    def interrupted(signum, frame):   # Ctrl-C: end the frame, then the loop (Panda3D's own handler
+        tasks.fKeyboardInterrupt = 1  # prints to stdout and returns as if the window were closed)
+        tasks.interruptCount += 1
+
+    tasks.keyboardInterruptHandler = interrupted
     try:
         app.base.run()
     finally:
         controller.close()
+    if tasks.interruptCount:
+        raise KeyboardInterrupt       # one line and exit 130 (tabletop.cli); the replay is kept
     return 0

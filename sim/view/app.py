@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,6 +20,8 @@ from panda3d.core import (AmbientLight, AntialiasAttrib, ColorWriteAttrib, CullB
 from tabletop.sim.errors import InputError
 from tabletop.sim.surface import DEFAULT_LOOK, Look, material_look
 from tabletop.sim.view.art import glass_color
+from tabletop.sim.view.audio import audio_setting
+from tabletop.sim.view.quiet import AUDIO_NOISE, XLIB_NOTICE, quiet_stderr
 from tabletop.sim.view.geometry import set_pose, track_node
 from tabletop.sim.view.shaders import scene_shader
 
@@ -39,28 +38,14 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-XLIB_NOTICE = re.compile(r'^Xlib: +extension "[^"]+" missing on display')
-
-
 @contextmanager
 def quiet_xlib():
-    """Drop Xlib's "extension ... missing on display" lines from the process's stderr while the
-    window opens (Panda3D asks every X server for XF86DGA, which Xvfb and many others lack; no
-    setting turns the question off); anything else written there is passed on."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as caught:
-        os.dup2(caught.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            caught.seek(0)
-            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
-                if not XLIB_NOTICE.match(line):
-                    sys.stderr.write(line)
-            sys.stderr.flush()
+    """Drop Xlib's "extension ... missing on display" lines (Panda3D asks every X server for
+    XF86DGA, which Xvfb and many others lack; no setting turns the question off) and the audio
+    libraries' complaints where no audio device opens from the process's stderr while the window
+    opens; anything else written there is passed on."""
+    with quiet_stderr(XLIB_NOTICE, AUDIO_NOISE):
+        yield
 
 
 def shadows_setting() -> bool:
@@ -160,7 +145,10 @@ class TableApp:
             "load-display p3headlessgl" if offscreen else "load-display pandagl",
             f"win-size {size[0]} {size[1]}",
             f"window-title {title}",
-            "audio-library-name null",
+            # OpenAL (Panda3D's wheel carries OpenAL Soft) where the window sounds
+            # (tabletop.sim.view.audio: TABLETOP_AUDIO), else none: Panda3D keeps the choice
+            # its first audio manager, ShowBase's, is made with for the whole process
+            f"audio-library-name {'p3openal_audio' if audio_setting(offscreen) else 'null'}",
             "sync-video false",
             "notify-level-display error",
             "print-pipe-types false",
@@ -616,4 +604,5 @@ class TableApp:
             self.base.task_mgr.remove(task)
         self._tasks = []
         self.base.ignore_all()
-        self.base.destroy()
+        with quiet_stderr(AUDIO_NOISE):        # (it closes the audio device, if one opened)
+            self.base.destroy()

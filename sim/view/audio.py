@@ -1,8 +1,10 @@
 """The window's sound: a motion's contact events played in step with its animation.
 
-`WindowAudio` opens OpenAL (Panda3D's wheel carries OpenAL Soft) for a window on the screen
-when TABLETOP_AUDIO is not "off" (an offscreen one, which makes pictures and tests, only when it
-is "on") and an audio device opens; otherwise it is a silent sink that synthesises nothing. Either
+`WindowAudio` plays through the OpenAL manager (Panda3D's wheel carries OpenAL Soft) that the
+window's ShowBase opens as it starts (TableApp chooses the audio library then) for a window on
+the screen when TABLETOP_AUDIO is not "off" (an offscreen one, which makes pictures and tests,
+only when it is "on") and an audio device opens; otherwise it is a silent sink that synthesises
+nothing. Either
 way it keeps `log`, the sound events it was asked to play (tabletop.sim.sound.SoundEvent: the
 time within the motion, kind, loudness, materials), so that a test can compare a live throw's
 sounds with its replay's. One motion sounds at a time: `play` mixes the motion's sounds from a
@@ -13,23 +15,15 @@ it down and up (the windows bind the keys).
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
-import re
-import sys
-import tempfile
 from typing import Sequence
 
 from tabletop.sim.errors import InputError
 from tabletop.sim.sound import SAMPLE_RATE, SoundEvent, mix, pcm16, sound_events
+from tabletop.sim.view.quiet import AUDIO_NOISE, quiet_stderr
 
 DEFAULT_VOLUME = 70
 VOLUME_STEP = 10
-# what OpenAL Soft, ALSA and Panda3D's audio notify write when no device opens (or a backend is missing)
-AUDIO_NOISE = re.compile(r"^(ALSA lib |AL lib: |:audio\(|\s+OpenALAudioManager|\[ALSOFT\]|"
-                         r"Cannot connect to server socket|jack server )")
-
-
 def audio_setting(offscreen: bool = False) -> bool:
     """Whether to open an audio device, from TABLETOP_AUDIO: "on" or "off"; unset, on for a window
     on the screen and off for an offscreen one."""
@@ -47,81 +41,33 @@ def volume_setting() -> int:
     return int(text)
 
 
-@contextlib.contextmanager
-def quiet_audio():
-    """Drop the lines an audio library writes to the process's stderr (fd 2) while it opens or
-    closes (AUDIO_NOISE); anything else written there is passed on."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as caught:
-        os.dup2(caught.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            caught.seek(0)
-            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
-                if not AUDIO_NOISE.match(line):
-                    sys.stderr.write(line)
-            sys.stderr.flush()
-
-
 def open_manager():
-    """Panda3D's OpenAL audio manager, or None where no audio device opens."""
+    """An OpenAL audio manager of its own (no window: a test, a tool), or None where no audio
+    device opens. Panda3D keeps the audio library its first manager is made with for the whole
+    process; a window's ShowBase makes one as it starts (TableApp chooses OpenAL or none then), so
+    after a window this gives a silent manager, and a window's sound uses the window's own."""
     try:
         from panda3d.core import AudioManager, loadPrcFileData, unloadPrcFile
     except ImportError:
         return None
-    with quiet_audio():
+    with quiet_stderr(AUDIO_NOISE):
         page = loadPrcFileData("tabletop-audio", "audio-library-name p3openal_audio")
         try:
-            with _openal_factory():
-                manager = AudioManager.create_AudioManager()
+            manager = AudioManager.create_AudioManager()
         finally:
-            unloadPrcFile(page)        # (a ShowBase made later keeps its own choice)
+            unloadPrcFile(page)
         if manager is not None and not manager.is_valid():
             manager.shutdown()
             manager = None
     return manager
 
 
-@contextlib.contextmanager
-def _openal_factory():
-    """OpenAL as the factory of `AudioManager.create_AudioManager` while in the block. Panda3D
-    picks its audio library once per process, at the first manager made: ShowBase makes its own
-    as it starts, and TableApp asks for "null" then, so that no window opens a device it does not
-    use. A manager made after that would be a null one whatever audio-library-name says; so the
-    factory Panda3D chose is set aside for the block (the C++ static AudioManager::
-    _create_AudioManager, through ctypes) and OpenAL's put there, then the chosen one put back.
-    Where the symbols are not found (a C++ ABI other than the Itanium one of Linux and macOS), the
-    block runs as it is: sound then plays only where no ShowBase started before."""
-    import ctypes
-    import glob
-
-    import panda3d
-
-    folder = os.path.dirname(panda3d.__file__)
-    try:
-        panda = ctypes.CDLL(sorted(glob.glob(os.path.join(folder, "libpanda.*")))[0])
-        slot = ctypes.c_void_p.in_dll(panda, "_ZN12AudioManager20_create_AudioManagerE")
-        plugins = sorted(glob.glob(os.path.join(folder, "libp3openal_audio.*")))
-    except (IndexError, OSError, ValueError):
-        yield
-        return
-    chosen = slot.value
-    slot.value = None           # (the plugin registers its factory as it loads, only into an empty slot)
-    try:
-        try:
-            get_factory = ctypes.CDLL(plugins[0]).get_audio_manager_func_openal_audio
-        except (IndexError, OSError, AttributeError):
-            get_factory = None
-        if get_factory is not None:
-            get_factory.restype = ctypes.c_void_p
-            slot.value = get_factory()
-        yield
-    finally:
-        slot.value = chosen
+def window_manager(app):
+    """The sound-effects manager the window's ShowBase opened (OpenAL where `audio_setting` said
+    so when it started: TableApp), or None when it is a silent one."""
+    managers = getattr(app.base, "sfxManagerList", None) or [None]
+    manager = managers[0]
+    return manager if manager is not None and manager.is_valid() else None
 
 
 class WindowAudio:
@@ -137,21 +83,21 @@ class WindowAudio:
         self._sound = None
         if enabled is None:
             enabled = audio_setting(bool(getattr(app, "offscreen", False)))
-        self.manager = open_manager() if enabled else None
-        if self.manager is not None:
-            atexit.register(self.close)   # (a device left open at exit makes OpenAL complain on stderr)
-            if app is not None:
-                app.add_task(self._update, "audio-update")
+        self._own = False               # a manager of its own (no window), closed by `close`
+        if not enabled:
+            self.manager = None
+        elif app is not None:
+            self.manager = window_manager(app)      # ShowBase keeps it fed and closes it
+        else:
+            self.manager = open_manager()
+            self._own = self.manager is not None
+            if self._own:
+                atexit.register(self.close)   # (a device left open at exit makes OpenAL complain on stderr)
 
     @property
     def live(self) -> bool:
         """Whether an audio device is open (else every sound is silent)."""
         return self.manager is not None
-
-    def _update(self, task):
-        if self.manager is not None:
-            self.manager.update()
-        return task.cont
 
     def play(self, contacts: Sequence, start: float = 0.0, speed: float = 1.0) -> list[SoundEvent]:
         """Play a motion's sounds from `start` (s into it) on at `speed`, stopping the motion
@@ -202,8 +148,8 @@ class WindowAudio:
 
     def close(self) -> None:
         self.stop()
-        if self.manager is not None:
-            with quiet_audio():
+        if self._own and self.manager is not None:
+            with quiet_stderr(AUDIO_NOISE):
                 self.manager.shutdown()
-            self.manager = None
             atexit.unregister(self.close)
+        self.manager = None
