@@ -1,5 +1,6 @@
-"""`bench`: each device's trials per second beside a bare PyBullet loop run in the same process
-(and the 1 vs 2 workers vs Dask scaling), or with `rules` the rules' speed: whole games with
+"""`bench`: each device's trials per second at its spec's settings, at the converged numerics frozen
+on 2026-12-06 and at the old 1/480 s, 50 iterations, beside a bare PyBullet loop run in the same
+process (and the 1 vs 2 workers vs Dask scaling), or with `rules` the rules' speed: whole games with
 table chance per CPU second."""
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from tabletop.app import longrun
 from tabletop.app.requests import BenchRequest
 from tabletop.app.results import BenchResult
 
-DEVICE_NOTE = ("bare: the trials' own steps alone; ratio: their time over the trials' time; separate loop: "
-               "a bare loop from the start pose; at 1/480 s: the old numerics (1/480 s, 50 iterations), "
-               "where the spec now steps finer; every figure is in the JSON of --out")
+DEVICE_NOTE = ("new: the spec's settings; converged: the converged numerics frozen on 2026-12-06 "
+               "(tabletop.sim.bench.CONVERGED_2026_12; while the specs hold them, new/conv is 1.0 within "
+               "the run-to-run noise); at 1/480: the old numerics (1/480 s, 50 iterations), where the "
+               "converged step is finer; bare: the new trials' own steps alone; to bare: new over bare; "
+               "every figure, and a separate bare loop from the start pose, is in the JSON of --out")
 
 
 def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> BenchResult:
@@ -22,7 +25,9 @@ def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> Be
 
 def _devices(request: BenchRequest, reporter) -> BenchResult:
     from tabletop.gamekit.devices import DEVICES, default_spec, device_ref, entry, make_device
-    from tabletop.sim.bench import LEGACY, bench_device, bench_scaling, summary_rows
+    from tabletop.sim.bench import (CONVERGED_2026_12, LEGACY, bench_device, bench_scaling, converged_timestep,
+                                    speed_ratios, summary_rows)
+    from tabletop.sim.errors import InputError
     from tabletop.sim.spec import load_toml
     from tabletop.sim.world import engine_versions
 
@@ -43,16 +48,34 @@ def _devices(request: BenchRequest, reporter) -> BenchResult:
 
         figures["devices"][name] = fig = bench_device(build, trials)
         sep = fig["separate_loop"]
-        say(f"{name}: {fig['trials_per_s']:.2f} trials/s, its own steps bare {fig['bare_trials_per_s']:.2f} "
-            f"trials/s, ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, {fig['us_per_step']:.1f} us/step); "
-            f"a separate bare loop from the start pose {sep['bare_trials_per_s']:.2f} trials/s, "
-            f"ratio {sep['ratio_vs_bare']:.3f}")
-        # the same device at the old numerics (1/480 s, 50 iterations), where its spec now steps finer
-        if load_toml(default_spec(name)).table("physics").number("timestep") < 1.0 / 480.0 - 1e-12:
+        say(f"{name} (new: its spec): {fig['trials_per_s']:.2f} trials/s, its own steps bare "
+            f"{fig['bare_trials_per_s']:.2f} trials/s, ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, "
+            f"{fig['us_per_step']:.1f} us/step); a separate bare loop from the start pose "
+            f"{sep['bare_trials_per_s']:.2f} trials/s, ratio {sep['ratio_vs_bare']:.3f}")
+        # the same device at the converged numerics frozen on 2026-12-06, and at the old ones
+        # (1/480 s, 50 iterations) where the converged step is finer
+        frozen = CONVERGED_2026_12.get(name)
+        if frozen is None:
+            fig["converged"] = {"missing": "no converged numerics recorded for this device"}
+        else:
+            try:
+                fig["converged"] = old = bench_device(build, trials, overrides=frozen)
+            except InputError as exc:    # a spec that no longer takes a frozen key (SpecError is one)
+                fig["converged"] = {"overrides": dict(frozen), "missing": str(exc)}
+                say(f"{name} at its converged numerics of 2026-12-06: cannot run ({exc})")
+            else:
+                say(f"{name} at its converged numerics of 2026-12-06: {old['trials_per_s']:.2f} trials/s "
+                    f"(new is {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
+                    f"ratio to its bare loop {old['ratio_vs_bare']:.3f}")
+        step = converged_timestep(name)
+        if step is None:
+            step = load_toml(default_spec(name)).table("physics").number("timestep")
+        if step < 1.0 / 480.0 - 1e-12:
             fig["legacy"] = old = bench_device(build, trials, overrides=LEGACY)
             say(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
-                f"(now {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
+                f"(new is {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
                 f"ratio to its bare loop {old['ratio_vs_bare']:.3f}")
+        fig["ratios"] = speed_ratios(fig)
     if not request.quick:
         figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",
                                                 request.scaling_trials)
@@ -60,7 +83,8 @@ def _devices(request: BenchRequest, reporter) -> BenchResult:
             f"{sc['local_2_s']:.1f} s (x{sc['speedup_2_vs_1']:.2f})"
             + (f", Dask 2 workers {sc['dask_2_s']:.1f} s ({sc['dask_vs_local_2']:.2f} of local)"
                if "dask_2_s" in sc else ", Dask not installed"))
-    title = f"bench: {trials} trials per device beside a bare PyBullet loop"
+    title = (f"bench: trials per second ({trials} trials per device) at the spec's settings (new), the "
+             f"converged ones of 2026-12-06 and 1/480 s, and the bare PyBullet loop of the new trials' steps")
     return BenchResult(figures, lines, (title, *summary_rows(figures), DEVICE_NOTE))
 
 

@@ -218,7 +218,14 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--plot", type=Path, metavar="FILE.png", help="each label's probability against the value")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    bench = sub.add_parser("bench", help="measure trials per second beside a bare PyBullet loop")
+    bench = sub.add_parser(
+        "bench", help="measure trials per second: new, converged and 1/480 s settings, beside a bare PyBullet loop",
+        description="Each device's trials per second at its spec's settings (new), at the converged numerics "
+                    "frozen on 2026-12-06 (tabletop.sim.bench.CONVERGED_2026_12: time step, solver iterations, "
+                    "settle rule, mesh resolution) and at the old 1/480 s, 50 iterations (where the converged "
+                    "step is finer), the ratios new/converged and new/1/480 s, and the bare PyBullet loop of "
+                    "the new trials' own steps. Today the specs hold the converged numerics, so new/converged "
+                    "is 1.0 within the run-to-run noise.")
     bench.add_argument("--trials", type=_positive_int, default=None,
                        help="trials per device (default 100, 20 with --quick)")
     bench.add_argument("--devices", default=None, help="comma-separated devices (default: all)")
