@@ -25,7 +25,7 @@ SECTOR_RGB = ((0.93, 0.42, 0.3), (0.98, 0.78, 0.3), (0.45, 0.72, 0.95), (0.55, 0
               (0.8, 0.55, 0.9), (0.98, 0.6, 0.7))   # the spinner's sectors, by label
 FUR_RGB = (0.2, 0.13, 0.08)
 FACE_RGB = (0.5, 0.37, 0.27)          # the bare skin of his muzzle and chest
-GIRL_RGB = (0.95, 0.85, 0.75)
+GIRL_RGB = (0.93, 0.78, 0.42)          # her fair hair
 DRESS_RGB = (0.95, 0.95, 0.98)
 SECTOR_STEP_DEG = 5.0                   # a sector drawn as convex pieces this wide
 ELEVATOR_RGB = (0.55, 0.62, 0.4)
@@ -231,7 +231,7 @@ class KongAdapter(TableAdapter):
         """Kong as a gorilla over his cardboard figure: a barrel chest and belly rounding the body,
         shoulders, thick furred arms and legs along the limbs ending in fists and feet short of
         the grooves (where the pawns stand), a head with ears, a brow, a pale muzzle and eyes,
-        and the girl in his right hand; parented to the figure, so they move with him. Every
+        and the girl lying in his right fist; parented to the figure, so they move with him. Every
         place comes from the figure's geometry (kong.toml)."""
         from tabletop.games.king_kong.layout import FIGURE
 
@@ -260,7 +260,7 @@ class KongAdapter(TableAdapter):
                 "orn": flat},
                disc(bx, head_y, 0.026, 0.004, 0.006),
                disc(bx - 0.024, head_y + 0.002, 0.008, 0.004), disc(bx + 0.024, head_y + 0.002, 0.008, 0.004)]
-        ends = []
+        ends, fists = [], {}
         for limb in k.limbs:
             gx, gy = k.grooves[limb.groove]
             ax, ay = limb.start
@@ -269,14 +269,20 @@ class KongAdapter(TableAdapter):
             end = (ax + (gx - ax) * f, ay + (gy - ay) * f)
             fur.append(along(limb.start, end, limb.width * 0.55, 0.004))
             ends.append(disc(*end, limb.width * 0.62, 0.005, 0.006))
+            fists[limb.groove] = (end, (gx - ax, gy - ay), limb.width)
         fur += ends
         brow = [{"kind": "box", "half": [0.021, 0.0045, 0.002], "pos": [bx, head_y + 0.009, z + 0.009], "orn": flat}]
         face = [disc(bx, head_y - 0.008, 0.014, 0.008, 0.002), disc(bx, by + h * 0.12, w * 0.27, 0.004, 0.002)]
         eyes = [disc(bx + sx, head_y + 0.003, 0.0035, 0.0092, 0.001) for sx in (-0.009, 0.009)]
-        gx, gy = k.grooves["right_hand"]
-        girl = [{"kind": "sphere", "radius": 0.006, "pos": [gx - 0.012, gy + 0.018, z + 0.016], "orn": flat}]
-        dress = [{"kind": "cylinder", "radius": 0.007, "length": 0.016, "pos": [gx - 0.012, gy + 0.018, z + 0.006],
-                  "orn": flat}]
+        # the girl lies in his right fist, across it (held, not standing on the board like a pawn)
+        (ex, ey), (dx, dy), width = fists["right_hand"]
+        n = math.hypot(dx, dy)
+        cx, cy = -dy / n, dx / n                  # across the arm
+        top = 0.005 + 0.006 + 0.0035              # on the fist
+        half = width * 0.75
+        dress = [along((ex - cx * half, ey - cy * half), (ex + cx * half * 0.55, ey + cy * half * 0.55), 0.0035, top)]
+        girl = [{"kind": "sphere", "radius": 0.0038, "pos": [ex + cx * (half * 0.55 + 0.005), ey + cy * (half * 0.55 + 0.005),
+                                                              z + top], "orn": flat}]
         return [{"name": name, "parts": parts, "color": rgb, "parent": figure}
                 for name, parts, rgb in (("kong-fur", fur, FUR_RGB), ("kong-brow", brow, FUR_RGB),
                                          ("kong-face", face, FACE_RGB), ("kong-eyes", eyes, (0.05, 0.04, 0.03)),
