@@ -108,6 +108,20 @@ def test_estimate_runs_the_calibrated_copy(calibration, tmp_path, capsys, monkey
     assert f"[{knocked[0]:.4f}, {knocked[1]:.4f}]" in printed
 
 
+def test_a_run_of_another_configuration_shows_no_calibrated_band(calibration, tmp_path, capsys):
+    """The calibrated band belongs to the configuration the file fitted: a run of the calibrated copy
+    at another one (here a firmer press on Kong) prints no band beside its own interval and says
+    which parameter differs; the JSON keeps no band either."""
+    out = tmp_path / "e.json"
+    assert main(["estimate", "kong-knockover", "--trials", "8", "--seed", "2", "--quiet", "--calibration",
+                 str(calibration), "--set", "kong.press=0.5", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    block = json.loads(out.read_text())["calibration"]
+    assert block["bands"] == {} and "kong.press 0.5 here, the spec's value calibrated" in block["band_note"]
+    table, note = printed.split("calibrated copy (", 1)[-2:] if printed.count("calibrated copy (") else (printed, "")
+    assert "calibrated band" not in table and "no calibrated band" in note
+
+
 def test_estimate_without_a_calibration_draws_nothing(monkeypatch):
     from tabletop.sim import batch
 

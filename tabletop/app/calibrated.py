@@ -17,6 +17,7 @@ cannot open one itself).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,21 +56,59 @@ class Calibration:
 
         return calibration_draws(self.data, pairs, self.path)
 
-    def estimate_block(self, device: str, names) -> dict:
+    def calibrated_config(self, device: str) -> dict | None:
+        """The configuration at which the file calibrated `device`: {"params": the device's
+        parameters, "set": its --set values} (None where the file does not say)."""
+        blocks = [self.data] + list(self.data.get("joint") or [])
+        for block in blocks:
+            if block.get("device") == device and "params" in block:
+                return {"params": block["params"], "set": block.get("overrides") or {}}
+        return None
+
+    def estimate_block(self, device: str, names, config: dict | None = None) -> dict:
         """An estimate result's `calibration` block: the file, what it calibrates, the fitted values
-        the trials drew (`names`) with their posteriors, and each label's calibrated p and band."""
+        the trials drew (`names`) with their posteriors, and each label's calibrated p and band. The
+        bands belong to the configuration calibrated: given the run's `config` (as
+        `calibrated_config` gives it), a run of another configuration (another shape, throw or --set
+        value) gets no band, and `band_note` says which of its values differ."""
         predictive = self.data.get("predictive", {}).get(device) or {}
-        return {"file": str(self.path), "sha256": self.sha256, "devices": self.devices, "draw": DRAW_DOC,
-                "parameters": [{k: p.get(k) for k in ("name", "default", "low", "high", "prior", "posterior")}
-                               for p in self.data.get("parameters", []) if p.get("name") in names],
-                "bands": {label: {"p": float(v["p"]), "ci95": [float(x) for x in v["ci95"]]}
-                          for label, v in predictive.items()}}
+        bands = {label: {"p": float(v["p"]), "ci95": [float(x) for x in v["ci95"]]} for label, v in predictive.items()}
+        block = {"file": str(self.path), "sha256": self.sha256, "devices": self.devices, "draw": DRAW_DOC,
+                 "parameters": [{k: p.get(k) for k in ("name", "default", "low", "high", "prior", "posterior")}
+                                for p in self.data.get("parameters", []) if p.get("name") in names],
+                 "bands": bands}
+        calibrated = self.calibrated_config(device)
+        if config is not None and calibrated is not None and bands:
+            differ = differing(calibrated, json.loads(json.dumps(config)))
+            if differ:
+                def said(value):
+                    return "the spec's value" if value is None else repr(value)
+
+                shown = ", ".join(f"{k.split('.', 1)[1]} {said(a)} here, {said(b)} calibrated"
+                                  for k, (b, a) in list(differ.items())[:3])
+                more = f" and {len(differ) - 3} more" if len(differ) > 3 else ""
+                block["bands"] = {}
+                block["band_note"] = (f"no calibrated band: the calibration fitted another configuration of {device} "
+                                      f"({shown}{more}); its band is not this run's")
+        return block
 
     def game_block(self) -> dict:
         """What an analyze result keeps of it: the file, its digest, the devices and fitted values,
         and the calibrated tables used."""
         return {"file": str(self.path), "sha256": self.sha256, "devices": self.devices,
                 "parameters": [p.get("name") for p in self.data.get("parameters", [])], "tables": self.tables}
+
+
+def differing(a: dict, b: dict, prefix: str = "") -> dict[str, tuple]:
+    """{dotted key: (value in a, value in b)} of every leaf where two nested dicts differ."""
+    out = {}
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key), b.get(key)
+        if isinstance(x, dict) and isinstance(y, dict):
+            out.update(differing(x, y, f"{prefix}{key}."))
+        elif x != y:
+            out[f"{prefix}{key}"] = (x, y)
+    return out
 
 
 def open_calibration(path) -> Calibration:

@@ -126,8 +126,9 @@ def _print_table(console, result: dict) -> None:
         drawn = "; ".join(f"{p['name']} (posterior {p['posterior']['mean']:.4g}, 95% {p['posterior']['ci95'][0]:.4g} "
                           f".. {p['posterior']['ci95'][1]:.4g})" for p in cal["parameters"])
         console.print(f"calibrated copy ({cal['file']}): each trial drew {drawn} from the calibration's posterior, "
-                      f"the other pair values from their ranges; calibrated band: the calibration's 95% band of p",
-                      soft_wrap=True)
+                      f"the other pair values from their ranges; " + (
+                          cal["band_note"] if cal.get("band_note") else
+                          "calibrated band: the calibration's 95% band of p"), soft_wrap=True)
     elif band:
         by_name = {p["name"]: p for p in result["sensitivity"]["parameters"]}
         top = [f"{name} ({by_name[name]['max_abs_dp']:.4f})" for name in result["sensitivity"]["ranking"][:3]]
