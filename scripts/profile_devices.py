@@ -36,9 +36,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 from tabletop.gamekit.devices import DEVICES, make_device
 from tabletop.sim.batch import run_trials
 from tabletop.sim.bullet import pybullet, quiet_stdout
+from tabletop.sim.readouts import region_of
 
 SEED = 12345
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -81,6 +84,8 @@ GROUPS = {"collision": ("broadphase", "narrowphase", "narrowphase (CCD)"),
                      "solver (rest)"),
           "integration": ("integration",)}
 STEP_TIMER = "CMD_STEP_FORWARD_SIMULATION"
+ITERATION_TIMER = "solveSingleIteration"      # one per solver iteration and island
+ITERATIONS = "#iterations"                    # its count in a step's record (not a phase)
 SOLVER_TIMER = "solveConstraints"
 _EVENT = re.compile(r'"ts":([0-9.]+) ,"ph":"([BE])","name":"(.*?)\d*","args"')
 
@@ -111,6 +116,38 @@ class StepHook:
 
     def __exit__(self, *exc):
         del self.world.step
+
+
+class Stillness:
+    """Whether a world's moving parts are under the device's settle speeds at a step: `free` the
+    free bodies (every body whose base has mass: a die, a marble, a pawn; where there is none, the
+    joints), `all` those and every moving joint of a mechanism (revolute against the angular
+    speed, prismatic the linear)."""
+
+    def __init__(self, rule):
+        self.lin2, self.ang2, self.ang, self.lin = rule.linear ** 2, rule.angular ** 2, rule.angular, rule.linear
+
+    def __call__(self, world) -> tuple[bool, bool]:
+        c = world.client
+        free = True
+        joints = True
+        any_free = False
+        for b in world.bodies.values():
+            if c.getDynamicsInfo(b, -1)[0] > 0.0:
+                any_free = True
+                lin, ang = c.getBaseVelocity(b)
+                if sum(v * v for v in lin) > self.lin2 or sum(v * v for v in ang) > self.ang2:
+                    free = False
+            for j in range(c.getNumJoints(b)):
+                kind = c.getJointInfo(b, j)[2]
+                if kind == pybullet.JOINT_FIXED:
+                    continue
+                limit = self.lin if kind == pybullet.JOINT_PRISMATIC else self.ang
+                if abs(c.getJointState(b, j)[1]) > limit:
+                    joints = False
+        if not any_free:           # a mechanism alone (the spinner's pointer): its joints
+            free = joints
+        return free, free and joints
 
 
 # -- pass 1: timed -------------------------------------------------------------------------------
@@ -237,6 +274,8 @@ def parse_trace(path: Path) -> list[dict]:
             inside = [x[2] for x in stack] + [nm]
             if STEP_TIMER not in inside:
                 continue
+            if nm == ITERATION_TIMER:
+                steps[-1][ITERATIONS] = steps[-1].get(ITERATIONS, 0) + 1
             if ph is None:
                 ph = "solver (rest)" if SOLVER_TIMER in inside else "step (rest)"
             cell = steps[-1].setdefault(ph, [0.0, 0])
@@ -269,9 +308,13 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
         with quiet_stdout():
             log = [client.startStateLogging(pybullet.STATE_LOGGING_PROFILE_TIMINGS, str(tmp / "trace.json"))]
         count = [0]
+        still = Stillness(device.settle_spec())
+        flags: list[tuple[bool, bool]] = []
 
         def after(world):
             count[0] += 1
+            if log[0] is not None:
+                flags.append(still(world))      # outside the step: the trace does not see it
             if count[0] == max_steps and log[0] is not None:
                 with quiet_stdout():
                     world.client.stopStateLogging(log[0])
@@ -288,9 +331,24 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
         for f in tmp.iterdir():
             f.unlink()
         tmp.rmdir()
+    iterations = [st.pop(ITERATIONS, 0) for st in per_step]
     totals = [sum(c[0] for c in st.values()) for st in per_step]
     median = sorted(totals)[len(totals) // 2] if totals else 0.0
-    kept = [st for st, tot in zip(per_step, totals) if tot <= 20 * median + 200.0]
+    ok = [tot <= 20 * median + 200.0 for tot in totals]
+    kept = [st for st, good in zip(per_step, ok) if good]
+    # the step time of steps where the free bodies rest, and where everything rests
+    by_rest = {}
+
+    def mean(v):
+        return sum(v) / len(v) if v else None
+    for key, i in (("free_still", 0), ("all_still", 1)):
+        rest = [(tot, it) for tot, it, good, f in zip(totals, iterations, ok, flags) if good and f[i]]
+        move = [(tot, it) for tot, it, good, f in zip(totals, iterations, ok, flags) if good and not f[i]]
+        by_rest[key] = {"steps": len(rest), "us_per_step": mean([r[0] for r in rest]),
+                        "iterations_per_step": mean([r[1] for r in rest]),
+                        "other_steps": len(move), "other_us_per_step": mean([m[0] for m in move]),
+                        "other_iterations_per_step": mean([m[1] for m in move]),
+                        "share_of_step_time": sum(r[0] for r in rest) / max(sum(totals[i] for i in range(len(ok)) if ok[i]), 1e-9)}
     n = max(len(kept), 1)
     raw: dict[str, float] = defaultdict(float)
     timers: dict[str, float] = defaultdict(float)
@@ -304,9 +362,53 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
     total = sum(phases.values()) or 1.0
     return {"trials": trials, "steps_logged": len(per_step), "steps_dropped": len(per_step) - len(kept),
             "step_us_with_timers": sum(raw.values()), "timers_per_step": sum(timers.values()),
+            "solver_iterations_run_per_step": mean([it for it, good in zip(iterations, ok) if good]),
             "phase_us_per_step": phases,
             "phase_timers_per_step": dict(sorted(timers.items())),
-            "group_us_per_step": groups, "group_share_of_step": {g: v / total for g, v in groups.items()}}
+            "group_us_per_step": groups, "group_share_of_step": {g: v / total for g, v in groups.items()},
+            "resting": by_rest}
+
+
+# -- pass 5: the resting world, as it is and with the solver or Bullet's sleeping let off ---------
+def resting_pass(name: str, seconds: float = 0.5) -> dict:
+    """After one trial the device's bodies rest where it read them. Microseconds per bare step of
+    that resting world (`seconds` of it, at least 2,000 steps, the best of three runs): as the spec steps it, with the solver's residual threshold
+    (solverResidualThreshold, PyBullet's default 1e-7) at 1e-5 and 1e-3, with 10 iterations instead
+    of the spec's, and with Bullet's sleeping allowed on every body (after 2.5 s to fall asleep).
+    What a step the speed work would not take (an earlier end) or would make cheaper costs now."""
+    device = make_device(name)
+    try:
+        run_trials(device, SEED, range(2))
+        w = device.world
+        c = w.client
+        step = c.stepSimulation
+        n = max(2000, round(seconds / w.dt))
+
+        def timed() -> float:           # the best of three runs: the machine is shared
+            best = float("inf")
+            for _ in range(3):
+                t = time.perf_counter()
+                for _ in range(n):
+                    step()
+                best = min(best, time.perf_counter() - t)
+            return 1e6 * best / n
+        out = {"steps": n, "spec": timed()}
+        for threshold in (1e-5, 1e-3):
+            c.setPhysicsEngineParameter(solverResidualThreshold=threshold)
+            out[f"residual {threshold:g}"] = timed()
+        c.setPhysicsEngineParameter(solverResidualThreshold=1e-7)
+        c.setPhysicsEngineParameter(numSolverIterations=10)
+        out["10 iterations"] = timed()
+        c.setPhysicsEngineParameter(numSolverIterations=w.settings.solver_iterations)
+        out["spec again"] = timed()
+        for b in w.bodies.values():
+            c.changeDynamics(b, -1, activationState=pybullet.ACTIVATION_STATE_ENABLE_SLEEPING)
+        for _ in range(round(2.5 / w.dt)):
+            step()
+        out["sleeping allowed"] = timed()
+    finally:
+        device.close()
+    return out
 
 
 # -- pass 4: contacts by pair, shapes, the resting tail ---------------------------------------------
@@ -349,6 +451,41 @@ def shape_of(world, body: int, link: int, names: dict[int, str]) -> str:
                                       for k, n in sorted(counts.items()))
 
 
+NEAR_M, NEAR_DEG = 0.005, 10.0
+
+
+def _near_final_tail(trace) -> int:
+    """How many of the last samples of a trial have every free body within NEAR_M and NEAR_DEG of
+    the pose it ends in (the trial's final approach: rocking in place and the settle hold)."""
+    if not trace:
+        return 0
+    last = trace[-1][0]
+    n = 0
+    for poses, _ in reversed(trace):
+        if len(poses) != len(last):
+            break
+        ok = True
+        for (p, q), (p1, q1) in zip(poses, last):
+            dot = min(1.0, abs(sum(a * b for a, b in zip(q, q1))))
+            if np.linalg.norm(np.subtract(p, p1)) > NEAR_M or np.degrees(2 * np.arccos(dot)) > NEAR_DEG:
+                ok = False
+                break
+        if not ok:
+            break
+        n += 1
+    return n
+
+
+def _same_tail(values) -> int:
+    """How many of the last values equal the last one."""
+    n = 0
+    for v in reversed(values):
+        if v != values[-1]:
+            break
+        n += 1
+    return n
+
+
 def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
     device = make_device(name)
     try:
@@ -357,10 +494,11 @@ def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
         rule = device.settle_spec()
         pairs: dict[tuple, dict] = {}
         sampled = [0]
-        still_steps = [0]
+        still = Stillness(rule)
+        free_steps, all_steps = [0], [0]
         total_steps = [0]
-        tails: list[int] = []
-        run = [0]                 # consecutive still steps now
+        tails: list[tuple[int, int]] = []
+        run, run_all = [0], [0]          # consecutive still steps now
         shapes: dict[tuple[int, int], str] = {}
 
         def label(body: int, link: int, names) -> str:
@@ -376,24 +514,22 @@ def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
             c = w.client
             names = {b: n for n, b in w.bodies.items()}
             total_steps[0] += 1
-            # every moving body's base speed (jointed parts: their joints' speeds as angular)
-            still = True
-            for b in names:
-                if c.getDynamicsInfo(b, -1)[0] > 0.0:
-                    lin, ang = c.getBaseVelocity(b)
-                    if sum(v * v for v in lin) > rule.linear ** 2 or sum(v * v for v in ang) > rule.angular ** 2:
-                        still = False
-                for j in range(c.getNumJoints(b)):
-                    if c.getJointInfo(b, j)[2] != pybullet.JOINT_FIXED and abs(c.getJointState(b, j)[1]) > rule.angular:
-                        still = False
-            if still:
-                still_steps[0] += 1
-                run[0] += 1
-            else:
-                run[0] = 0
+            free, everything = still(w)
+            free_steps[0] += free
+            all_steps[0] += everything
+            run[0] = run[0] + 1 if free else 0
+            run_all[0] = run_all[0] + 1 if everything else 0
             if total_steps[0] % every:
                 return
             sampled[0] += 1
+            poses = []
+            for b in names:
+                if c.getDynamicsInfo(b, -1)[0] > 0.0:
+                    pos, orn = c.getBasePositionAndOrientation(b)
+                    poses.append((pos, orn))
+            if poses:
+                region = region_of(np.array(poses[0][0]), regions) if regions else None
+                trace.append((poses, region))
             seen = {}
             for pt in c.getContactPoints():
                 a, b, la, lb = pt[1], pt[2], pt[3], pt[4]
@@ -418,13 +554,19 @@ def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
                     entry["queries"] += queries
 
         trial_steps = []
+        near_final, region_fixed = [], []
+        regions = getattr(device, "seat_regions", None)      # the crater's seats (label = region)
         with StepHook(device, after):
             for i in range(trials):
                 before = total_steps[0]
-                run[0] = 0
+                run[0] = run_all[0] = 0
+                trace: list = []
                 run_trials(device, SEED, [i])
                 trial_steps.append(total_steps[0] - before)
-                tails.append(run[0])
+                tails.append((run[0], run_all[0]))
+                near_final.append(every * _near_final_tail(trace))
+                if regions:
+                    region_fixed.append(every * _same_tail([r for _, r in trace]))
         # the cost of one PyBullet call that does no collision work, for scale
         body = next(iter(world.bodies.values()))
         t = time.perf_counter()
@@ -444,8 +586,13 @@ def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
     steps = sum(trial_steps)
     return {"trials": trials, "every": every, "sampled_steps": sampled[0], "pairs": out,
             "points_per_step": sum(e["points_per_step"] for e in out),
-            "still_share": still_steps[0] / max(steps, 1),
-            "still_tail_share": sum(tails) / max(steps, 1),
+            "near_final_pose_tail_share": sum(near_final) / max(steps, 1),
+            "near_final_pose": f"within {1000 * NEAR_M:g} mm and {NEAR_DEG:g} deg of the pose it ends in",
+            "final_region_tail_share": sum(region_fixed) / max(steps, 1) if regions else None,
+            "free_still_share": free_steps[0] / max(steps, 1),
+            "free_still_tail_share": sum(t[0] for t in tails) / max(steps, 1),
+            "all_still_share": all_steps[0] / max(steps, 1),
+            "all_still_tail_share": sum(t[1] for t in tails) / max(steps, 1),
             "settle_hold_steps": round(rule.hold / world.settings.timestep),
             "still_rule": {"linear": rule.linear, "angular": rule.angular},
             "api_call_us": call_us}
@@ -458,6 +605,7 @@ def profile_device(name: str, trials: int, bullet_trials: int, bullet_max_steps:
     out["python"] = python_pass(name, trials)
     out["bullet"] = bullet_pass(name, bullet_trials, bullet_max_steps)
     out["contacts"] = census_pass(name, census_trials, every)
+    out["resting"] = resting_pass(name)
     t, py, bl = out["timed"], out["python"]["shares"], out["bullet"]
     # the trials' time split: stepping (by Bullet's phase shares), the rest by cProfile's split
     step_share = t["stepping_share"]
@@ -482,7 +630,9 @@ def summary_line(fig: dict) -> str:
             f"{100 * s.get('collision', 0):.0f}%, solver {100 * s.get('solver', 0):.0f}%, integration "
             f"{100 * s.get('integration', 0):.0f}%, step other {100 * s.get('step (other)', 0):.0f}%, our Python "
             f"{100 * s.get('our Python', 0):.0f}%, queries {100 * s.get('pybullet queries', 0):.0f}%; "
-            f"still {100 * fig['contacts']['still_share']:.0f}% of steps (tail {100 * fig['contacts']['still_tail_share']:.0f}%); "
+            f"free bodies still {100 * fig['contacts']['free_still_share']:.0f}% of steps "
+            f"(at the end {100 * fig['contacts']['free_still_tail_share']:.0f}%), everything still "
+            f"{100 * fig['contacts']['all_still_share']:.0f}%; "
             f"{pairs}")
 
 
