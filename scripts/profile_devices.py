@@ -2,25 +2,31 @@
 
     python scripts/profile_devices.py [--devices die,crater] [--trials 20] [--out FILE.json]
 
-For each device, four passes over the same trials (seed, indices 0..N-1), each in a device of its own:
+For each device, five passes over the same trials (seed 12345, indices 0..N-1), each in a device of
+its own:
 
 1. timed: the trials as `tabletop estimate` runs them, with every call that steps the world timed
    (as `tabletop bench` does): steps per trial, microseconds per step, and the share of the trials'
    time spent stepping (the rest is our Python and the PyBullet queries it makes).
-2. python: the same trials under cProfile: the non-stepping time split into PyBullet's query calls
-   (getBaseVelocity, getContactPoints, ...), our modules (tabletop.*), and numpy/stdlib, with the
-   functions that take the most of it.
+2. python: the same trials under cProfile, PyBullet's calls made visible to it: the non-stepping
+   time split into PyBullet queries (getBaseVelocity, motors, ...), our modules and numpy/stdlib,
+   with our functions that take the most of it.
 3. bullet: the first `--bullet-trials` trials with `STATE_LOGGING_PROFILE_TIMINGS` on (Bullet's own
-   timers in Chrome-trace JSON), parsed into the step's phases: broadphase, narrowphase, the
-   constraint solver (setup, iterations, split-impulse pass, finish), integration, the rest.
+   timers, a Chrome trace), parsed into the step's phases: broadphase, narrowphase, CCD, the
+   constraint solver (setup, iterations, split-impulse pass, finish), integration, the rest; the
+   solver iterations actually run; the step time of steps at rest and in motion.
 4. contacts: every `--every`-th step of the first `--census-trials` trials, the contact points by
    pair of (body, link) with each side's collision shape (sphere, box, cylinder, convex hull,
-   compound, concave triangle mesh, distance field), the time of one narrowphase query of that pair
-   (`getClosestPoints`), and the steps where every moving body is already under the device's
-   settle speeds (a resting tail that an earlier end of trial would cut).
+   compound, concave triangle mesh, distance field) and the time of one narrowphase query of the
+   pair (`getClosestPoints`); at every step whether the moving bodies are under the device's settle
+   speeds, and how much of each trial's end is spent at rest, near the final pose, or (the crater)
+   inside the seat region it ends in: what an earlier end of trial would cut.
+5. resting: the world at rest after a trial, stepped bare as the spec has it, with the solver's
+   residual threshold raised, with 10 iterations and with Bullet's sleeping allowed.
 
-The figures go to stdout and, with --out, to a JSON file; docs/physics-profile.md reads them.
-Run it on a quiet machine, single process; it prints the load average at start and end.
+The figures go to stdout and, with --out, to a JSON file (docs/results/physics-profile.json;
+docs/physics-profile.md reads them). Run it single process; it prints the load average at the start
+and the end.
 """
 from __future__ import annotations
 
@@ -47,8 +53,8 @@ SEED = 12345
 ROOT = str(Path(__file__).resolve().parent.parent)
 
 # -- Bullet's timers, as btDiscreteDynamicsWorld / btMultiBodyDynamicsWorld name them (3.2.7) ------
-#: the phase each timer's time goes to (the outermost named timer wins; its self time and
-#: children not named here stay with it)
+#: the phase each timer's own time goes to; a timer not named here counts in its nearest named
+#: ancestor's phase (see `parse_trace`)
 PHASES = {
     "updateAabbs": "broadphase",
     "calculateOverlappingPairs": "broadphase",
@@ -338,6 +344,7 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
     kept = [st for st, good in zip(per_step, ok) if good]
     # the step time of steps where the free bodies rest, and where everything rests
     by_rest = {}
+    kept_total = sum(tot for tot, good in zip(totals, ok) if good)
 
     def mean(v):
         return sum(v) / len(v) if v else None
@@ -348,7 +355,7 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
                         "iterations_per_step": mean([r[1] for r in rest]),
                         "other_steps": len(move), "other_us_per_step": mean([m[0] for m in move]),
                         "other_iterations_per_step": mean([m[1] for m in move]),
-                        "share_of_step_time": sum(r[0] for r in rest) / max(sum(totals[i] for i in range(len(ok)) if ok[i]), 1e-9)}
+                        "share_of_step_time": sum(r[0] for r in rest) / max(kept_total, 1e-9)}
     n = max(len(kept), 1)
     raw: dict[str, float] = defaultdict(float)
     timers: dict[str, float] = defaultdict(float)
@@ -371,10 +378,11 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
 
 # -- pass 5: the resting world, as it is and with the solver or Bullet's sleeping let off ---------
 def resting_pass(name: str, seconds: float = 0.5) -> dict:
-    """After one trial the device's bodies rest where it read them. Microseconds per bare step of
-    that resting world (`seconds` of it, at least 2,000 steps, the best of three runs): as the spec steps it, with the solver's residual threshold
-    (solverResidualThreshold, PyBullet's default 1e-7) at 1e-5 and 1e-3, with 10 iterations instead
-    of the spec's, and with Bullet's sleeping allowed on every body (after 2.5 s to fall asleep).
+    """After a trial the device's bodies rest where it read them. Microseconds per bare step of that
+    resting world (`seconds` of it, at least 2,000 steps, the best of three runs): as the spec steps
+    it, with the solver's residual threshold (solverResidualThreshold, PyBullet's default 1e-7) at
+    1e-5 and 1e-3, with 10 iterations instead of the spec's, and with Bullet's sleeping allowed on
+    every body (after 2.5 s to fall asleep).
     What a step the speed work would not take (an earlier end) or would make cheaper costs now."""
     device = make_device(name)
     try:
