@@ -24,6 +24,9 @@ its own:
 5. resting: the world at rest after a trial, stepped bare as the spec has it, with the solver's
    residual threshold raised, with 10 iterations and with Bullet's sleeping allowed.
 
+Passes 3 and 4 see the steps a device takes through `World.step`, one at a time; a device that
+steps Bullet itself (several substeps in one call) is seen in pass 3 as one step a call.
+
 The figures go to stdout and, with --out, to a JSON file (docs/results/physics-profile.json;
 docs/physics-profile.md reads them). Run it single process; it prints the load average at the start
 and the end.
@@ -162,20 +165,27 @@ def timed_pass(name: str, trials: int) -> dict:
     try:
         run_trials(device, SEED, range(2))       # warm: meshes, imports, caches
         world = device.world
-        step = world.step
+        step, engine_step = world.step, world.client.stepSimulation
         stepping = [0.0]
 
-        def timed(n: int = 1) -> None:
+        def timed(*args, **kwargs):
             t = time.perf_counter()
-            step(n)
+            out = step(*args, **kwargs)
             stepping[0] += time.perf_counter() - t
-        world.step = timed
+            return out
+
+        def timed_engine(*args, **kwargs):      # a device that steps Bullet itself (substeps)
+            t = time.perf_counter()
+            out = engine_step(*args, **kwargs)
+            stepping[0] += time.perf_counter() - t
+            return out
+        world.step, world.client.stepSimulation = timed, timed_engine
         try:
             t0 = time.perf_counter()
             records = run_trials(device, SEED, range(trials))
             total = time.perf_counter() - t0
         finally:
-            del world.step
+            del world.step, world.client.stepSimulation
         settings = world.settings
     finally:
         device.close()
