@@ -13,10 +13,16 @@ edge seat uniform over the edge seats; impact speed uniform over knock.speed (m/
 angle uniform over knock.angle (degrees from the inward radial, positive along the path).
 The knock sets the marble's initial linear velocity (no spin: a central impact gives none).
 
-The label is read physically after the marble settles: the cave seat region holding it.
+The label is read physically after the marble settles: the cave seat region holding it. A batch
+trial (no recorder watching the world, no other marbles on the hill) ends sooner, as soon as its
+label cannot change: the marble is inside a cave seat's region and its energy (height plus kinetic
+energy over g) lies under the lowest pass out of that seat's basin of the tunnel floor, so it can
+only come to rest on that seat (`seat_pass_levels`, docs/reconstruction-crater.md). The time it
+would still take to rock to a stop is not simulated; the label is the one the settled marble gives.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +33,7 @@ from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
 from tabletop.sim.devices.hill_shape import MESH_VERSION, HillShape
 from tabletop.sim.errors import SpecError
 from tabletop.sim.meshes import cached_data, load_mesh
-from tabletop.sim.readouts import SettleRule, region_of, run_until_settled
+from tabletop.sim.readouts import SettleRule, SettleWatch, region_of
 from tabletop.sim.sdf import cached_field
 from tabletop.sim.spec import Table
 
@@ -43,6 +49,12 @@ OUTCOME_LABELS = "caveN/seatM: the cave (1-3) and the seat in it (seat1 or seat2
 OUTCOME_LODGED = "the marble came to rest outside every cave seat"
 
 FIELD_VERSION = 1
+PASSES_VERSION = 1
+#: m of height: a trial ends early only while the marble's energy height is this far under its seat's
+#: pass level (energy rose by at most 2 micrometres in any step of the trials measured, and the
+#: distance field's surface lies within 0.01 mm of the analytic floor the pass levels come from)
+DECIDED_MARGIN = 0.001
+PASS_GRID = 0.0005              # m: the grid the pass levels are found on
 MARBLE = "marble"
 OBSTACLE = "obstacle:"          # prefix of the static marbles set by `set_obstacles`
 HILL = "hill"
@@ -70,6 +82,13 @@ class Crater(HillShape, Device):
     # the bare loop of `tabletop bench` replays a knock per trial: a marble at rest on the field
     # steps faster than one swirling round the funnel, so one long loop would flatter the bare side
     bench_restart_each_trial = True
+    #: end a trial as soon as its label cannot change (module docstring); never while a recorder
+    #: watches the world (a replay plays the marble all the way to rest) or obstacles lie on the hill
+    end_when_decided = True
+    #: step a settle check's `every` steps in one engine call (Bullet's own substeps: the same
+    #: steps, bit for bit, without a Python call and a command round trip each); never while a
+    #: recorder watches the world, which sees every step
+    substeps = True
 
     def _read_spec(self, spec: Table) -> None:
         """The hill's tables (HillShape), then the device's own: the knock, the collision field's
@@ -151,6 +170,10 @@ class Crater(HillShape, Device):
                 lambda: load_mesh(self.mesh_path), self.marble_radius, self.sdf_cell,
                 list(self.start_positions.values()), self._field_region)
             self.world.add_sdf(HILL, self.field_path, self.hill_material, mesh=self.mesh_path)
+            passes = cached_data("koth-crater-passes", PASSES_VERSION,
+                                 {**self.geometry_params(), "seat_region_radius": self.seat_region_radius,
+                                  "grid": PASS_GRID}, self._seat_pass_levels)
+            self.seat_pass_levels = {k: (None if v is None else float(v)) for k, v in passes.items()}
         except BaseException:
             self.close()
             raise
@@ -228,13 +251,15 @@ class Crater(HillShape, Device):
 
     def _finish(self, gesture: dict, group: str | None) -> Outcome:
         steps0 = self.world.steps
-        settled, escaped = run_until_settled(self.world, [MARBLE], self.settle_rule, escaped=self._escaped_check())
+        settled, escaped, decided = self._settle()
         steps = self.world.steps - steps0
         pos = self.world.position(MARBLE)
         lin, _ = self.world.velocity(MARBLE)
         region = region_of(pos, self.seat_regions)
         if escaped:
             status, label = Status.ESCAPED, None
+        elif decided is not None:
+            status, label = Status.OK, decided[0]
         elif not settled:
             status, label = Status.UNSETTLED, None
         elif region is None:
@@ -244,12 +269,161 @@ class Crater(HillShape, Device):
         nearest, distance = self._nearest_seat(pos)
         reading = {"position": [float(v) for v in pos], "region": region, "speed": float(np.linalg.norm(lin)),
                    "nearest_seat": nearest, "nearest_seat_distance": distance}
+        if decided is not None:
+            reading["decided"] = {"energy_height": decided[1], "seat_pass_level": self.seat_pass_levels[label]}
         return Outcome(label=label, status=status, sim_time=steps * self.timestep, steps=steps,
                        reading=reading, gesture=gesture, group=group)
+
+    def _settle(self) -> tuple[bool, bool, tuple[str, float] | None]:
+        """Step until the marble settles, escapes, its label is decided or the cap passes:
+        (settled, escaped, (label, energy height) when decided, else None). The checks fall on the
+        steps `run_until_settled` checks on, so a trial not decided ends exactly as there."""
+        world, rule = self.world, self.settle_rule
+        watch = SettleWatch(world, [MARBLE], rule)
+        escaped = self._escaped_check()
+        decided = self._decided_check() if self.ends_when_decided() else None
+        end = world.steps + round(rule.cap / world.dt)
+        with self._stepping(rule.every) as step:
+            while world.steps < end:
+                step()
+                if escaped():
+                    return False, True, None
+                if watch.update():
+                    return True, False, None
+                if decided is not None:
+                    found = decided()
+                    if found is not None:
+                        return False, False, found
+        return False, False, None
+
+    def ends_when_decided(self) -> bool:
+        """Whether the next trial ends as soon as its label cannot change: `end_when_decided`, and
+        no recorder watches the world (a replay shows the marble come to rest) and no obstacle lies
+        on the hill (another marble in a cave changes where this one can rest)."""
+        return (self.end_when_decided and not self.world.watchers
+                and not any(name.startswith(OBSTACLE) for name in self.world.bodies))
+
+    @contextlib.contextmanager
+    def _stepping(self, n: int):
+        """A callable that advances the world `n` steps: one engine call of `n` Bullet substeps of
+        the world's step where that is exact (`substeps`, no watcher, and n substeps of n * dt / n
+        seconds are the world's steps in floating point, so Bullet's step accumulator stays at 0),
+        else `World.step(n)`. Bullet applies gravity once and clears forces once per call; nothing
+        else acts on the marble between its steps, so both give the same motion bit for bit
+        (tests/test_crater_early.py)."""
+        world = self.world
+        dt, span = world.dt, n * world.dt
+        if not self.substeps or world.watchers or n < 2 or span / n != dt or n * dt != span or span / dt != n:
+            yield lambda: world.step(n)
+            return
+        client = world.client
+        step_simulation = client.stepSimulation
+
+        def step() -> None:
+            step_simulation()
+            world.steps += n
+        client.setPhysicsEngineParameter(fixedTimeStep=span, numSubSteps=n)
+        try:
+            yield step
+        finally:
+            client.setPhysicsEngineParameter(fixedTimeStep=dt, numSubSteps=0)
+
+    def _decided_check(self):
+        """A callable giving (label, energy height) once the marble can only come to rest on one
+        cave seat, else None: it is inside the seat's region and its energy height (its centre's
+        height plus its kinetic energy, rotation counted whole, over g) lies DECIDED_MARGIN under
+        the seat's pass level (`seat_pass_levels`)."""
+        client, body = self.world.client, self.world.bodies[MARBLE]
+        get_pos, get_vel = client.getBasePositionAndOrientation, client.getBaseVelocity
+        g, spin = self.world.settings.gravity, 0.2 * self.marble_radius ** 2
+        seats = [(name, *region.center, region.radius ** 2, self.seat_pass_levels[name] - DECIDED_MARGIN)
+                 for name, region in self.seat_regions.items() if self.seat_pass_levels.get(name) is not None]
+
+        def decided() -> tuple[str, float] | None:
+            x, y, z = get_pos(body)[0]
+            (vx, vy, vz), (wx, wy, wz) = get_vel(body)
+            e = z + (0.5 * (vx * vx + vy * vy + vz * vz) + spin * (wx * wx + wy * wy + wz * wz)) / g
+            for name, cx, cy, cz, r2, level in seats:
+                if e < level and (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2 <= r2:
+                    return name, e
+            return None
+        return decided
+
+    def _seat_pass_levels(self) -> dict[str, float | None]:
+        """Per cave seat, the energy height under which a marble inside the seat's region can come to
+        rest on that seat alone (None: no such level).
+
+        On a PASS_GRID grid over the base, C(x, y) is the lowest height the marble's centre can have
+        over (x, y) in the tunnels: the floor dilated by the marble's lower hemisphere. A marble of
+        energy height e (`_decided_check`) never rises above e and e never grows (energy only
+        leaves), so it stays in its own connected part of {C < e}. A seat's level L (the highest a
+        bisection finds) is one at which every grid point over the seat's region with C < L lies in
+        the part holding the seat's own lowest point, that part holds no other seat's, and every
+        local minimum of C in it (every place a marble can rest) lies inside the seat's region."""
+        from scipy import ndimage
+
+        h, r = PASS_GRID, self.marble_radius
+        half = self.base_size / 2
+        xs = np.arange(-half, half + h / 2, h)
+        floor = self.floor_height(*np.meshgrid(xs, xs, indexing="ij"))
+        n = int(np.ceil(r / h))
+        ox, oy = np.meshgrid(np.arange(-n, n + 1) * h, np.arange(-n, n + 1) * h, indexing="ij")
+        foot = ox ** 2 + oy ** 2 <= r * r
+        cap = np.where(foot, np.sqrt(np.maximum(r * r - ox ** 2 - oy ** 2, 0.0)), 0.0)
+        lowest = ndimage.grey_dilation(floor, footprint=foot, structure=cap, mode="nearest")
+        lowest[np.hypot(*np.meshgrid(xs, xs, indexing="ij")) < self.hole_radius + r] = np.inf  # the tube: up into the crater
+        local_min = ndimage.minimum_filter(lowest, size=3, mode="nearest") == lowest
+        gx, gy = np.meshgrid(xs, xs, indexing="ij")
+
+        def cell(p) -> tuple[int, int]:
+            return tuple(int(v) for v in np.clip(np.rint((np.asarray(p[:2]) - xs[0]) / h), 0, len(xs) - 1))
+        seats = {name: cell(region.center) for name, region in self.seat_regions.items()}
+
+        def holds(name: str, level: float) -> bool:
+            region = self.seat_regions[name]
+            parts, _ = ndimage.label(lowest < level)
+            own = parts[seats[name]]
+            if own == 0 or any(parts[c] == own for other, c in seats.items() if other != name):
+                return False
+            cx, cy, cz = region.center
+            over = (np.hypot(gx - cx, gy - cy) <= region.radius + h) & (lowest < level)
+            if np.any(parts[over] != own):
+                return False
+            rests = (parts == own) & local_min
+            d2 = (gx[rests] - cx) ** 2 + (gy[rests] - cy) ** 2 + (lowest[rests] - cz) ** 2
+            return bool(np.all(d2 <= (region.radius - h) ** 2))
+
+        out = {}
+        for name in self.seat_regions:
+            # the lowest levels split a flat floor into specks: scan up in 0.5 mm to the first level
+            # that holds, on to the first above it that does not, then bisect between the two
+            lo = hi = None
+            for level in float(lowest[seats[name]]) + 0.0005 * np.arange(1, 200):
+                if level >= self.ceiling_z - r:
+                    break
+                if holds(name, level):
+                    lo = level
+                elif lo is not None:
+                    hi = level
+                    break
+            if lo is not None and hi is not None:
+                for _ in range(24):
+                    mid = 0.5 * (lo + hi)
+                    lo, hi = (mid, hi) if holds(name, mid) else (lo, mid)
+            out[name] = None if lo is None else float(lo)
+        return out
 
     def _nearest_seat(self, pos: np.ndarray) -> tuple[str, float]:
         best = min(self.seat_regions.items(), key=lambda kv: float(np.linalg.norm(pos - np.array(kv[1].center))))
         return best[0], float(np.linalg.norm(pos - np.array(best[1].center)))
+
+    def record_extra(self, outcome: Outcome) -> dict:
+        """decided: the trial ended when its label could no longer change (only such trials carry it)."""
+        return {"decided": True} if "decided" in outcome.reading else {}
+
+    def summarize_extra(self, records: list[dict]) -> dict:
+        """How many trials ended when their label could no longer change, before the marble rested."""
+        return {"ended_when_decided": sum(1 for r in records if (r.get("extra") or {}).get("decided"))}
 
     def params(self) -> dict:
         return {
@@ -265,5 +439,7 @@ class Crater(HillShape, Device):
             "materials": {"marble": self.marble_material.as_dict(), "hill": self.hill_material.as_dict()},
             "physics": self.world.settings.as_dict(),
             "settle": dict(self.settle_rule.__dict__),
+            "end_when_decided": {"enabled": self.end_when_decided, "margin": DECIDED_MARGIN,
+                                 "seat_pass_levels": dict(self.seat_pass_levels)},
         }
 
