@@ -167,6 +167,73 @@ def read_tallies(path: str | Path, labels: Sequence[str], device: str | None = N
     return out
 
 
+# -- configurations ---------------------------------------------------------------------------------
+def parse_configuration(text: str, what: str = "--joint") -> tuple[str, tuple[str, ...], str | None, str]:
+    """`DEVICE[=FILE]` or `DEVICE[NAME=VALUE,NAME=VALUE,...][=FILE]`: a device, or one configuration
+    of it (its own `--set` values, after the run's), and the file of its tallies (None: none given).
+    Values may hold brackets and quoted text (`throw[shape.size=[0.012,0.016,0.016],shape.material="steel"]`);
+    commas split the sets only outside them. Returns (device, sets as NAME=VALUE texts, file, the
+    part's name: the text before `=FILE`). Anything malformed is one InputError."""
+    text = text.strip()
+    m = re.match(r"^([A-Za-z0-9_.-]+)", text)
+    if not m:
+        raise InputError(f"{what} {text!r}: expected DEVICE=FILE or DEVICE[NAME=VALUE,...]=FILE")
+    device, rest = m.group(1), text[m.end():]
+    sets: list[str] = []
+    if rest.startswith("["):
+        depth, quote, cell, i = 0, None, "", 1
+        while i < len(rest):
+            ch = rest[i]
+            if quote:
+                quote = None if ch == quote else quote
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "[":
+                depth += 1
+            elif ch == "]":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                sets.append(cell.strip())
+                cell = ""
+                i += 1
+                continue
+            cell += ch
+            i += 1
+        else:
+            raise InputError(f"{what} {text!r}: the configuration's [ is never closed; expected "
+                             f"DEVICE[NAME=VALUE,...]=FILE")
+        sets.append(cell.strip())
+        rest = rest[i + 1:]
+        for cell in sets:
+            name, eq, value = cell.partition("=")
+            if not eq or not name.strip() or not value.strip():
+                raise InputError(f"{what} {text!r}: {cell!r} is not NAME=VALUE (e.g. shape.size=[0.012,0.016,0.016])")
+        sets = [f"{c.partition('=')[0].strip()}={c.partition('=')[2].strip()}" for c in sets]
+    name = text[:len(text) - len(rest)]
+    if rest and not rest.startswith("="):
+        raise InputError(f"{what} {text!r}: unexpected {rest!r} after {name}; expected {name}=FILE")
+    path = rest[1:].strip() or None if rest else None
+    return device, tuple(sets), path, name
+
+
+def pinned_gesture(values) -> tuple[tuple[str, str], ...]:
+    """`--set` overrides giving every throw of a run the gesture `values` ({spec key: value}): each
+    range shrunk to that value."""
+    return tuple((key, f"[{float(v)!r}, {float(v)!r}]") for key, v in values.items())
+
+
+def gesture_points(ranges, points: int, seed) -> np.ndarray:
+    """`points` gesture values (a Latin hypercube over `ranges`, [(low, high)] per gesture range):
+    the design of a calibration's training trials, which run in blocks, one per point."""
+    from scipy.stats import qmc
+
+    lo, hi = np.array([r[0] for r in ranges], dtype=float), np.array([r[1] for r in ranges], dtype=float)
+    unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(points)
+    return lo + unit * (hi - lo)
+
+
 # -- per-trial draws ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PosteriorDraws:

@@ -284,7 +284,7 @@ def join(url: str, *, seat: str | None = None, name: str | None = None, bot: str
 
 # -- calibrate ------------------------------------------------------------------------------------
 def calibrate(device: str, observed: str | Path | None = None, *, joint: Iterable[str] = (), plan: bool = False,
-              budget: int = 300, measured: Iterable[str] = (), fit: Iterable[str] = (),
+              gesture: bool = False, gesture_points: int = 40, budget: int = 300, measured: Iterable[str] = (), fit: Iterable[str] = (),
               trials: int = 2000, seed: int = 0, workers: int = 1, holdout_points: int = 5, holdout_trials: int = 100,
               walkers: int = 64, steps: int = 3000, bootstrap: int = 8, set: Mapping[str, Any] | None = None,
               overrides: Iterable[str] = (), spec: str | Path | None = None, scheduler: str | None = None,
@@ -292,7 +292,9 @@ def calibrate(device: str, observed: str | Path | None = None, *, joint: Iterabl
               progress: bool = False):
     """`tabletop calibrate DEVICE --observed FILE`: the device's uncertain material values fitted to
     tallies from a real copy (`observed`: a label,count CSV or an estimate's JSON); `joint`
-    "DEVICE=FILE" texts (other devices sharing its material pairs, calibrated together); `plan`
+    "DEVICE=FILE" texts (other devices sharing its material pairs, calibrated together) or
+    "DEVICE[NAME=VALUE,...]=FILE" (another configuration of the device); `gesture` (fit the
+    gesture's ranges too, trained at `gesture_points` values); `plan`
     (what to measure next, `budget` more tallies weighed against home tests); `measured`
     "NAME=VALUE+-SD" texts, `fit` parameter names, the rest the command's options. A
     tabletop.app.calibrate.CalibrateResult: `parameters` (prior and posterior of each fitted one),
@@ -302,7 +304,8 @@ def calibrate(device: str, observed: str | Path | None = None, *, joint: Iterabl
     from tabletop.app.requests import CalibrateRequest
 
     texts = tuple(overrides) + tuple(f"{k}={_toml(v)}" for k, v in (set or {}).items())
-    request = CalibrateRequest(device=device, observed=observed, joint=tuple(joint), plan=plan, budget=budget,
+    request = CalibrateRequest(device=device, observed=observed, joint=tuple(joint), plan=plan, gesture=gesture,
+                               gesture_points=gesture_points, budget=budget,
                                measured=tuple(measured), fit=tuple(fit),
                                trials=trials, seed=seed, workers=workers, holdout_points=holdout_points,
                                holdout_trials=holdout_trials, walkers=walkers, steps=steps, bootstrap=bootstrap,

@@ -110,8 +110,10 @@ def _measured(request: CalibrateRequest, candidates: dict) -> dict[str, tuple[fl
 
 @dataclass
 class _Part:
-    """One device of a calibration (the first is the one named; `--joint` adds the others): its
-    model, its tallies (None: none yet, for a plan) and, once run, its training and surrogate."""
+    """One part of a calibration: a device, or one configuration of it (its own --set values: a
+    shape, a throw). The first is the device named; `--joint` adds the others. Its model, its
+    tallies (None: none yet, for a plan) and, once run, its training and surrogate. `name` is the
+    part's name as given (`throw[shape.size=...]`), `device` the device's registry name."""
 
     index: int
     name: str
@@ -123,6 +125,10 @@ class _Part:
     pairs: list[str]
     candidates: dict[str, dict]
     seed: int
+    device_name: str = ""
+    sets: tuple[str, ...] = ()
+    path: Path | None = None
+    gesture: dict[str, str] = field(default_factory=dict)   # fitted name -> the spec key of its range
     training: list = field(default_factory=list)
     fitted: list[str] = field(default_factory=list)
 
@@ -130,53 +136,83 @@ class _Part:
     def names(self) -> list[str]:
         return list(self.candidates)
 
+    def pinned(self, values: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], tuple]:
+        """Values of this part's parameters split into pinned pair values (for PairDraws) and
+        --set overrides pinning its gesture ranges."""
+        from tabletop.sim.calibrate import pinned_gesture
+
+        pairs = tuple((n, float(v)) for n, v in values.items() if n not in self.gesture)
+        gest = pinned_gesture({self.gesture[n]: v for n, v in values.items() if n in self.gesture})
+        return pairs, gest
+
 
 def _part_seed(seed: int, index: int) -> int:
     """The training trials' seed of part `index` (the named device's is the run's seed)."""
     return seed if index == 0 else int(np.random.SeedSequence([seed, 0x1017, index]).generate_state(1)[0])
 
 
-def _joint_texts(request: CalibrateRequest) -> list[tuple[str, Path | None]]:
-    """--joint DEVICE[=FILE]: the other devices and their tallies (None: none yet; only with --plan)."""
+def _joint_texts(request: CalibrateRequest) -> list[tuple[str, tuple[str, ...], Path | None, str]]:
+    """--joint DEVICE[=FILE] or DEVICE[NAME=VALUE,...][=FILE]: the other devices, or other
+    configurations of one, and their tallies (None: none yet; only with --plan)."""
+    from tabletop.sim.calibrate import parse_configuration
+
     out = []
     for text in request.joint:
-        name, _, path = text.partition("=")
-        name = name.strip()
-        if not path.strip() and not request.plan:
-            raise InputError(f"--joint {text}: give the device's tallies as DEVICE=FILE (a device without tallies "
-                             f"only with --plan)")
-        if name == request.device or name in [n for n, _ in out]:
+        device, sets, path, name = parse_configuration(text)
+        if path is None and not request.plan:
+            raise InputError(f"--joint {text}: give the tallies as DEVICE=FILE or DEVICE[NAME=VALUE,...]=FILE (a "
+                             f"part without tallies only with --plan)")
+        if name == request.device or name in [n for *_, n in out]:
             raise InputError(f"--joint {text}: {name} is already in the calibration")
-        out.append((name, Path(path.strip()) if path.strip() else None))
+        out.append((device, sets, Path(path) if path else None, name))
+    return out
+
+
+def gesture_candidates(part_name: str, params, ranges: dict[str, tuple[float, float]]) -> dict[str, tuple]:
+    """The gesture ranges of a part that a calibration may fit (width > 0), by fitted name: the
+    spec key where every part declaring it has the same range (one person's throw, shared), else
+    KEY@PART (this part's own throw). `ranges` keeps the first range seen of each key."""
+    out = {}
+    for p in params:
+        if p.kind != "gesture" or not p.high > p.low:
+            continue
+        first = ranges.setdefault(p.name, (p.low, p.high))
+        out[p.name if first == (p.low, p.high) else f"{p.name}@{part_name}"] = (p.name, p)
     return out
 
 
 def _parts(request: CalibrateRequest, stack) -> list[_Part]:
-    """Every device of the calibration built, its tallies read and checked (before any work)."""
+    """Every part of the calibration built, its tallies read and checked (before any work)."""
     from tabletop.app.estimate import device_of
     from tabletop.app.requests import DeviceRun
     from tabletop.gamekit.devices import entry
     from tabletop.sim import calibrate as cal
     from tabletop.sim import sensitivity as sens
 
-    wanted = [(request.device, request.observed, request.spec)]
-    wanted += [(name, path, None) for name, path in _joint_texts(request)]
-    parts = []
-    for i, (name, path, spec) in enumerate(wanted):
-        entry(name)
-        run = DeviceRun(device=name, seed=request.seed, spec=spec, overrides=request.overrides)
+    wanted = [(request.device, (), request.observed, request.spec, request.device)]
+    wanted += [(device, sets, path, None, name) for device, sets, path, name in _joint_texts(request)]
+    parts, ranges = [], {}
+    for i, (device_name, sets, path, spec, name) in enumerate(wanted):
+        entry(device_name)
+        run = DeviceRun(device=device_name, seed=request.seed, spec=spec, overrides=request.overrides + sets)
         spec, overrides, device = device_of(run)
         stack.callback(device.close)
         labels = tuple(device.labels)
-        observed = cal.read_tallies(path, labels, name) if path is not None else None
+        observed = cal.read_tallies(path, labels, device_name) if path is not None else None
         pairs = sens.contact_pairs(device, request.seed)
-        params = [p for p in sens.parameters(device, pairs, spec, overrides) if p.kind == "pair"]
-        candidates = {p.name: {"default": p.value, "low": p.low, "high": p.high, "source": p.source} for p in params}
+        params = sens.parameters(device, pairs, spec, overrides)
+        candidates = {p.name: {"kind": "pair", "default": p.value, "low": p.low, "high": p.high, "source": p.source}
+                      for p in params if p.kind == "pair"}
+        with_gesture = request.gesture or any(not n.startswith("materials.") for n in request.fit)
+        gesture = gesture_candidates(name, params, ranges) if with_gesture else {}
+        candidates.update({n: {"kind": "gesture", "default": p.value, "low": p.low, "high": p.high,
+                               "source": f"{p.source} [{key}]"} for n, (key, p) in gesture.items()})
         parts.append(_Part(i, name, spec, overrides, device, labels, observed, pairs, candidates,
-                           _part_seed(request.seed, i)))
+                           _part_seed(request.seed, i), device_name, tuple(sets), path,
+                           {n: key for n, (key, _) in gesture.items()}))
     for p in parts[1:]:
         if not set(p.candidates) & set(parts[0].candidates):
-            raise InputError(f"--joint {p.name}: it shares no material pair with {request.device} "
+            raise InputError(f"--joint {p.name}: it shares no material pair or gesture with {request.device} "
                              f"({', '.join(parts[0].pairs)} against {', '.join(p.pairs)}); calibrate it alone")
     return parts
 
@@ -229,27 +265,15 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
     tallied = [p for p in parts if p.observed is not None]
     try:
         with stack:
-            # 1. training trials of each device, every pair value drawn per trial
+            # 1. training trials of each part, every pair value drawn per trial, the gesture per block
             for part in parts:
-                ref = device_ref(part.name, part.spec, part.overrides)
                 done = [r for r in kept if "holdout" not in r and r.get("part", 0) == part.index]
                 if done:
                     reporter.note(f"resuming: {len(done)} {part.name} training trials already in {checkpoint.path}")
-
-                def mark(chunk, index=part.index):
-                    for r in chunk:
-                        if index:
-                            r["part"] = index
-                    if checkpoint is not None:
-                        checkpoint.append(chunk)
-
                 with reporter.progress(request.trials, f"{part.name} training") as bar:
                     bar.advance(len(done))
-                    part.training = done + run_batch(ref, request.trials, part.seed, request.workers,
-                                                     device=part.device if request.workers == 1 else None,
-                                                     progress=bar.advance, skip={r["index"] for r in done},
-                                                     on_chunk=mark, executor=executor,
-                                                     perturb=PairDraws(tuple(part.pairs)))
+                    part.training = done + train(part, request.trials, request.gesture_points, request.workers,
+                                                 done, checkpoint, executor, bar.advance)
                 part.training.sort(key=lambda r: r["index"])
             timing = {"training_s": time.perf_counter() - started}
             for part in parts:
@@ -262,7 +286,7 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
                 never = [k for i, k in enumerate(part.labels)
                          if part.observed and part.observed[k] > 0 and part.reached[i] == 0]
                 if never:
-                    what = request.observed if part.index == 0 else dict(_joint_texts(request))[part.name]
+                    what = part.path
                     raise InputError(f"--observed {what}: {', '.join(never)} tallied, but none of the "
                                      f"{len(labelled)} simulated trials across the documented ranges gave "
                                      f"{'it' if len(never) == 1 else 'them'}: the model never reaches "
@@ -329,7 +353,9 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
         post_band = cal.label_bands(part.labels, probs[:, a:b])
         total = sum(part.observed.values()) if part.observed else 0
         blocks.append({
-            "device": part.name,
+            "device": part.device_name,
+            "part": part.name,
+            "sets": list(part.sets),
             "observed": part.observed,
             "labels": {k: {"prior": prior_band[k], "posterior": post_band[k],
                            "observed": part.observed[k] / total if total else None} for k in part.labels},
@@ -364,18 +390,21 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
         "format": CALIBRATION_FORMAT, "version": CALIBRATION_VERSION,
         "device": request.device,
         "devices": [p.name for p in parts],
+        "parts": [{"name": p.name, "device": p.device_name, "sets": list(p.sets),
+                   "gesture": {n: k for n, k in p.gesture.items()}} for p in parts],
         "seed": request.seed,
         "workers": request.workers,
         "observed": first["observed"],
-        "parameters": [{"name": n, "default": candidates[n]["default"], "low": candidates[n]["low"],
+        "parameters": [{"name": n, "kind": candidates[n]["kind"], "default": candidates[n]["default"],
+                        "low": candidates[n]["low"],
                         "high": candidates[n]["high"], "source": candidates[n]["source"],
                         "prior": pr.as_dict(), "posterior": cal.summary(draws[:, j]),
                         "devices": [p.name for p in parts if n in p.fitted]}
                        for j, (n, pr) in enumerate(zip(fitted, priors))],
         "labels": first["labels"],
         "band_narrowing": first["band_narrowing"],
-        "predictive": ({b["device"]: {k: v["posterior"] for k, v in b["labels"].items()} for b in blocks}
-                       if tallied else {}),
+        "predictive": ({b["device"]: {k: v["posterior"] for k, v in b["labels"].items()}
+                        for b in reversed(blocks) if not b["sets"]} if tallied else {}),
         "posterior_draws": {"names": fitted, "values": draws[keep].tolist()},
         "marginalized": first["marginalized"],
         "surrogate": first["surrogate"],
@@ -407,6 +436,48 @@ def _ratio(prior: list[float], posterior: list[float]) -> float | None:
     return (prior[1] - prior[0]) / width if width > 0 else None
 
 
+def train(part: _Part, trials: int, points: int, workers: int, done, checkpoint, executor, progress) -> list[dict]:
+    """`part`'s training trials 0..trials-1 (except those `done`): every material pair value drawn
+    per trial from its range (PairDraws); the gesture ranges it may fit, if any, at `points` values
+    (a Latin hypercube over their ranges), trial i thrown at point i mod points with every throw's
+    range shrunk to that value (a device samples its gesture from its spec, so a point is a device
+    built with those --set values: one per block, not per trial). Each record's `drawn` holds the
+    values it was given, gesture values by their fitted names."""
+    from tabletop.gamekit.devices import device_ref
+    from tabletop.sim import calibrate as cal
+    from tabletop.sim.batch import PairDraws, run_batch
+
+    skip = {r["index"] for r in done}
+    names = list(part.gesture)
+    if names:
+        ranges = [(part.candidates[n]["low"], part.candidates[n]["high"]) for n in names]
+        values = cal.gesture_points(ranges, min(points, trials), [part.seed, 0x6E57])
+        blocks = [(dict(zip(names, (float(v) for v in row))), set(range(b, trials, len(values))))
+                  for b, row in enumerate(values)]
+    else:
+        blocks = [({}, set(range(trials)))]
+    out = []
+    for drawn, indices in blocks:
+        todo = indices - skip
+        if not todo:
+            continue
+
+        def mark(chunk, drawn=drawn):
+            for r in chunk:
+                r["drawn"].update(drawn)
+                if part.index:
+                    r["part"] = part.index
+            if checkpoint is not None:
+                checkpoint.append(chunk)
+
+        _, extra = part.pinned(drawn)
+        ref = device_ref(part.device_name, part.spec, part.overrides + extra)
+        out += run_batch(ref, trials, part.seed, workers, device=part.device if workers == 1 and not extra else None,
+                         progress=progress, skip=set(range(trials)) - todo, on_chunk=mark, executor=executor,
+                         perturb=PairDraws(tuple(part.pairs)))
+    return out
+
+
 def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict:
     """Fresh trials of `part`'s device at held-out values of its fitted parameters (a Latin
     hypercube over their ranges), the others drawn per trial; its surrogate's predictions against
@@ -418,7 +489,6 @@ def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict
     from tabletop.sim.batch import PairDraws, run_batch
     from tabletop.sim.devices.base import Status
 
-    ref = device_ref(part.name, part.spec, part.overrides)
     key = [request.seed, 0x401D] + ([part.index] if part.index else [])
     unit = qmc.LatinHypercube(d=len(part.fitted), seed=np.random.default_rng(key)).random(request.holdout_points)
     points = np.asarray(part.low) + unit * (np.asarray(part.high) - np.asarray(part.low))
@@ -426,6 +496,8 @@ def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict
     with reporter.progress(len(points) * request.holdout_trials, f"{part.name} held-out check") as bar:
         for j, point in enumerate(points):
             pinned = tuple((n, float(v)) for n, v in zip(part.fitted, point))
+            pairs, extra = part.pinned(dict(pinned))
+            ref = device_ref(part.device_name, part.spec, part.overrides + extra)
             done = [r for r in kept if r.get("holdout") == j and r.get("part", 0) == part.index
                     and r.get("pinned") == [list(p) for p in pinned]]
             bar.advance(len(done))
@@ -439,9 +511,10 @@ def _holdout(request, part: _Part, kept, checkpoint, executor, reporter) -> dict
                     checkpoint.append(chunk)
 
             records = done + run_batch(ref, request.holdout_trials, _holdout_seed(request.seed, j, part.index),
-                                       request.workers, device=part.device if request.workers == 1 else None,
+                                       request.workers,
+                                       device=part.device if request.workers == 1 and not extra else None,
                                        progress=bar.advance, skip={r["index"] for r in done}, on_chunk=mark,
-                                       executor=executor, perturb=PairDraws(tuple(part.pairs), pinned))
+                                       executor=executor, perturb=PairDraws(tuple(part.pairs), pairs))
             for r in records:
                 if r["status"] == Status.OK:
                     counts[j, part.labels.index(r["label"])] += 1
@@ -478,6 +551,8 @@ def _plan(request: CalibrateRequest, parts: list[_Part], fitted: list[str], draw
                                 f"({', '.join(part.labels)})"},
                         cal.tally_weights(probs, slice(a, b), request.budget), n))
     for j, name in enumerate(fitted):
+        if not name.startswith("materials.pairs."):
+            continue        # a gesture: no home test measures it
         pair, field_ = name.removeprefix("materials.pairs.").rsplit(".", 1)
         test = cal.HOME_TESTS[field_]
         sd = f"+-{test.sd:.0%}" if test.relative else f"+-{test.sd:g}"
@@ -520,14 +595,16 @@ def describe(result: CalibrateResult) -> list[str]:
         pr, po = p["prior"], p["posterior"]
         prior = (f"uniform [{pr['low']:.4g}, {pr['high']:.4g}]" if pr["kind"] == "uniform"
                  else f"normal {pr['mean']:.4g} +- {pr['sd']:.4g} in [{pr['low']:.4g}, {pr['high']:.4g}]")
+        default = (f"every throw drawn from [{p['default'][0]:.4g}, {p['default'][1]:.4g}]"
+                   if isinstance(p["default"], list) else f"default {p['default']:.4g}")
         if tallies:
             lines.append(f"  {p['name']}: posterior {po['mean']:.4g} (95% {po['ci95'][0]:.4g} .. "
-                         f"{po['ci95'][1]:.4g}); prior {prior}; default {p['default']:.4g}")
+                         f"{po['ci95'][1]:.4g}); prior {prior}; {default}")
         else:
-            lines.append(f"  {p['name']}: prior {prior}; default {p['default']:.4g}")
+            lines.append(f"  {p['name']}: prior {prior}; {default}")
     for b in blocks:
         if len(blocks) > 1:
-            lines.append(f"  {b['device']}:")
+            lines.append(f"  {b.get('part', b['device'])}:")
         lines.append(f"  {'label':<12} {'observed':>9}  {'prior p [band]':<24} {'calibrated p [band]':<24} narrower")
         for k, lab in b["labels"].items():
             pr, po = lab["prior"], lab["posterior"]

@@ -595,13 +595,19 @@ class CalibrateRequest(DeviceRun):
     tallies from a real copy; `joint` DEVICE=FILE texts: other devices sharing material pairs with
     it, calibrated together (DEVICE alone: no tallies yet, with `plan`); `plan`: also say which
     measurement (`budget` more tallies of a device, or a home test of a value) would narrow the
-    bands most (without `observed`: from the prior). `trials` simulated training trials (material
-    values drawn per trial from their ranges), `holdout_trials` at each of `holdout_points` held-out values (the
-    surrogate's check); `measured` NAME=VALUE+-SD priors; `fit` the parameters to fit (default:
-    those that go detectably with a label); `walkers`, `steps` and `bootstrap` the sampler's."""
+    bands most (without `observed`: from the prior). `joint` texts may name a configuration of a
+    device, DEVICE[NAME=VALUE,...]=FILE: the same device with its own --set values (a shape, a
+    throw), its tallies fitted with the same parameters. `gesture`: the gesture's ranges are
+    candidates too (also when `fit` names one), the training trials thrown at `gesture_points`
+    values of them. `trials` simulated training trials (material values drawn per trial from
+    their ranges), `holdout_trials` at each of `holdout_points` held-out values (the surrogate's
+    check); `measured` NAME=VALUE+-SD priors; `fit` the parameters to fit (default: those that go
+    detectably with a label); `walkers`, `steps` and `bootstrap` the sampler's."""
 
     observed: Path | None = None
     joint: tuple[str, ...] = ()
+    gesture: bool = False
+    gesture_points: int = 40
     plan: bool = False
     budget: int = 300
     measured: tuple[str, ...] = ()
@@ -624,6 +630,8 @@ class CalibrateRequest(DeviceRun):
             raise InputError("--observed: give the tallies from your copy (a label,count CSV or an estimate's JSON)")
         self.joint = tuple(v for v in _texts(self.joint, "joint") if v) if self.joint else ()
         self.budget = _count(self.budget, "budget")
+        _switch(self.gesture, "gesture")
+        self.gesture_points = _count(self.gesture_points, "gesture_points")
         self.measured = tuple(_texts(self.measured, "measured")) if self.measured else ()
         self.fit = tuple(v for v in _texts(self.fit, "fit") if v) if self.fit else ()
         self.trials = _count(self.trials, "trials")

@@ -15,7 +15,18 @@ def calibrate_command(sub, devices) -> None:
                           "(its counts); needed unless --plan")
     cal.add_argument("--joint", action="append", default=[], metavar="DEVICE=FILE",
                      help="calibrate together with another device that shares a material pair (the Tipper and "
-                          "the crater: glass on polystyrene), FILE its tallies; repeatable")
+                          "the crater: glass on polystyrene), FILE its tallies; or with another configuration "
+                          "of a device, DEVICE[NAME=VALUE,...]=FILE: its own --set values after the run's (e.g. "
+                          "'throw[shape.size=[0.012,0.016,0.016]]=b.csv'; commas inside [...] or quotes "
+                          "belong to a value); every part shares the fitted parameters; repeatable")
+    cal.add_argument("--gesture", action="store_true",
+                     help="also fit the gesture: each [low, high] range of the spec's gesture (a throw's "
+                          "height, speed, spin) is a candidate, its prior uniform on the range, its value the "
+                          "one every throw of the copy is given; a range two parts declare differently is "
+                          "fitted per part (NAME@PART)")
+    cal.add_argument("--gesture-points", type=_positive_int, default=40, metavar="G",
+                     help="with --gesture: the training trials are thrown at G gesture values (a Latin "
+                          "hypercube over the ranges), one block each (default 40)")
     cal.add_argument("--plan", action="store_true",
                      help="also say what to measure next: which more tallies or home test narrows the bands most")
     cal.add_argument("--budget", type=_positive_int, default=300, metavar="N",
