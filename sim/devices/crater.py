@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
 from tabletop.sim.devices.hill_shape import MESH_VERSION, HillShape
 from tabletop.sim.errors import SpecError
@@ -225,17 +226,16 @@ class Crater(HillShape, Device):
         self._place(gesture or Knock(self.edge_seats[0], float(np.mean(self.knock_speed)),
                                      float(np.mean(self.knock_angle))))
 
-    def _escaped_check(self):
+    def _outside_check(self):
+        """A callable telling whether a marble centre (x, y, z) has left the model (an escape)."""
         lo, hi = self.bounds()
         x0, y0, z0 = (float(v) for v in lo - np.array([0.01, 0.01, 0.02]))
         x1, y1, z1 = (float(v) for v in hi + np.array([0.01, 0.01, 0.05]))
-        get = self.world.client.getBasePositionAndOrientation
-        body = self.world.bodies[MARBLE]
 
-        def escaped() -> bool:
-            x, y, z = get(body)[0]
+        def outside(pos) -> bool:
+            x, y, z = pos
             return not (x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1)
-        return escaped
+        return outside
 
     def run(self, rng: np.random.Generator, gesture: Knock | None = None) -> Outcome:
         knock = gesture if gesture is not None else self.sample_gesture(rng)
@@ -280,18 +280,21 @@ class Crater(HillShape, Device):
         steps `run_until_settled` checks on, so a trial not decided ends exactly as there."""
         world, rule = self.world, self.settle_rule
         watch = SettleWatch(world, [MARBLE], rule)
-        escaped = self._escaped_check()
+        outside = self._outside_check()
+        get_pos, body = world.client.getBasePositionAndOrientation, world.bodies[MARBLE]
         decided = self._decided_check() if self.ends_when_decided() else None
+        top = max((v for v in self.seat_pass_levels.values() if v is not None), default=-np.inf)
         end = world.steps + round(rule.cap / world.dt)
         with self._stepping(rule.every) as step:
             while world.steps < end:
                 step()
-                if escaped():
+                pos = get_pos(body)[0]
+                if outside(pos):
                     return False, True, None
                 if watch.update():
                     return True, False, None
-                if decided is not None:
-                    found = decided()
+                if decided is not None and pos[2] < top:
+                    found = decided(pos)
                     if found is not None:
                         return False, False, found
         return False, False, None
@@ -322,30 +325,32 @@ class Crater(HillShape, Device):
         def step() -> None:
             step_simulation()
             world.steps += n
+        hill = world.bodies[HILL]
         client.setPhysicsEngineParameter(fixedTimeStep=span, numSubSteps=n)
+        client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_SLEEP)
         try:
             yield step
         finally:
             client.setPhysicsEngineParameter(fixedTimeStep=dt, numSubSteps=0)
+            client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
     def _decided_check(self):
-        """A callable giving (label, energy height) once the marble can only come to rest on one
-        cave seat, else None: it is inside the seat's region and its energy height (its centre's
-        height plus its kinetic energy, rotation counted whole, over g) lies DECIDED_MARGIN under
-        the seat's pass level (`seat_pass_levels`)."""
-        client, body = self.world.client, self.world.bodies[MARBLE]
-        get_pos, get_vel = client.getBasePositionAndOrientation, client.getBaseVelocity
+        """A callable giving, for the marble centre (x, y, z), (label, energy height) once the marble
+        can only come to rest on one cave seat, else None: it is inside the seat's region and its
+        energy height (its centre's height plus its kinetic energy, rotation counted whole, over g)
+        lies DECIDED_MARGIN under the seat's pass level (`seat_pass_levels`)."""
+        get_vel, body = self.world.client.getBaseVelocity, self.world.bodies[MARBLE]
         g, spin = self.world.settings.gravity, 0.2 * self.marble_radius ** 2
         seats = [(name, *region.center, region.radius ** 2, self.seat_pass_levels[name] - DECIDED_MARGIN)
                  for name, region in self.seat_regions.items() if self.seat_pass_levels.get(name) is not None]
 
-        def decided() -> tuple[str, float] | None:
-            x, y, z = get_pos(body)[0]
-            (vx, vy, vz), (wx, wy, wz) = get_vel(body)
-            e = z + (0.5 * (vx * vx + vy * vy + vz * vz) + spin * (wx * wx + wy * wy + wz * wz)) / g
+        def decided(pos) -> tuple[str, float] | None:
+            x, y, z = pos
             for name, cx, cy, cz, r2, level in seats:
-                if e < level and (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2 <= r2:
-                    return name, e
+                if (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2 <= r2:
+                    (vx, vy, vz), (wx, wy, wz) = get_vel(body)
+                    e = z + (0.5 * (vx * vx + vy * vy + vz * vz) + spin * (wx * wx + wy * wy + wz * wz)) / g
+                    return (name, e) if e < level else None
             return None
         return decided
 
