@@ -32,7 +32,8 @@ def test_bench_reports_new_converged_and_legacy_speeds_with_their_ratios(tmp_pat
     fig = json.loads(out.read_text())["devices"]["die"]
     new, conv, old = fig, fig["converged"], fig["legacy"]
     assert new["overrides"] == {}
-    assert conv["overrides"] == dict(CONVERGED_2026_12["die"]) and old["overrides"] == dict(LEGACY)
+    assert conv["overrides"] == dict(CONVERGED_2026_12["die"])
+    assert old["overrides"] == dict(CONVERGED_2026_12["die"]) | dict(LEGACY)
     for run in (new, conv, old):
         assert run["trials"] == 2 and run["steps"] > 0 and run["trials_per_s"] > 0.0
         assert run["bare_trials_per_s"] > run["trials_per_s"]
@@ -68,3 +69,26 @@ def test_converged_numerics_are_frozen_for_every_device_of_tabletop():
     for name in own:
         keys = dict(CONVERGED_2026_12[name])
         assert converged_timestep(name) > 0.0 and int(keys["physics.solver_iterations"]) >= 1
+
+
+def test_bench_sets_a_devices_switches_for_a_run_and_refuses_one_it_lacks():
+    """CONVERGED_2026_12_BEHAVIOUR's attributes are set on the device built for the run (here the
+    die's settle rule, with a hold a tenth as long: its throws end sooner), and a name the device
+    lacks stops the run with a line that says where the name comes from, rather than running the
+    device as it is now."""
+    from dataclasses import replace
+
+    from tabletop.sim.bench import CONVERGED_2026_12_BEHAVIOUR
+    from tabletop.sim.errors import InputError
+
+    def build(overrides):
+        return make_device("die", overrides=overrides)
+
+    rule = build(()).settle
+    short = replace(rule, hold=rule.hold / 10)
+    as_spec = bench_device(build, 2)
+    fig = bench_device(build, 2, attributes={"settle": short})
+    assert fig["steps"] < as_spec["steps"] - 200 and fig["attributes"] == {"settle": short}
+    with pytest.raises(InputError, match="CONVERGED_2026_12_BEHAVIOUR"):
+        bench_device(build, 1, attributes={"no_such_switch": False})
+    assert CONVERGED_2026_12_BEHAVIOUR["crater"] == {"end_when_decided": False, "substeps": False}

@@ -8,10 +8,10 @@ from tabletop.app import longrun
 from tabletop.app.requests import BenchRequest
 from tabletop.app.results import BenchResult
 
-DEVICE_NOTE = ("new: the spec's settings; converged: the converged numerics frozen on 2026-12-06 "
-               "(tabletop.sim.bench.CONVERGED_2026_12; while the specs hold them, new/conv is 1.0 within "
-               "the run-to-run noise); at 1/480: the old numerics (1/480 s, 50 iterations), where the "
-               "converged step is finer; bare: the new trials' own steps alone; to bare: new over bare; "
+DEVICE_NOTE = ("new: the spec's settings; converged: the converged numerics frozen on 2026-12-06 and the "
+               "code's switches as they were then (tabletop.sim.bench CONVERGED_2026_12 and _BEHAVIOUR; where "
+               "neither has changed, new/conv is 1.0 within the run-to-run noise); at 1/480: the same with "
+               "the old step and iterations (1/480 s, 50), where the converged step is finer; bare: the new trials' own steps alone; to bare: new over bare; "
                "every figure, and a separate bare loop from the start pose, is in the JSON of --out")
 
 
@@ -25,8 +25,8 @@ def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> Be
 
 def _devices(request: BenchRequest, reporter) -> BenchResult:
     from tabletop.gamekit.devices import DEVICES, default_spec, device_ref, entry, make_device
-    from tabletop.sim.bench import (CONVERGED_2026_12, LEGACY, bench_device, bench_scaling, converged_timestep,
-                                    speed_ratios, summary_rows)
+    from tabletop.sim.bench import (CONVERGED_2026_12, CONVERGED_2026_12_BEHAVIOUR, LEGACY, bench_device,
+                                    bench_scaling, converged_timestep, speed_ratios, summary_rows)
     from tabletop.sim.errors import InputError
     from tabletop.sim.spec import load_toml
     from tabletop.sim.world import engine_versions
@@ -52,29 +52,32 @@ def _devices(request: BenchRequest, reporter) -> BenchResult:
             f"{fig['bare_trials_per_s']:.2f} trials/s, ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, "
             f"{fig['us_per_step']:.1f} us/step); a separate bare loop from the start pose "
             f"{sep['bare_trials_per_s']:.2f} trials/s, ratio {sep['ratio_vs_bare']:.3f}")
-        # the same device at the converged numerics frozen on 2026-12-06, and at the old ones
-        # (1/480 s, 50 iterations) where the converged step is finer
+        # the same device at the converged numerics frozen on 2026-12-06 (its code's switches as they
+        # were then), and at the old ones (1/480 s, 50 iterations, the rest as on 2026-12-06) where
+        # the converged step is finer
         frozen = CONVERGED_2026_12.get(name)
+        behaviour = CONVERGED_2026_12_BEHAVIOUR.get(name)
+
+        def run(overrides, what: str):
+            try:
+                out = bench_device(build, trials, overrides=overrides, attributes=behaviour)
+            except InputError as exc:    # a spec that no longer takes a frozen key; a switch renamed
+                say(f"{name} {what}: cannot run ({exc})")
+                return {"overrides": dict(overrides), "missing": str(exc)}
+            say(f"{name} {what}: {out['trials_per_s']:.2f} trials/s (new is "
+                f"{fig['trials_per_s'] / out['trials_per_s']:.2f} of that), ratio to its bare loop "
+                f"{out['ratio_vs_bare']:.3f}")
+            return out
+
         if frozen is None:
             fig["converged"] = {"missing": "no converged numerics recorded for this device"}
         else:
-            try:
-                fig["converged"] = old = bench_device(build, trials, overrides=frozen)
-            except InputError as exc:    # a spec that no longer takes a frozen key (SpecError is one)
-                fig["converged"] = {"overrides": dict(frozen), "missing": str(exc)}
-                say(f"{name} at its converged numerics of 2026-12-06: cannot run ({exc})")
-            else:
-                say(f"{name} at its converged numerics of 2026-12-06: {old['trials_per_s']:.2f} trials/s "
-                    f"(new is {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
-                    f"ratio to its bare loop {old['ratio_vs_bare']:.3f}")
+            fig["converged"] = run(frozen, "at its converged numerics of 2026-12-06")
         step = converged_timestep(name)
         if step is None:
             step = load_toml(default_spec(name)).table("physics").number("timestep")
         if step < 1.0 / 480.0 - 1e-12:
-            fig["legacy"] = old = bench_device(build, trials, overrides=LEGACY)
-            say(f"{name} at 1/480 s, 50 iterations: {old['trials_per_s']:.2f} trials/s "
-                f"(new is {fig['trials_per_s'] / old['trials_per_s']:.2f} of that), "
-                f"ratio to its bare loop {old['ratio_vs_bare']:.3f}")
+            fig["legacy"] = run((*(frozen or ()), *LEGACY), "at 1/480 s, 50 iterations")
         fig["ratios"] = speed_ratios(fig)
     if not request.quick:
         figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",

@@ -222,10 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="measure trials per second: new, converged and 1/480 s settings, beside a bare PyBullet loop",
         description="Each device's trials per second at its spec's settings (new), at the converged numerics "
                     "frozen on 2026-12-06 (tabletop.sim.bench.CONVERGED_2026_12: time step, solver iterations, "
-                    "settle rule, mesh resolution) and at the old 1/480 s, 50 iterations (where the converged "
-                    "step is finer), the ratios new/converged and new/1/480 s, and the bare PyBullet loop of "
-                    "the new trials' own steps. Today the specs hold the converged numerics, so new/converged "
-                    "is 1.0 within the run-to-run noise.")
+                    "settle rule, mesh resolution; and CONVERGED_2026_12_BEHAVIOUR: a shortcut added to a "
+                    "device's code since, such as the crater's early end, turned off) and at the old 1/480 s, "
+                    "50 iterations (where the converged step is finer), the ratios new/converged and "
+                    "new/1/480 s, and the bare PyBullet loop of the new trials' own steps. Where a device's "
+                    "spec and code are as they were on 2026-12-06, new and converged are the same settings and "
+                    "new/converged is 1.0 within the run-to-run noise.")
     bench.add_argument("--trials", type=_positive_int, default=None,
                        help="trials per device (default 100, 20 with --quick)")
     bench.add_argument("--devices", default=None, help="comma-separated devices (default: all)")
