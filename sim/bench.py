@@ -1,4 +1,6 @@
-"""Throughput of a device beside a bare PyBullet loop stepping the same world.
+"""Throughput of a device beside a bare PyBullet loop stepping the same world, and the numerics the
+devices were converged at on 2026-12-06 (`CONVERGED_2026_12`, `CONVERGED_2026_12_BEHAVIOUR`) and
+before that (`LEGACY`), which `tabletop bench` runs each device at beside its spec.
 
 `bench_device` runs N trials through the device (the real estimate path) and times, inside those
 trials, every call that steps the world: the bare loop of exactly the trials' own steps, from the
