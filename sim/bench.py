@@ -93,33 +93,41 @@ def speed_ratios(fig: dict) -> dict:
     return {"new_vs_converged": ratio(fig.get("converged")), "new_vs_legacy": ratio(fig.get("legacy"))}
 
 
-def bench_device(build: Callable[[tuple], Device], trials: int, seed: int = 12345, overrides=(),
-                 attributes: dict | None = None) -> dict:
-    """Trials per second of the device `build(overrides)` makes (its spec with the `--set` pairs
-    `overrides`, then each of `attributes` set on it) beside the bare loop. The caller knows the
-    devices (tabletop.gamekit.devices); this module does not."""
-    device = build(tuple(overrides))
-    try:
-        for attr, value in (attributes or {}).items():
-            if not hasattr(device, attr):
-                raise InputError(f"{type(device).__name__} has no attribute {attr!r} to set for this run "
-                                 f"(renamed? CONVERGED_2026_12_BEHAVIOUR in tabletop.sim.bench names it)")
-            setattr(device, attr, value)
-        run_trials(device, seed, range(2))  # warm caches (meshes, imports)
-        world = device.world
-        world_step = world.step
-        engine_step = world.client.stepSimulation
-        stepping = [0.0]
+class _TimedDevice:
+    """One device built for a bench run: trials run in chunks, their time and the time of every call
+    that steps its world summed; `figures` steps the separate loop and closes it."""
+
+    def __init__(self, build: Callable[[tuple], Device], seed: int, overrides=(), attributes: dict | None = None):
+        self.overrides, self.attributes, self.seed = tuple(overrides), dict(attributes or {}), seed
+        self.device = device = build(self.overrides)
+        try:
+            for attr, value in self.attributes.items():
+                if not hasattr(device, attr):
+                    raise InputError(f"{type(device).__name__} has no attribute {attr!r} to set for this run "
+                                     f"(renamed? CONVERGED_2026_12_BEHAVIOUR in tabletop.sim.bench names it)")
+                setattr(device, attr, value)
+            run_trials(device, seed, range(2))  # warm caches (meshes, imports)
+        except BaseException:
+            device.close()
+            raise
+        self.records: list[dict] = []
+        self.ours = 0.0
+        self.stepping = 0.0
+
+    def run(self, indices) -> None:
+        """Run the trials `indices`, timing them and, inside them, every call that steps the world."""
+        world = self.device.world
+        world_step, engine_step = world.step, world.client.stepSimulation
 
         def timed_step(n: int = 1) -> None:
             t = time.perf_counter()
             world_step(n)
-            stepping[0] += time.perf_counter() - t
+            self.stepping += time.perf_counter() - t
 
         def timed_engine_step(*args, **kwargs):
             t = time.perf_counter()
             out = engine_step(*args, **kwargs)
-            stepping[0] += time.perf_counter() - t
+            self.stepping += time.perf_counter() - t
             return out
 
         # on these instances only, for the timed trials: World.step, and the engine's own step for a
@@ -129,44 +137,91 @@ def bench_device(build: Callable[[tuple], Device], trials: int, seed: int = 1234
         world.client.stepSimulation = timed_engine_step
         try:
             t0 = time.perf_counter()
-            records = run_trials(device, seed, range(trials))
-            ours = time.perf_counter() - t0
+            self.records += run_trials(self.device, self.seed, indices)
+            self.ours += time.perf_counter() - t0
         finally:
             del world.step
             del world.client.stepSimulation
-        steps = sum(r["steps"] for r in records)
-        device.place_for_benchmark()
-        step = device.world.client.stepSimulation
-        if getattr(device, "bench_restart_each_trial", False):
-            bare = 0.0
-            for r in records:
-                device.place_for_benchmark()
+
+    def figures(self) -> dict:
+        """The run's figures, with the separate bare loop stepped now; closes the device."""
+        device, records = self.device, self.records
+        try:
+            trials, ours, stepping = len(records), self.ours, self.stepping
+            steps = sum(r["steps"] for r in records)
+            device.place_for_benchmark()
+            step = device.world.client.stepSimulation
+            restart = bool(getattr(device, "bench_restart_each_trial", False))
+            if restart:
+                bare = 0.0
+                for r in records:
+                    device.place_for_benchmark()
+                    t0 = time.perf_counter()
+                    for _ in range(r["steps"]):
+                        step()
+                    bare += time.perf_counter() - t0
+            else:
                 t0 = time.perf_counter()
-                for _ in range(r["steps"]):
+                for _ in range(steps):
                     step()
-                bare += time.perf_counter() - t0
-        else:
-            t0 = time.perf_counter()
-            for _ in range(steps):
-                step()
-            bare = time.perf_counter() - t0
+                bare = time.perf_counter() - t0
+        finally:
+            device.close()
+        return {
+            "overrides": dict(self.overrides),
+            **({"attributes": self.attributes} if self.attributes else {}),
+            "trials": trials,
+            "steps": steps,
+            "device_s": ours,
+            "bare_s": stepping,
+            "trials_per_s": trials / ours,
+            "bare_trials_per_s": trials / stepping,
+            "ratio_vs_bare": stepping / ours,
+            "us_per_step": 1e6 * ours / steps,
+            "separate_loop": {"bare_s": bare, "bare_trials_per_s": trials / bare, "ratio_vs_bare": bare / ours,
+                              "restarted_each_trial": restart, "us_per_step": 1e6 * bare / steps},
+        }
+
+
+def bench_device(build: Callable[[tuple], Device], trials: int, seed: int = 12345, overrides=(),
+                 attributes: dict | None = None) -> dict:
+    """Trials per second of the device `build(overrides)` makes (its spec with the `--set` pairs
+    `overrides`, then each of `attributes` set on it) beside the bare loop. The caller knows the
+    devices (tabletop.gamekit.devices); this module does not. Overrides or attributes the device
+    refuses raise InputError."""
+    fig = bench_devices(build, trials, {"run": (overrides, attributes)}, seed)["run"]
+    if "missing" in fig:
+        raise InputError(fig["missing"])
+    return fig
+
+
+def bench_devices(build: Callable[[tuple], Device], trials: int, runs: dict[str, tuple], seed: int = 12345,
+                  rounds: int = 10) -> dict[str, dict]:
+    """`bench_device`'s figures for several runs of one device, name -> (overrides, attributes), each
+    over the same trials, interleaved: the trials go in `rounds` chunks, each chunk through every run
+    in turn (the order rotated from chunk to chunk), so that a machine whose load changes during the
+    bench slows every run alike and their ratios hold. A run that cannot be built (its overrides or
+    attributes refused) gets {"overrides", "missing": why} and the others go on."""
+    built: dict[str, _TimedDevice] = {}
+    out: dict[str, dict] = {}
+    try:
+        for name, (overrides, attributes) in runs.items():
+            try:
+                built[name] = _TimedDevice(build, seed, overrides, attributes)
+            except InputError as exc:
+                out[name] = {"overrides": dict(overrides), "missing": str(exc)}
+        size = max(1, -(-trials // rounds))
+        chunks = [range(i, min(i + size, trials)) for i in range(0, trials, size)]
+        order = list(built)
+        for k, chunk in enumerate(chunks):
+            for name in order[k % len(order):] + order[:k % len(order)] if order else ():
+                built[name].run(chunk)
+        for name in list(built):
+            out[name] = built.pop(name).figures()
     finally:
-        device.close()
-    return {
-        "overrides": dict(overrides),
-        **({"attributes": dict(attributes)} if attributes else {}),
-        "trials": trials,
-        "steps": steps,
-        "device_s": ours,
-        "bare_s": stepping[0],
-        "trials_per_s": trials / ours,
-        "bare_trials_per_s": trials / stepping[0],
-        "ratio_vs_bare": stepping[0] / ours,
-        "us_per_step": 1e6 * ours / steps,
-        "separate_loop": {"bare_s": bare, "bare_trials_per_s": trials / bare, "ratio_vs_bare": bare / ours,
-                          "restarted_each_trial": bool(getattr(device, "bench_restart_each_trial", False)),
-                          "us_per_step": 1e6 * bare / steps},
-    }
+        for timed in built.values():
+            timed.device.close()
+    return {name: out[name] for name in runs}
 
 
 def bench_scaling(ref: DeviceRef, name: str, trials: int, seed: int = 2024) -> dict:

@@ -2,7 +2,7 @@
 import pytest
 
 from tabletop.gamekit.devices import make_device
-from tabletop.sim.bench import bench_device
+from tabletop.sim.bench import bench_device, bench_devices
 
 
 @pytest.mark.parametrize("name", ["die", "spinner"])
@@ -91,4 +91,7 @@ def test_bench_sets_a_devices_switches_for_a_run_and_refuses_one_it_lacks():
     assert fig["steps"] < as_spec["steps"] - 200 and fig["attributes"] == {"settle": short}
     with pytest.raises(InputError, match="CONVERGED_2026_12_BEHAVIOUR"):
         bench_device(build, 1, attributes={"no_such_switch": False})
+    # run beside others, the refused run is reported and the others are measured
+    both = bench_devices(build, 2, {"ok": ((), None), "refused": ((), {"no_such_switch": False})})
+    assert both["ok"]["trials"] == 2 and "no_such_switch" in both["refused"]["missing"]
     assert CONVERGED_2026_12_BEHAVIOUR["crater"] == {"end_when_decided": False, "substeps": False}

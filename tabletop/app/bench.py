@@ -25,7 +25,7 @@ def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> Be
 
 def _devices(request: BenchRequest, reporter) -> BenchResult:
     from tabletop.gamekit.devices import DEVICES, default_spec, device_ref, entry, make_device
-    from tabletop.sim.bench import (CONVERGED_2026_12, CONVERGED_2026_12_BEHAVIOUR, LEGACY, bench_device,
+    from tabletop.sim.bench import (CONVERGED_2026_12, CONVERGED_2026_12_BEHAVIOUR, LEGACY, bench_devices,
                                     bench_scaling, converged_timestep, speed_ratios, summary_rows)
     from tabletop.sim.errors import InputError
     from tabletop.sim.spec import load_toml
@@ -46,39 +46,43 @@ def _devices(request: BenchRequest, reporter) -> BenchResult:
         def build(overrides, name=name):
             return make_device(name, overrides=overrides)
 
-        figures["devices"][name] = fig = bench_device(build, trials)
+        # the spec (new); the converged numerics frozen on 2026-12-06 with the code's switches as they
+        # were then; the old step and iterations (1/480 s, 50) on those, where the converged step is
+        # finer. The three run interleaved over the same trials (tabletop.sim.bench.bench_devices)
+        frozen = CONVERGED_2026_12.get(name)
+        behaviour = CONVERGED_2026_12_BEHAVIOUR.get(name)
+        runs = {"new": ((), None)}
+        if frozen is not None:
+            runs["converged"] = (frozen, behaviour)
+        step = converged_timestep(name)
+        if step is None:
+            step = load_toml(default_spec(name)).table("physics").number("timestep")
+        if step < 1.0 / 480.0 - 1e-12:
+            runs["legacy"] = ((*(frozen or ()), *LEGACY), behaviour)
+        got = bench_devices(build, trials, runs)
+        if "missing" in got["new"]:
+            raise InputError(f"{name}: {got['new']['missing']}")
+        figures["devices"][name] = fig = got["new"]
+        fig["converged"] = got.get("converged", {"missing": "no converged numerics recorded for this device"})
+        if "legacy" in got:
+            fig["legacy"] = got["legacy"]
+        fig["ratios"] = speed_ratios(fig)
         sep = fig["separate_loop"]
         say(f"{name} (new: its spec): {fig['trials_per_s']:.2f} trials/s, its own steps bare "
             f"{fig['bare_trials_per_s']:.2f} trials/s, ratio {fig['ratio_vs_bare']:.3f} ({fig['steps']} steps, "
             f"{fig['us_per_step']:.1f} us/step); a separate bare loop from the start pose "
             f"{sep['bare_trials_per_s']:.2f} trials/s, ratio {sep['ratio_vs_bare']:.3f}")
-        # the same device at the converged numerics frozen on 2026-12-06 (its code's switches as they
-        # were then), and at the old ones (1/480 s, 50 iterations, the rest as on 2026-12-06) where
-        # the converged step is finer
-        frozen = CONVERGED_2026_12.get(name)
-        behaviour = CONVERGED_2026_12_BEHAVIOUR.get(name)
-
-        def run(overrides, what: str):
-            try:
-                out = bench_device(build, trials, overrides=overrides, attributes=behaviour)
-            except InputError as exc:    # a spec that no longer takes a frozen key; a switch renamed
-                say(f"{name} {what}: cannot run ({exc})")
-                return {"overrides": dict(overrides), "missing": str(exc)}
-            say(f"{name} {what}: {out['trials_per_s']:.2f} trials/s (new is "
-                f"{fig['trials_per_s'] / out['trials_per_s']:.2f} of that), ratio to its bare loop "
-                f"{out['ratio_vs_bare']:.3f}")
-            return out
-
-        if frozen is None:
-            fig["converged"] = {"missing": "no converged numerics recorded for this device"}
-        else:
-            fig["converged"] = run(frozen, "at its converged numerics of 2026-12-06")
-        step = converged_timestep(name)
-        if step is None:
-            step = load_toml(default_spec(name)).table("physics").number("timestep")
-        if step < 1.0 / 480.0 - 1e-12:
-            fig["legacy"] = run((*(frozen or ()), *LEGACY), "at 1/480 s, 50 iterations")
-        fig["ratios"] = speed_ratios(fig)
+        for key, what in (("converged", "at its converged numerics of 2026-12-06"),
+                          ("legacy", "at 1/480 s, 50 iterations")):
+            other = fig.get(key)
+            if other is None or (key == "converged" and frozen is None):
+                continue
+            if "missing" in other:
+                say(f"{name} {what}: cannot run ({other['missing']})")
+            else:
+                say(f"{name} {what}: {other['trials_per_s']:.2f} trials/s (new is "
+                    f"{fig['trials_per_s'] / other['trials_per_s']:.2f} of that), ratio to its bare loop "
+                    f"{other['ratio_vs_bare']:.3f}")
     if not request.quick:
         figures["scaling"] = sc = bench_scaling(device_ref("crater", default_spec("crater")), "crater",
                                                 request.scaling_trials)
