@@ -11,8 +11,9 @@ from tabletop.app.results import BenchResult
 DEVICE_NOTE = ("new: the spec's settings; converged: the converged numerics frozen on 2026-12-06 and the "
                "code's switches as they were then (tabletop.sim.bench CONVERGED_2026_12 and _BEHAVIOUR; where "
                "neither has changed, new/conv is 1.0 within the run-to-run noise); at 1/480: the same with "
-               "the old step and iterations (1/480 s, 50), where the converged step is finer; bare: the new trials' own steps alone; to bare: new over bare; "
-               "every figure, and a separate bare loop from the start pose, is in the JSON of --out")
+               "the old step and iterations (1/480 s, 50), where the converged step is finer; the three "
+               "interleaved over the same trials; bare: the new trials' own steps alone; to bare: new over "
+               "bare; every figure, and a separate bare loop from the start pose, is in the JSON of --out")
 
 
 def bench(request: BenchRequest, reporter: longrun.Reporter | None = None) -> BenchResult:
