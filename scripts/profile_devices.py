@@ -53,6 +53,9 @@ from tabletop.sim.bullet import pybullet, quiet_stdout
 from tabletop.sim.readouts import region_of
 
 SEED = 12345
+#: with --converged: each device built at the numerics and code switches `tabletop bench` keeps as they
+#: were on 2026-12-06 (tabletop.sim.bench), whatever its spec and code say now
+AS_CONVERGED = [False]
 ROOT = str(Path(__file__).resolve().parent.parent)
 
 # -- Bullet's timers, as btDiscreteDynamicsWorld / btMultiBodyDynamicsWorld name them (3.2.7) ------
@@ -104,6 +107,18 @@ def load_average() -> list[float]:
         return [round(v, 2) for v in os.getloadavg()]
     except OSError:
         return []
+
+
+def build(name: str):
+    """The device as its spec has it, or with --converged as it was on 2026-12-06."""
+    if not AS_CONVERGED[0]:
+        return make_device(name)
+    from tabletop.sim.bench import CONVERGED_2026_12, CONVERGED_2026_12_BEHAVIOUR
+
+    device = make_device(name, overrides=CONVERGED_2026_12.get(name, ()))
+    for attr, value in CONVERGED_2026_12_BEHAVIOUR.get(name, {}).items():
+        setattr(device, attr, value)
+    return device
 
 
 class StepHook:
@@ -161,7 +176,7 @@ class Stillness:
 
 # -- pass 1: timed -------------------------------------------------------------------------------
 def timed_pass(name: str, trials: int) -> dict:
-    device = make_device(name)
+    device = build(name)
     try:
         run_trials(device, SEED, range(2))       # warm: meshes, imports, caches
         world = device.world
@@ -221,7 +236,7 @@ def python_pass(name: str, trials: int, top: int = 8) -> dict:
     saved = BulletClient.__getattr__
     BulletClient.__getattr__ = _visible_getattr      # before the device is built: it keeps its calls
     try:
-        device = make_device(name)
+        device = build(name)
     finally:
         BulletClient.__getattr__ = saved
     try:
@@ -316,7 +331,7 @@ def bullet_pass(name: str, trials: int, max_steps: int) -> dict:
     its timers read them (their own cost included: it lands mostly in "step (rest)"; the timers
     a phase holds per step are kept beside it); steps that took over 20x the median and 200 us
     more (the process descheduled) are left out and counted."""
-    device = make_device(name)
+    device = build(name)
     tmp = Path(tempfile.mkdtemp(prefix="bullet-profile-"))
     try:
         run_trials(device, SEED, range(2))
@@ -394,7 +409,7 @@ def resting_pass(name: str, seconds: float = 0.5) -> dict:
     1e-5 and 1e-3, with 10 iterations instead of the spec's, and with Bullet's sleeping allowed on
     every body (after 2.5 s to fall asleep).
     What a step the speed work would not take (an earlier end) or would make cheaper costs now."""
-    device = make_device(name)
+    device = build(name)
     try:
         run_trials(device, SEED, range(2))
         w = device.world
@@ -505,7 +520,7 @@ def _same_tail(values) -> int:
 
 
 def census_pass(name: str, trials: int, every: int, queries: int = 10) -> dict:
-    device = make_device(name)
+    device = build(name)
     try:
         run_trials(device, SEED, range(2))
         world = device.world
@@ -664,11 +679,16 @@ def main(argv=None) -> int:
                     help="stop Bullet's timers after this many steps (the trace grows ~30 kB a step; default 6000)")
     ap.add_argument("--census-trials", type=int, default=5, help="trials of the contact census (default 5)")
     ap.add_argument("--every", type=int, default=10, help="census: contacts read every this many steps (default 10)")
+    ap.add_argument("--converged", action="store_true",
+                    help="each device at the numerics and code switches of 2026-12-06 (tabletop.sim.bench's "
+                         "CONVERGED_2026_12 and _BEHAVIOUR) instead of its spec as it is")
     ap.add_argument("--out", type=Path, default=None, help="write every figure as JSON here")
     args = ap.parse_args(argv)
+    AS_CONVERGED[0] = args.converged
     names = args.devices.split(",") if args.devices else list(DEVICES)
     result = {"command": " ".join(["python scripts/profile_devices.py", *(argv if argv is not None else sys.argv[1:])]),
-              "cpu_count": os.cpu_count(), "load_average_start": load_average(), "devices": {}}
+              "cpu_count": os.cpu_count(), "load_average_start": load_average(), "as_converged": args.converged,
+              "devices": {}}
     from tabletop.sim.world import engine_versions
     result["versions"] = engine_versions()
     print(f"load average {result['load_average_start']} on {os.cpu_count()} CPUs", flush=True)
