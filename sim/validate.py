@@ -11,7 +11,7 @@ agree or not.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from scipy.stats import chi2
@@ -71,6 +71,10 @@ class Case:
                                         # (with "tolerance": Tolerance | None) or "holds": bool}
     rule: str                           # the acceptance rule in words, with the reason for any tolerance
     labels: tuple[str, ...] = field(default=())
+    # the published tallies, where the experiment gives counts (`validate --calibrate` fits them):
+    # (group, the labels it joins, count) per group of outcomes the experiment told apart
+    tallies: tuple[tuple[str, tuple[str, ...], int], ...] = ()
+    key: str = ""                       # a short name (the calibration's part; `NAME@KEY` parameters)
 
 
 def _share(summary: dict, labels) -> tuple[float, tuple[float, float], int, int]:
@@ -207,8 +211,23 @@ def cases() -> list[Case]:
             (1000, 4000), _square_cuboid(p_pub, n_pub),
             f"agrees: {p_pub:.3f} inside our 95% interval; near: within the sampling spread of their {n_pub} "
             f"rolls (our interval widened in quadrature by their own 95% interval: Newcombe's interval of the "
-            f"difference holds 0); otherwise disagrees"))
+            f"difference holds 0); otherwise disagrees",
+            tallies=(("square face up", ("+x", "-x"), round(p_pub * n_pub)),
+                     ("long face up", ("+y", "-y", "+z", "-z"), n_pub - round(p_pub * n_pub))),
+            key=f"gazette-{ratio}"))
+    out[:4] = [replace(c, key=k) for c, k in zip(out[:4], ("coin", "cube", "long-cuboid", "gentle-toss"))]
     return out
+
+
+def fitted_share(case: Case) -> tuple[str, ...]:
+    """The labels of a tallied case's first group (the share its published value is)."""
+    return case.tallies[0][1]
+
+
+def share_of(case: Case, summary: dict) -> float:
+    """A tallied case's first group's share of the labelled trials of a run's summary."""
+    n = summary["labelled"]
+    return sum(summary["counts"][k] for k in fitted_share(case)) / n if n else 0.0
 
 
 def judge(case: Case, summary: dict) -> dict:

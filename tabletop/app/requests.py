@@ -211,14 +211,37 @@ class SweepRequest(DeviceRun):
 
 @dataclass
 class ValidateRequest:
-    """`tabletop validate`: the published coin, cube and cuboid experiments."""
+    """`tabletop validate`: the published coin, cube and cuboid experiments. `calibrate`: also fit
+    one set of material and gesture values to the published tallies jointly and judge every case
+    at it (`calibrate_trials` training trials per fitted case, thrown at `gesture_points` gesture
+    values; the sampler's `walkers` and `steps`; the cases run at `posterior_points` posterior
+    draws), with the leave-one-out check."""
 
     quick: bool = False
     workers: int = 1
     seed: int = 1
     out: Path | None = None
+    calibrate: bool = False
+    calibrate_trials: int = 600
+    gesture_points: int = 30
+    walkers: int = 32
+    steps: int = 1500
+    posterior_points: int = 20
 
     def __post_init__(self):
+        _switch(self.calibrate, "calibrate")
+        for name in ("calibrate_trials", "gesture_points", "walkers", "steps", "posterior_points"):
+            setattr(self, name, _count(getattr(self, name), name))
+        if self.calibrate_trials < 50:
+            raise InputError(f"--calibrate-trials: a surrogate needs at least 50 training trials, got "
+                             f"{self.calibrate_trials}")
+        if self.steps < 200:
+            raise InputError(f"--steps: at least 200 sampler steps (a quarter are burn-in), got {self.steps}")
+        defaults = {"calibrate_trials": 600, "gesture_points": 30, "walkers": 32, "steps": 1500,
+                    "posterior_points": 20}
+        changed = [n for n, v in defaults.items() if getattr(self, n) != v]
+        if changed and not self.calibrate:
+            raise InputError(f"--{changed[0].replace('_', '-')}: only with --calibrate")
         _switch(self.quick, "quick")
         self.workers = _count(self.workers, "workers")
         self.seed = _seed(self.seed)

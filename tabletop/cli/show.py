@@ -49,6 +49,11 @@ def show_validate(result) -> None:
     console.print("rules:")
     for n, r in enumerate(rows, 1):
         console.print(f"  [{n}] {escape(r['rule'])}", soft_wrap=True)
+    if result.get("calibration"):
+        from tabletop.app.validate import calibration_lines
+
+        for line in calibration_lines(result["calibration"]):
+            console.print(escape(line), soft_wrap=True)
     console.print(f"{result['tally']}; what each figure means, and why we disagree where we do: "
                   f"docs/validation.md; {EXIT_STATUS}", soft_wrap=True)
 
