@@ -205,6 +205,8 @@ def _parts(request: CalibrateRequest, stack) -> list[_Part]:
                       for p in params if p.kind == "pair"}
         with_gesture = request.gesture or any(not n.startswith("materials.") for n in request.fit)
         gesture = gesture_candidates(name, params, ranges) if with_gesture else {}
+        if request.fit:     # only the gesture values named are thrown at fixed values; the rest drawn per throw
+            gesture = {n: g for n, g in gesture.items() if n in request.fit}
         candidates.update({n: {"kind": "gesture", "default": p.value, "low": p.low, "high": p.high,
                                "source": f"{p.source} [{key}]"} for n, (key, p) in gesture.items()})
         parts.append(_Part(i, name, spec, overrides, device, labels, observed, pairs, candidates,
