@@ -221,7 +221,8 @@ def calibration_lines(block: dict) -> list[str]:
     s = block["settings"]
     lines = [f"calibrated: one set of values fitted jointly to {len(block['fitted_cases'])} published tallies "
              f"({s['training_trials']} training trials per fitted case at {s['gesture_points']} gesture values, "
-             f"{s['walkers']} walkers x {s['steps']} steps; {block['elapsed_s']:.0f} s)"]
+             f"{s['walkers']} walkers x {s['steps']} steps, about {block['mcmc']['effective_draws']:.0f} independent "
+             f"draws; {block['elapsed_s']:.0f} s)"]
     for p in block["parameters"]:
         po = p["posterior"]
         default = (f"validate throws from [{p['default'][0]:.4g}, {p['default'][1]:.4g}]"

@@ -9,8 +9,9 @@
   tabletop sweep DEVICE --param NAME=LO:HI:STEPS [--out FILE.json] [--csv FILE.csv] [--plot FILE.png]
   tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json --seed S
                 [--calibration CALIB.json]
-  tabletop calibrate DEVICE --observed TALLIES.csv [--measured NAME=VALUE+-SD] [--trials N] [--out CALIB.json]
-  tabletop validate [--quick] [--workers W] [--seed S] [--out FILE.json]
+  tabletop calibrate DEVICE --observed TALLIES.csv [--joint 'DEVICE[NAME=VALUE,...]=FILE'] [--gesture]
+                [--measured NAME=VALUE+-SD] [--trials N] [--out CALIB.json]
+  tabletop validate [--quick] [--calibrate] [--workers W] [--seed S] [--out FILE.json]
   tabletop bench [--trials N] [--out FILE.json]   /   tabletop bench --rules
   tabletop replay FILE.ttr [--summary] [--verify] [--frames DIR]
   tabletop review FILE.ttr [--out review.json] [--plot review.png] [--rollouts N] [--seed S]
