@@ -257,6 +257,8 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
                   "params": _digest(parts[0].device.params())}
         if len(parts) > 1:
             header["joint"] = {p.name: _digest(p.device.params()) for p in parts[1:]}
+        if any(p.gesture for p in parts):     # the blocks' gesture values depend on these
+            header["gesture"] = {"points": request.gesture_points, "names": {p.name: sorted(p.gesture) for p in parts}}
         checkpoint = longrun.open_checkpoint(request.out, header, request.resume,
                                              created={"pairs": parts[0].pairs})
     except BaseException:
