@@ -10,7 +10,7 @@ interval that leaves the first spin out (a fit that recovered nothing, or the wr
 """
 from __future__ import annotations
 
-import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -149,3 +149,33 @@ def test_a_joint_fit_over_two_shapes_recovers_a_known_material_and_gesture(tmp_p
     other = joint_fit(tmp_path, {RESTITUTION: 0.45, "gesture.spin": 1.1}).parameters
     spin2, rest2 = other["gesture.spin"]["posterior"]["ci95"], other[RESTITUTION]["posterior"]["ci95"]
     assert 0.5 < spin2[0] <= 1.1 <= spin2[1] and rest2[0] <= 0.45 <= rest2[1], (spin, spin2, rest2)
+
+
+def test_validate_calibrate_fits_the_tallied_cases_and_predicts_the_others(monkeypatch, capsys):
+    """`validate --calibrate` on a small set of its cases (two Gazette cuboids and the long cuboid,
+    few trials): the shared values fitted, each case judged at them with its role, leave-one-out
+    for each fitted case, and the figures printed."""
+    from tabletop.app import validate as app
+    from tabletop.app.requests import ValidateRequest
+    from tabletop.cli.show import show_validate
+    from tabletop.sim import validate as sv
+
+    chosen = [c for c in sv.cases() if c.key in ("long-cuboid", "gazette-0.75", "gazette-1.55")]
+    small = [replace(c, trials=(120, 120)) for c in chosen]
+    monkeypatch.setattr(sv, "cases", lambda: small)
+    result = app.validate(ValidateRequest(quick=True, calibrate=True, calibrate_trials=120, gesture_points=6,
+                                          walkers=16, steps=200, posterior_points=3))
+    block = result["calibration"]
+    names = [p["name"] for p in block["parameters"]]
+    assert {"gesture.speed", "gesture.spin", "gesture.height"} <= set(names)
+    assert any(n.startswith("materials.pairs.steel/wood.") for n in names)
+    assert [r["role"] for r in block["cases"]] == ["prediction", "fitted", "fitted"]
+    assert block["cases"][0]["informed"]            # the long cuboid shares the throw
+    assert [r["key"] for r in block["leave_one_out"]] == ["gazette-0.75", "gazette-1.55"]
+    assert block["loo_rms"] == pytest.approx(np.sqrt(np.mean([r["error"] ** 2 for r in block["leave_one_out"]])))
+    for p in block["parameters"]:
+        lo, hi = p["posterior"]["ci95"]
+        assert p["low"] <= lo <= hi <= p["high"]
+    show_validate(result)
+    out = capsys.readouterr().out
+    assert "leave one out" in out and "RMS of the prediction errors" in out and "prediction" in out
