@@ -1,4 +1,4 @@
-"""The `calibrate` command's arguments (kept apart from parser.py, which builds the others)."""
+"""The `calibrate` and `validate` commands' arguments (kept apart from parser.py, which builds the others)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -62,3 +62,27 @@ def calibrate_command(sub, devices) -> None:
     cal.add_argument("--plot", type=Path, metavar="FILE.png",
                      help="draw the prior and posterior of each parameter and the bands of each label")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def validate_command(sub) -> None:
+    val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
+                                          "(docs/validation.md)")
+    val.add_argument("--quick", action="store_true", help="fewer trials per case (about 1.5 minutes on 2 cores)")
+    val.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
+    val.add_argument("--seed", type=_seed, default=1, help="the runs' seed (default 1)")
+    val.add_argument("--out", type=Path, help="write the table as JSON to this file")
+    val.add_argument("--calibrate", action="store_true",
+                     help="also fit one set of material and gesture values to the published tallies jointly (the "
+                          "Gazette's steel cuboids; as `tabletop calibrate`), judge every case at it (the others "
+                          "named as predictions) and check each fitted case predicted from a fit without it "
+                          "(leave-one-out, its RMS)")
+    val.add_argument("--calibrate-trials", type=_positive_int, default=600, metavar="N",
+                     help="with --calibrate: training trials per fitted case (default 600)")
+    val.add_argument("--gesture-points", type=_positive_int, default=30, metavar="G",
+                     help="with --calibrate: gesture values the training trials are thrown at (default 30)")
+    val.add_argument("--walkers", type=_positive_int, default=32, help="with --calibrate: emcee walkers (default 32)")
+    val.add_argument("--steps", type=_positive_int, default=1500,
+                     help="with --calibrate: emcee steps per fit, a quarter burn-in (default 1500)")
+    val.add_argument("--posterior-points", type=_positive_int, default=20, metavar="P",
+                     help="with --calibrate: posterior draws each case's run is spread over (default 20)")
+    val.add_argument("--quiet", action="store_true", help="no progress bar")

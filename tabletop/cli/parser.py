@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tabletop.cli.argtypes import _positive_int, _seed
 from tabletop.app.requests import BOTS
-from tabletop.cli.calibration import calibrate_command
+from tabletop.cli.calibration import calibrate_command, validate_command
 from tabletop.cli.plugins import add_command as plugins_command
 from tabletop.sim.errors import InputError
 
@@ -141,27 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                                          "measure them: seat advantage, game length, what each gadget does")
     _analyze_arguments(ana, GAMES)
 
-    val = sub.add_parser("validate", help="throw coins, cubes and cuboids as published experiments did and compare "
-                                          "(docs/validation.md)")
-    val.add_argument("--quick", action="store_true", help="fewer trials per case (about 1.5 minutes on 2 cores)")
-    val.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
-    val.add_argument("--seed", type=_seed, default=1, help="the runs' seed (default 1)")
-    val.add_argument("--out", type=Path, help="write the table as JSON to this file")
-    val.add_argument("--calibrate", action="store_true",
-                     help="also fit one set of material and gesture values to the published tallies jointly (the "
-                          "Gazette's steel cuboids; as `tabletop calibrate`), judge every case at it (the others "
-                          "named as predictions) and check each fitted case predicted from a fit without it "
-                          "(leave-one-out, its RMS)")
-    val.add_argument("--calibrate-trials", type=_positive_int, default=600, metavar="N",
-                     help="with --calibrate: training trials per fitted case (default 600)")
-    val.add_argument("--gesture-points", type=_positive_int, default=30, metavar="G",
-                     help="with --calibrate: gesture values the training trials are thrown at (default 30)")
-    val.add_argument("--walkers", type=_positive_int, default=32, help="with --calibrate: emcee walkers (default 32)")
-    val.add_argument("--steps", type=_positive_int, default=1500,
-                     help="with --calibrate: emcee steps per fit, a quarter burn-in (default 1500)")
-    val.add_argument("--posterior-points", type=_positive_int, default=20, metavar="P",
-                     help="with --calibrate: posterior draws each case's run is spread over (default 20)")
-    val.add_argument("--quiet", action="store_true", help="no progress bar")
+    validate_command(sub)
 
     rep = sub.add_parser("replay", help="play back, summarize or verify a recorded game or trial run")
     rep.add_argument("file", type=Path, help="a .ttr replay file")
