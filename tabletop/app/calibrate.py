@@ -45,6 +45,7 @@ of the devices it calibrates (tabletop.gamekit.chance).
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,8 +234,6 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
     """Run the request and return its result (`to_dict()`: the calibration file). Bad input is an
     InputError before any work (a tallied label no simulated trial reached: after the training
     trials, which the checkpoint keeps); Ctrl-C a longrun.Interrupted once the checkpoint is kept."""
-    import contextlib
-
     from tabletop.app.estimate import provenance
     from tabletop.gamekit.devices import device_ref
     from tabletop.sim import calibrate as cal
@@ -253,6 +252,8 @@ def calibrate(request: CalibrateRequest, reporter: longrun.Reporter | None = Non
             candidates.update({n: c for n, c in part.candidates.items() if n not in candidates})
         measured = _measured(request, candidates)
         executor = stack.enter_context(longrun.executor(request.scheduler))
+        if executor is None and request.workers > 1 and any(p.gesture for p in parts):
+            executor = stack.enter_context(local_pool(request.workers))     # one pool for every gesture block
         header = {"device": request.device, "seed": request.seed, "job": "calibrate", "trials": request.trials,
                   "params": _digest(parts[0].device.params())}
         if len(parts) > 1:
@@ -438,6 +439,24 @@ def _ratio(prior: list[float], posterior: list[float]) -> float | None:
     """How many times narrower the posterior band is than the prior band."""
     width = posterior[1] - posterior[0]
     return (prior[1] - prior[0]) / width if width > 0 else None
+
+
+@contextlib.contextmanager
+def local_pool(workers: int):
+    """A pool of `workers` spawned processes for a run of many small batches (a calibration's
+    gesture blocks, each on its own device): started once, not once a block; each worker keeps the
+    devices it built (tabletop.sim.batch)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from tabletop.sim.batch import _ignore_sigint
+
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_ignore_sigint)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def train(part: _Part, trials: int, points: int, workers: int, done, checkpoint, executor, progress) -> list[dict]:

@@ -2,6 +2,7 @@
 (tabletop.sim.validate holds the cases and their rules; docs/validation.md what each means)."""
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -42,7 +43,12 @@ def validate(request: ValidateRequest, reporter: longrun.Reporter | None = None)
                                  progress=bar.advance)
             for case in all_cases:
                 rows.append(run_case(case, run, request.quick, labels_of))
-        calibration = (calibrated_cases(request, spec, all_cases, rows, reporter) if request.calibrate else None)
+        calibration = None
+        if request.calibrate:
+            from tabletop.app.calibrate import local_pool
+
+            with local_pool(request.workers) if request.workers > 1 else contextlib.nullcontext() as executor:
+                calibration = calibrated_cases(request, spec, all_cases, rows, reporter, executor)
     except KeyboardInterrupt:
         raise longrun.Interrupted(None, 0, "cases", False, resumable=False) from None
     result = ValidateResult({"quick": request.quick, "seed": request.seed, "cases": rows,
@@ -53,7 +59,7 @@ def validate(request: ValidateRequest, reporter: longrun.Reporter | None = None)
 
 
 def _blocked_run(spec, case, pairs: dict, gesture: dict, rows: list[dict], trials: int, seed: int, workers: int,
-                 progress) -> list[dict]:
+                 progress, executor=None) -> list[dict]:
     """The case's trials 0..trials-1 with trial i given row i mod len(rows) of fitted values
     (`rows`: {name: value}): its material values pinned (the other values of those pairs drawn
     from their ranges), its gesture ranges shrunk to the row's values (a device per row)."""
@@ -70,13 +76,13 @@ def _blocked_run(spec, case, pairs: dict, gesture: dict, rows: list[dict], trial
         pinned = tuple((n, float(v)) for n, v in row.items() if n not in gesture)
         used = tuple(p for p in pairs if any(n.startswith(f"materials.pairs.{p}.") for n, _ in pinned))
         out += run_batch(device_ref("throw", spec, case.overrides + extra), trials, seed, workers,
-                         progress=progress, skip=set(range(trials)) - todo,
+                         progress=progress, skip=set(range(trials)) - todo, executor=executor,
                          perturb=PairDraws(used, pinned) if used else None)
     out.sort(key=lambda r: r["index"])
     return out
 
 
-def calibrated_cases(request: ValidateRequest, spec, all_cases, plain_rows, reporter) -> dict:
+def calibrated_cases(request: ValidateRequest, spec, all_cases, plain_rows, reporter, executor=None) -> dict:
     """`validate --calibrate`: one set of material and gesture values fitted jointly to the
     published tallies (the cases with counts: the Gazette's steel cuboids, a part each), by the
     method of `tabletop calibrate` (training trials with the values drawn, a surrogate per part,
@@ -124,8 +130,8 @@ def calibrated_cases(request: ValidateRequest, spec, all_cases, plain_rows, repo
         part = parts[case.key]
         group_of = {k: j for j, (_, labels, _) in enumerate(case.tallies) for k in labels}
         with reporter.progress(request.calibrate_trials, f"{case.key} training") as bar:
-            records = train(part, request.calibrate_trials, request.gesture_points, request.workers, [], None, None,
-                            bar.advance)
+            records = train(part, request.calibrate_trials, request.gesture_points, request.workers, [], None,
+                            executor, bar.advance)
         labelled = [r for r in records if r["status"] == Status.OK and r["label"] in group_of]
         part.fitted = [n for n in fitted if n in part.candidates]
         theta = np.array([[r["drawn"][n] for n in part.fitted] for r in labelled])
@@ -181,7 +187,7 @@ def calibrated_cases(request: ValidateRequest, spec, all_cases, plain_rows, repo
             value_rows = [{n: float(row[fitted.index(n)]) for n in names} for row in picks]
             trials = case.trials[0] if request.quick else case.trials[1]
             records = _blocked_run(spec, case, part.pairs, part.gesture, value_rows, trials, request.seed,
-                                   request.workers, bar.advance)
+                                   request.workers, bar.advance, executor)
             device = make_device("throw", spec, case.overrides)
             labels = device.labels
             device.close()
