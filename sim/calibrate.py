@@ -298,59 +298,14 @@ def select_parameters(names: Sequence[str], x: np.ndarray, y: np.ndarray, n_labe
 
 
 # -- one BLAS thread --------------------------------------------------------------------------------
-def _openblas_calls() -> list[tuple]:
-    """(get, set) thread-count functions of every OpenBLAS numpy and scipy loaded (their wheels
-    bundle one each), found by their exported names; [] where none is found."""
-    import ctypes
-    import glob
-    import os
+def one_blas_thread():
+    """Run the surrogate's linear algebra on one BLAS thread, as a context manager (threadpoolctl).
+    Its matrices are small (a few hundred columns): OpenBLAS's threads gain nothing on them, and on
+    a machine whose cores are busy (parallel trials, other jobs) they wait on each other: a fit of
+    500 trials to six labels took 55 s with the default threads and 1.6 s with one, on 2 busy cores."""
+    from threadpoolctl import threadpool_limits
 
-    import scipy
-
-    out = []
-    for package in (np, scipy):
-        folder = os.path.join(os.path.dirname(os.path.dirname(package.__file__)), f"{package.__name__}.libs")
-        for path in glob.glob(os.path.join(folder, "*openblas*.so*")):
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for suffix in ("64_", "_64_", ""):
-                get = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
-                put = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None)
-                if get is not None and put is not None:
-                    out.append((get, put))
-                    break
-    return out
-
-
-class one_blas_thread:
-    """Run the surrogate's linear algebra on one BLAS thread, as a context manager. Its matrices are
-    small (a few hundred columns): OpenBLAS's threads gain nothing on them, and on a machine whose
-    cores are busy (parallel trials, other jobs) they wait on each other: a fit of 500 trials to six
-    labels took 55 s with the default threads and 1.6 s with one, on 2 busy cores. threadpoolctl
-    where installed; else OpenBLAS's own calls, found in numpy's and scipy's bundled libraries;
-    else nothing changes."""
-
-    def __enter__(self):
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:
-            self._limits = None
-            self._calls = [(put, get()) for get, put in _openblas_calls()]
-            for put, _ in self._calls:
-                put(1)
-        else:
-            self._limits = threadpool_limits(1, user_api="blas")
-        return self
-
-    def __exit__(self, *exc):
-        if self._limits is not None:
-            self._limits.restore_original_limits()
-        else:
-            for put, before in self._calls:
-                put(before)
-        return False
+    return threadpool_limits(1, user_api="blas")
 
 
 # -- the surrogate --------------------------------------------------------------------------------

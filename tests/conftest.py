@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from tabletop.sim.materials import load_materials
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.world import PhysicsSettings, World
+
+
+# One BLAS thread per test process: pytest-xdist already runs one process per core, and OpenBLAS's
+# own threads in each would only wait on each other (the calibration tests' small fits: 30x slower).
+threadpool_limits(1, user_api="blas")
 
 
 @pytest.fixture(autouse=True, scope="session")
