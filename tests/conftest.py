@@ -45,8 +45,7 @@ def world():
 # The modules whose tests take longest (whole games in a browser, in the window, reviewed, ten
 # thousand messages) run first: on 2 cores (pytest-xdist, --dist worksteal) the short tests then
 # fill the end of the run on both, instead of one core finishing a 30-second game alone.
-FIRST = ("test_web.py", "test_match.py", "test_kk_review.py", "test_net_room.py", "test_replay_games.py",
-         "test_joint_calibration.py")
+FIRST = ("test_web.py", "test_match.py", "test_kk_review.py", "test_net_room.py", "test_replay_games.py")
 
 
 def pytest_collection_modifyitems(config, items):

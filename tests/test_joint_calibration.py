@@ -125,7 +125,7 @@ def joint_fit(tmp_path, truth: dict, seed: int = 3):
                          seed=seed)
 
 
-@pytest.mark.slow
+@pytest.mark.long    # two whole fits, 30 s of one core: `python -m pytest -m long` runs it
 def test_a_joint_fit_over_two_shapes_recovers_a_known_material_and_gesture(tmp_path):
     """A cube and a 20x16x12 mm cuboid tossed from +z up onto wood, 400 tallies each, simulated with
     every toss spun at 0.5 rad/s (range 0-1.5: over it the start is forgotten, the cube's +z going
