@@ -278,7 +278,7 @@ class TableApp:
         reaches past the farthest the camera sees (its zoom stops at 5 m)."""
         from panda3d.core import TexGenAttrib, TextureStage
 
-        from tabletop.sim.canvas import GRAINS, grain
+        from tabletop.sim.canvas import GRAINS
 
         cm = CardMaker("floor")
         cm.set_frame(-half, half, -half, half)
@@ -288,9 +288,7 @@ class TableApp:
         node.set_color(*color, 1)
         node.set_shader_off(1)         # a plain cloth: unlit, almost free to fill the background
         node.set_light_off(1)
-        nap = self._grains.get("felt") or self.texture(grain("felt"), "grain-felt")
-        self._grains["felt"] = nap
-        node.set_texture(nap)          # its nap, by the fixed pipeline's texture coordinates from world position
+        node.set_texture(self._grain_texture("felt"))   # its nap, by the fixed pipeline's coordinates from world position
         node.set_tex_gen(TextureStage.get_default(), TexGenAttrib.M_world_position)
         node.set_tex_scale(TextureStage.get_default(), GRAINS["felt"])
         node.hide(SHADOW_MASK)
@@ -327,16 +325,22 @@ class TableApp:
     def grain(self, node: NodePath, material: str | None) -> None:
         """Draw `node` with its material's grain (tabletop.sim.canvas.grain: wood, cardboard, felt),
         mapped from its own coordinates; nothing for a smooth material."""
-        from tabletop.sim.canvas import GRAINS, grain
+        from tabletop.sim.canvas import GRAINS
 
         if material not in GRAINS:
             return
+        node.set_texture(self._grain_texture(material))
+        node.set_shader(scene_shader(self.shadows, planar=True))
+        node.set_shader_input("grain_scale", GRAINS[material])
+
+    def _grain_texture(self, material: str) -> Texture:
+        """The texture of a material's grain, made once per window."""
+        from tabletop.sim.canvas import grain
+
         if material not in self._grains:
             tex = self._grains[material] = self.texture(grain(material), f"grain-{material}")
             tex.set_minfilter(Texture.FT_linear_mipmap_nearest)   # half the samples of trilinear: a software renderer's fill rate
-        node.set_texture(self._grains[material])
-        node.set_shader(scene_shader(self.shadows, planar=True))
-        node.set_shader_input("grain_scale", GRAINS[material])
+        return self._grains[material]
 
     def add_node(self, name: str, node) -> None:
         """A node made elsewhere (a textured skin) drawn as the one-track body `name`: the camera's
