@@ -298,6 +298,20 @@ class Verified:
         return line
 
 
+def check_physics_version(replay: ReplayFile) -> None:
+    """InputError unless `replay` was recorded at this build's physics version (a replay from before
+    versions were recorded is version 1): another version's motion cannot be re-simulated."""
+    from tabletop.sim.world import PHYSICS_HISTORY, PHYSICS_VERSION
+
+    versions = replay.header.get("versions")
+    recorded = versions.get("physics", 1) if isinstance(versions, dict) else 1
+    if recorded != PHYSICS_VERSION:
+        what = PHYSICS_HISTORY.get(recorded, "unknown to this build") if isinstance(recorded, int) else "unknown"
+        raise InputError(f"{replay.path}: recorded at physics version {recorded} ({what}); this build simulates "
+                         f"physics version {PHYSICS_VERSION}, so it cannot re-simulate it (it still plays back "
+                         f"and --summary works)")
+
+
 def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: int = 0) -> Verified:
     """Re-simulate `replay`; Divergence names the first difference. With `from_turn` N the turns
     before N are re-driven by the rules from their recorded actions (their log lines checked, their
@@ -311,6 +325,7 @@ def verify(replay: ReplayFile, game: GameDefinition | None = None, from_turn: in
     does not give every reveal is a Divergence naming the turn and the event."""
     from tabletop.gamekit.match import GameSeeds
 
+    check_physics_version(replay)
     if replay.header.get("kind") == "trials":
         return _verify_trials(replay, from_turn)
     header = replay.header

@@ -14,7 +14,20 @@ from typing import Sequence
 import numpy as np
 
 from tabletop.sim.bullet import BulletClient, pybullet, quiet_stdout
+from tabletop.sim.spec import DEFAULT_SOLVER_RESIDUAL
 from tabletop.sim.materials import BodyValues, ContactSolution, Material, PairTable, solve_contact_values
+
+
+#: The physics version: bumped whenever the same seed and spec start simulating differently (a
+#: numeric setting a spec names, how a device is built or stepped). Replays and result files record
+#: it (`engine_versions`); `tabletop replay --verify` refuses a replay recorded at another version in
+#: one line naming both, since it cannot re-simulate the same motion (the replay still plays back).
+PHYSICS_VERSION = 2
+PHYSICS_HISTORY = {
+    1: "the converged numerics of 2026-12-06 (and everything recorded before versions were named)",
+    2: "the solver's residual threshold named per device (issue 40): looser for the die, King Kong's knock-over, "
+       "the throw and the sticks",
+}
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,13 @@ class PhysicsSettings:
 
     timestep: float = 1.0 / 240.0
     solver_iterations: int = 50
+    # The solver's other stopping rule: it stops before `solver_iterations` once an iteration's sum
+    # of squared velocity corrections (m^2/s^2) falls under this (PyBullet's solverResidualThreshold;
+    # its default 1e-7). A body resting on boxes with friction never gets under 1e-7, so the solver
+    # runs nearly all its iterations on a resting contact (docs/physics-profile.md); a device whose
+    # odds do not move with a looser one (`tabletop converge`: double-iterations tightens it 100x)
+    # names it in its spec.
+    solver_residual_threshold: float = DEFAULT_SOLVER_RESIDUAL
     gravity: float = 9.81
     erp: float = 0.2
     contact_erp: float = 0.01     # 0.2 pushed bodies apart fast enough to add bounce and halve friction at small steps (docs/validation.md)
@@ -73,6 +93,7 @@ class World:
             fixedTimeStep=settings.timestep,
             numSubSteps=0,
             numSolverIterations=settings.solver_iterations,
+            solverResidualThreshold=settings.solver_residual_threshold,
             deterministicOverlappingPairs=1,
             erp=settings.erp,
             contactERP=settings.contact_erp,
@@ -324,7 +345,7 @@ def engine_versions() -> dict:
     import importlib.metadata as md
     import platform
 
-    out = {"python": platform.python_version()}
+    out = {"python": platform.python_version(), "physics": PHYSICS_VERSION}
     for pkg in ("pybullet", "numpy", "trimesh", "tabletop"):
         try:
             out[pkg] = md.version(pkg)

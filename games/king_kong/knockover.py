@@ -112,7 +112,8 @@ class KongKnockover(Device):
         spinner = load_toml(self.physics.spinner_path)
         self.outer = load_circle(spinner.table("outer"), "outer", OUTER_LABELS).share()
         self.inner = load_circle(spinner.table("inner"), "inner", INNER_LABELS).share()
-        self.attach_world(world, self.physics.timestep, self.physics.solver_iterations)
+        self.attach_world(world, self.physics.timestep, self.physics.solver_iterations,
+                          residual=self.physics.solver_residual_threshold)
         try:
             self.rig = KongRig(self.world, self.board, self.kong, self.physics, 1)
         except BaseException:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import Material, load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
-from tabletop.sim.spec import load_toml
+from tabletop.sim.spec import load_toml, read_numerics
 from tabletop.sim.world import World
 
 LEAD = 0.25                       # of a notch: the hand's stroke waits while Kong lags his target by more
@@ -63,6 +64,7 @@ class KongPhysics:
     spinner_path: Path
     timestep: float
     solver_iterations: int
+    solver_residual_threshold: float
     settle: SettleRule
 
 
@@ -78,6 +80,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
     if not spinner.is_file():
         raise SpecError(f"{spec.source}: sample.spinner: no spinner spec at {spinner}")
     depth = b.number("track_depth", 0.0, 0.05)
+    numerics = SimpleNamespace()
+    read_numerics(numerics, ph)
     return KongPhysics(
         spec_path=path, pawn=pawn,
         board_material=pick_material(b, "material", materials), board_thickness=b.number("thickness", 0.002, 0.1),
@@ -91,8 +95,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
         tilt_deg=rd.number("tilt_deg", 1.0, 80.0), lodge_height=rd.number("lodge_height", 1e-4, 0.05),
         groove_fraction=sm.number("groove_fraction", 0.0, 1.0),
         start_up_fraction=sm.number("start_up_fraction", 0.0, 1.0), spinner_path=spinner,
-        timestep=ph.number("timestep", 1e-5, 1.0 / 60.0), solver_iterations=ph.integer("solver_iterations", 1, 1000),
-        settle=SettleRule.from_table(spec.table("settle")))
+        timestep=numerics.timestep, solver_iterations=numerics.solver_iterations,
+        solver_residual_threshold=numerics.solver_residual_threshold, settle=SettleRule.from_table(spec.table("settle")))
 
 
 # -- the figure's outline as boxes --------------------------------------------------------------

@@ -84,6 +84,7 @@ class Device(abc.ABC):
     #: spec keys of the physics settings and the settle rule (`tabletop converge` refines them)
     timestep_key: ClassVar[str] = "physics.timestep"
     iterations_key: ClassVar[str] = "physics.solver_iterations"
+    residual_key: ClassVar[str] = "physics.solver_residual_threshold"
     settle_prefix: ClassVar[str] = "settle."
 
     def settle_spec(self):
@@ -97,12 +98,20 @@ class Device(abc.ABC):
     def refinements(self) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
         """Named refinements of the spec's numerics, each as `--set` overrides: half the time step,
         twice the solver iterations, twice the mesh resolution (where there is a generated mesh) and
-        a tighter settle rule (half the speed tolerances, twice the hold, twice the time cap)."""
+        a tighter settle rule (half the speed tolerances, twice the hold, twice the time cap). Twice
+        the iterations comes with a solver residual threshold 100x tighter where the spec names one
+        (the solver's other stopping rule)."""
         dt = self.world.settings.timestep
         it = self.world.settings.solver_iterations
         rule = self.settle_spec()
+        # the solver stops at its iteration count or at its residual threshold, whichever comes
+        # first: "double iterations" refines both (twice the iterations, a residual 100x tighter)
+        residual = getattr(self, "solver_residual_threshold", None)
+        solver = ((self.iterations_key, str(2 * it)),)
+        if residual is not None:
+            solver += ((self.residual_key, repr(residual / 100)),)
         out = [("half-timestep", ((self.timestep_key, repr(dt / 2)),)),
-               ("double-iterations", ((self.iterations_key, str(2 * it)),))]
+               ("double-iterations", solver)]
         mesh = self.mesh_refinements()
         if mesh:
             out.append(("double-mesh", tuple(mesh)))
@@ -138,18 +147,23 @@ class Device(abc.ABC):
 
         read_spec(self, spec_path, overrides)
         self.origin = tuple(float(v) for v in origin)
-        return self.attach_world(world, self.timestep, self.solver_iterations)
+        return self.attach_world(world, self.timestep, self.solver_iterations,
+                                 residual=getattr(self, "solver_residual_threshold", None))
 
-    def attach_world(self, world, timestep: float, solver_iterations: int, contact_erp: float | None = None):
+    def attach_world(self, world, timestep: float, solver_iterations: int, contact_erp: float | None = None,
+                     residual: float | None = None):
         """Build into a shared World (its timestep must be the spec's) or into a new one the
         device owns and closes; sets and returns `self.world`. A spec that names its own contact
-        ERP (rigid bodies only, see tabletop.sim.world) cannot share a world with another."""
+        ERP (rigid bodies only, see tabletop.sim.world) cannot share a world with another; a shared
+        world's solver must stop as late as the spec's or later (its residual threshold no looser)."""
         from tabletop.sim.errors import SpecError
         from tabletop.sim.world import PhysicsSettings, World
 
         self._owns_world = world is None
         if world is None:
             extra = {} if contact_erp is None else {"contact_erp": contact_erp}
+            if residual is not None:
+                extra["solver_residual_threshold"] = residual
             world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations, **extra))
         elif contact_erp is not None and world.settings.contact_erp != contact_erp:
             raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.contact_erp {contact_erp} differs "
@@ -158,6 +172,11 @@ class Device(abc.ABC):
             raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} is not a "
                             f"whole multiple of the shared world's {world.dt}: a device joins a world that "
                             f"steps as fine as its spec or finer (a converged device's odds do not move there)")
+        elif residual is not None and world.settings.solver_residual_threshold > residual * (1 + 1e-9):
+            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: the shared world's solver residual threshold "
+                            f"{world.settings.solver_residual_threshold:g} is looser than the spec's "
+                            f"physics.solver_residual_threshold {residual:g}: a device joins a world whose solver "
+                            f"stops as late as its spec's or later")
         self.world = world
         return world
 

@@ -36,7 +36,7 @@ from tabletop.sim.errors import SpecError
 from tabletop.sim.meshes import cached_data, load_mesh
 from tabletop.sim.readouts import SettleRule, SettleWatch, region_of
 from tabletop.sim.sdf import cached_field
-from tabletop.sim.spec import Table
+from tabletop.sim.spec import Table, read_numerics
 
 if TYPE_CHECKING:
     from tabletop.sim.world import World
@@ -104,8 +104,7 @@ class Crater(HillShape, Device):
         self.sdf_cell = col.number("sdf_cell", 0.0005, 0.004)
 
         p = spec.table("physics")
-        self.timestep = p.number("timestep", 1e-5, 1.0 / 120.0)
-        self.solver_iterations = p.integer("solver_iterations", 1, 1000)
+        read_numerics(self, p, longest_step=1.0 / 120.0)
         self.contact_erp = p.number("contact_erp", 0.001, 1.0) if "contact_erp" in p else None
         if self.knock_speed[1] * self.timestep > r:
             raise SpecError(f"{p.source}: physics.timestep: the fastest knock moves more than the marble's "
@@ -158,7 +157,8 @@ class Crater(HillShape, Device):
         """Build the hill into `world` (a new one of its own when None), the crater's axis at x = y = 0."""
         super().__init__(spec_path, overrides)
         self._floor_grid = None        # the floor's low bound on a 2 mm grid, built by _field_region
-        self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp)
+        self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp,
+                          residual=self.solver_residual_threshold)
         try:
             rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
                                 lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})

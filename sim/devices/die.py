@@ -50,7 +50,7 @@ from tabletop.sim.throwable import RestState, cuboid, load_start, qaxis as _qaxi
 from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.meshes import cached_mesh
 from tabletop.sim.readouts import SettleRule, run_until_settled
-from tabletop.sim.spec import Table
+from tabletop.sim.spec import Table, read_numerics
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.world import World
 
@@ -170,8 +170,7 @@ class Die(DieShape, Device):
         self.height_tol = rd.number("height_tol", 1e-5, self.size / 4)
 
         ph = spec.table("physics")
-        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
-        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        read_numerics(self, ph)
         self.settle = SettleRule.from_table(spec.table("settle"))
 
     # -- geometry ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule
 from tabletop.sim.scene import RecordedScene, track_name
-from tabletop.sim.spec import SpecShape, Table
+from tabletop.sim.spec import SpecShape, Table, read_numerics
 
 CARD = "spinner_card"
 POINTER = "spinner_pointer"       # the fixed-base multibody: base = the post, link 0 = the pointer
@@ -147,8 +147,7 @@ class SpinnerShape(SpecShape):
         self.inner = load_circle(spec.table("inner"), "inner", INNER_LABELS)
 
         ph = spec.table("physics")
-        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
-        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        read_numerics(self, ph)
         self.settle = SettleRule.from_table(spec.table("settle"))
 
     def _pointer_mass_properties(self) -> None:

@@ -50,7 +50,7 @@ from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, run_until_settled
-from tabletop.sim.spec import Table
+from tabletop.sim.spec import Table, read_numerics
 from tabletop.sim.stats import wilson_interval
 from tabletop.sim.throwable import RANDOM, Start, half_cylinder, half_cylinder_vertices, load_start, qaxis as _qaxis
 from tabletop.sim.throwable import qmul as _qmul, rotate as _rotate
@@ -218,8 +218,7 @@ class ThrowSticks(Device):
         self.max_rethrows = rd.integer("max_rethrows", 0, 1000)
 
         ph = spec.table("physics")
-        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
-        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        read_numerics(self, ph)
         self.settle = SettleRule.from_table(spec.table("settle"))
 
     def _load_start(self, g: Table) -> None:

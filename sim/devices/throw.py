@@ -25,7 +25,7 @@ from tabletop.sim.materials import load_materials, pick_material
 from tabletop.sim.parts import add_open_box, left_open_box
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, run_until_settled
-from tabletop.sim.spec import Table
+from tabletop.sim.spec import Table, read_numerics
 from tabletop.sim.throwable import Gesture, Release, check_set, load_shape
 from tabletop.sim.world import World
 
@@ -85,8 +85,7 @@ class Throw(Device):
         self.tilt_tol = rd.number("tilt_deg", 0.5, 30.0)
         self.height_tol = rd.number("height_tol", 1e-5, 0.05)
         ph = spec.table("physics")
-        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
-        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        read_numerics(self, ph)
         self.settle = SettleRule.from_table(spec.table("settle"))
 
     @property

@@ -9,7 +9,7 @@ from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import Material, load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule
-from tabletop.sim.spec import SpecShape, Table
+from tabletop.sim.spec import SpecShape, Table, read_numerics
 
 
 def rot_y(v, angle):
@@ -124,8 +124,7 @@ class TipperShape(SpecShape):
         self.max_force = g.number("max_force", 0.01, 1e4)
 
         ph = spec.table("physics")
-        self.timestep = ph.number("timestep", 1e-5, 1.0 / 60.0)
-        self.solver_iterations = ph.integer("solver_iterations", 1, 1000)
+        read_numerics(self, ph)
 
         self.settle = SettleRule.from_table(spec.table("settle"))
 
