@@ -1,8 +1,7 @@
 """King of the Hill's Tipper: an hourglass-shaped see-saw with a ball, pegs and slots.
 
-The tray is a jointed multibody over a fixed stand: its first link turns on a revolute joint
-(axis Y) driven by a motor, the others are welded to it (PyBullet allows 16 children per
-compound shape); every part is a convex box. Tray frame: X along the beam, end "A" at -X and
+The tray is a jointed multibody over a fixed stand: one link of convex boxes, loaded from a URDF
+(tabletop.sim.urdf), turns on a revolute joint (axis Y) driven by a motor. Tray frame: X along the beam, end "A" at -X and
 end "B" at +X, Y across, Z up, origin on the floor at the centre. Each half, from the centre
 outward: a narrow waist channel, a flare, a hex-staggered field of octagonal pegs (with wall
 bumps and knife-edged guard ridges), then seven slots separated by divider walls and closed
@@ -25,11 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop.sim.bullet import pybullet
+from tabletop.sim.bullet import pybullet, quiet_stdout
 from tabletop.sim.devices.base import Device, Outcome, Status, gesture_dict
 from tabletop.sim.devices.tipper_shape import TipperShape, rot_y
 from tabletop.sim.readouts import Region, region_of, run_until_settled
 from tabletop.sim.throwable import qmul as _qmul
+from tabletop.sim.urdf import cached_urdf, hinged_boxes_urdf
 from tabletop.sim.world import World
 
 NAME = "tipper"
@@ -78,6 +78,11 @@ class Tipper(TipperShape, Device):
     """The Tipper: labels "1".."6" and "J", read from the slot where the ball settles."""
 
     name = NAME
+    #: the tray as one link of all its boxes, loaded from a URDF (True), or as it was built until
+    #: 2026-12 (False): a revolute link and 16 links welded to it, since createCollisionShapeArray
+    #: takes 16 children per compound. The same boxes, mass and inertia; the one link steps about
+    #: twice as fast (docs/physics-profile.md, "tipper"). Bench's converged run turns it off.
+    tray_as_one_link = True
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.angle_deg", "gesture.speed_dps", "gesture.hold_s")
@@ -237,7 +242,11 @@ class Tipper(TipperShape, Device):
                     lengths.append(dims[1])
         self.n_primitives = len(types)
         self._shape_args = (types, radii, halfs, lengths, poss, orns)
-        self._make_shapes()
+        self._shapes: list[int] | None = None        # the welded links' shapes, made when first needed
+        if any(kind != pybullet.GEOM_BOX for kind in types):
+            raise ValueError("the Tipper's tray is built of boxes only")
+        self._tray_urdf = hinged_boxes_urdf("tray", list(zip(halfs, poss, orns)), self.tray_mass,
+                                            self._welded_inertia(), (0.0, 1.0, 0.0))
         # slot regions in the half-local frame of either half
         self.regions: dict[str, Region] = {}
         self._region_label: dict[str, str] = {}
@@ -249,9 +258,31 @@ class Tipper(TipperShape, Device):
                                         half_extents=(hx, (y1 - y0) / 2, self.height / 2 + 0.001))
             self._region_label[name] = label
 
+    def _welded_inertia(self) -> tuple[float, float, float]:
+        """The tray's principal inertia about the pivot as the welded links gave it, so that the one
+        link turns under the motor and the ball as they did: Bullet gives each link the inertia of its
+        compound's bounding box (btCompoundShape::calculateLocalInertia; a box child's box grows by
+        its turned half extents) at its share of the mass, all centred on the pivot, and links
+        welded together turn as one body of their summed inertia."""
+        _, _, halfs, _, poss, orns = self._shape_args
+        n = -(-len(halfs) // _MAX_CHILDREN)
+        total = [0.0, 0.0, 0.0]
+        for i in range(0, len(halfs), _MAX_CHILDREN):
+            lo, hi = [math.inf] * 3, [-math.inf] * 3
+            for h, p, q in zip(halfs[i:i + _MAX_CHILDREN], poss[i:i + _MAX_CHILDREN], orns[i:i + _MAX_CHILDREN]):
+                m = pybullet.getMatrixFromQuaternion(q)
+                for a in range(3):
+                    e = abs(m[3 * a]) * h[0] + abs(m[3 * a + 1]) * h[1] + abs(m[3 * a + 2]) * h[2]
+                    lo[a], hi[a] = min(lo[a], p[a] - e), max(hi[a], p[a] + e)
+            lx, ly, lz = (hi[a] - lo[a] for a in range(3))
+            k = self.tray_mass / n / 12.0
+            total = [total[0] + k * (ly * ly + lz * lz), total[1] + k * (lx * lx + lz * lz),
+                     total[2] + k * (lx * lx + ly * ly)]
+        return tuple(total)
+
     def _make_shapes(self) -> None:
-        """The tray's compound shapes in the world. PyBullet takes at most 16 children per compound:
-        the tray is several links, the first on the revolute joint, the others welded to it."""
+        """The welded tray's compound shapes in the world. PyBullet takes at most 16 children per
+        compound: the tray is several links, the first on the revolute joint, the others welded to it."""
         types, radii, halfs, lengths, poss, orns = self._shape_args
         self._shapes = []
         for i in range(0, len(types), _MAX_CHILDREN):
@@ -310,22 +341,13 @@ class Tipper(TipperShape, Device):
         w = self.world
         if self._owns_world:
             w.renew()
-            self._make_shapes()
+            self._shapes = None                      # gone with the old Bullet world
         for name in ("ball", "tray"):
             if name in w.bodies:
                 w.remove(name)
         c = w.client
-        n = len(self._shapes)
-        zero, ident = [0.0, 0.0, 0.0], list(_IDENTITY)
-        tray = c.createMultiBody(
-            baseMass=0.0, baseCollisionShapeIndex=-1, basePosition=list(self.pivot),
-            linkMasses=[self.tray_mass / n] * n, linkCollisionShapeIndices=list(self._shapes),
-            linkVisualShapeIndices=[-1] * n, linkPositions=[zero] * n,
-            linkOrientations=[ident] * n, linkInertialFramePositions=[zero] * n,
-            linkInertialFrameOrientations=[ident] * n, linkParentIndices=[0] + [1] * (n - 1),
-            linkJointTypes=[pybullet.JOINT_REVOLUTE] + [pybullet.JOINT_FIXED] * (n - 1),
-            linkJointAxis=[[0.0, 1.0, 0.0]] * n)
-        w.add_body("tray", tray, self.tray_material, links=(-1, *range(n)))
+        tray = self._one_link_tray() if self.tray_as_one_link else self._welded_tray()
+        w.add_body("tray", tray, self.tray_material, links=(-1, *range(c.getNumJoints(tray))))
         c.changeDynamics(tray, 0, jointDamping=0.0)
         self._tray = tray
         q0 = self._rest(end)
@@ -334,6 +356,28 @@ class Tipper(TipperShape, Device):
         w.add_sphere("ball", self.ball_radius, self.ball_material,
                      self._tray_to_world(self.slot_rest_point(end, label), q0))
         self._active = True
+
+    def _one_link_tray(self) -> int:
+        """The tray as one link of all its boxes on the joint, from the cached URDF (a few ms)."""
+        path = cached_urdf("tipper-tray", self._tray_urdf)
+        with quiet_stdout():
+            return self.world.client.loadURDF(str(path), basePosition=list(self.pivot), useFixedBase=True,
+                                              flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
+
+    def _welded_tray(self) -> int:
+        """The tray as it was built until 2026-12: a revolute link and the links welded to it."""
+        if self._shapes is None:
+            self._make_shapes()
+        n = len(self._shapes)
+        zero, ident = [0.0, 0.0, 0.0], list(_IDENTITY)
+        return self.world.client.createMultiBody(
+            baseMass=0.0, baseCollisionShapeIndex=-1, basePosition=list(self.pivot),
+            linkMasses=[self.tray_mass / n] * n, linkCollisionShapeIndices=list(self._shapes),
+            linkVisualShapeIndices=[-1] * n, linkPositions=[zero] * n,
+            linkOrientations=[ident] * n, linkInertialFramePositions=[zero] * n,
+            linkInertialFrameOrientations=[ident] * n, linkParentIndices=[0] + [1] * (n - 1),
+            linkJointTypes=[pybullet.JOINT_REVOLUTE] + [pybullet.JOINT_FIXED] * (n - 1),
+            linkJointAxis=[[0.0, 1.0, 0.0]] * n)
 
     # -- motor ------------------------------------------------------------------------------
     def _spin(self, velocity: float) -> None:

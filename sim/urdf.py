@@ -1,0 +1,78 @@
+"""A jointed body of many boxes as a URDF, cached by its text.
+
+PyBullet's createCollisionShapeArray takes at most 16 children per compound shape, so a body of
+more boxes built through it needs several links welded together, and every link costs Bullet
+broadphase, integration and solver work each step (the Tipper's tray: 17 links, 14.5 of its 23 us a
+step, docs/physics-profile.md). A URDF link takes any number of <collision> elements into one
+compound, so the same boxes load as one link. The file is written once into the cache
+(tabletop.sim.meshes.cache_dir) under a digest of its text: the same geometry loads the same file,
+a changed spec writes a new one.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from tabletop.sim.bullet import pybullet
+from tabletop.sim.meshes import cache_dir
+
+#: a box: (half extents, centre, orientation quaternion x, y, z, w) in its link's frame
+Box = tuple[Sequence[float], Sequence[float], Sequence[float]]
+
+
+def _floats(values: Sequence[float]) -> str:
+    # repr: the shortest text that reads back as the same double, so the file holds the exact geometry
+    return " ".join(repr(float(v)) for v in values)
+
+
+def _box(half: Sequence[float], pos: Sequence[float], orn: Sequence[float]) -> str:
+    # URDF orients a frame by roll-pitch-yaw; Bullet turns it back into the quaternion within 1e-16
+    rpy = pybullet.getEulerFromQuaternion(list(orn))
+    return (f'<collision><origin xyz="{_floats(pos)}" rpy="{_floats(rpy)}"/>'
+            f'<geometry><box size="{_floats([2.0 * h for h in half])}"/></geometry></collision>')
+
+
+def hinged_boxes_urdf(name: str, boxes: Sequence[Box], mass: float, inertia: Sequence[float],
+                      axis: Sequence[float]) -> str:
+    """A URDF of two links: a massless base without shape (load it with a fixed base) and, on a joint
+    about `axis` through the base's origin with no limit, damping or friction, one link of `boxes`
+    whose centre of mass is at the joint and whose principal inertia is `inertia` (load it with
+    URDF_USE_INERTIA_FROM_FILE, or Bullet puts the link's bounding-box inertia in its place)."""
+    lines = [
+        '<?xml version="1.0"?>',
+        f'<robot name="{name}">',
+        '<link name="base"><inertial><mass value="0"/>'
+        '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
+        f'<link name="{name}"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="{float(mass)!r}"/>'
+        f'<inertia ixx="{float(inertia[0])!r}" ixy="0" ixz="0" iyy="{float(inertia[1])!r}" iyz="0" '
+        f'izz="{float(inertia[2])!r}"/></inertial>',
+        *(_box(*box) for box in boxes),
+        '</link>',
+        f'<joint name="hinge" type="continuous"><parent link="base"/><child link="{name}"/>'
+        f'<axis xyz="{_floats(axis)}"/><dynamics damping="0" friction="0"/></joint>',
+        '</robot>',
+        '',
+    ]
+    return "\n".join(lines)
+
+
+def cached_urdf(kind: str, text: str) -> Path:
+    """The path of a URDF holding `text`, written into the cache when absent (atomically: a process
+    beside this one reads either no file or the whole one). Its name carries a digest of the text."""
+    folder = cache_dir() / "urdf"
+    path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.urdf"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".urdf.tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
