@@ -1,13 +1,14 @@
 """King of the Hill's Tipper: an hourglass-shaped see-saw with a ball, pegs and slots.
 
 The tray is a jointed multibody over a fixed stand: one link of convex boxes, loaded from a URDF
-(tabletop.sim.urdf), turns on a revolute joint (axis Y) driven by a motor. Tray frame: X along the beam, end "A" at -X and
-end "B" at +X, Y across, Z up, origin on the floor at the centre. Each half, from the centre
-outward: a narrow waist channel, a flare, a hex-staggered field of octagonal pegs (with wall
-bumps and knife-edged guard ridges), then seven slots separated by divider walls and closed
-by the end wall; each slot ends in a shallow pocket (a ramp the ball must roll up to leave).
-A lid closes the tray, so the ball can never leave it. At rest the see-saw leans on the end
-that holds the ball (rest_angle_deg), so the ball lies in a pocket at the low end.
+(tabletop.sim.urdf: a URDF link takes any number of boxes), turns on a revolute joint (axis Y)
+driven by a motor. Tray frame: X along the beam, end "A" at -X and end "B" at +X, Y across, Z up,
+origin on the floor at the centre. Each half, from the centre outward: a narrow waist channel,
+a flare, a hex-staggered field of octagonal pegs (with wall bumps and knife-edged guard ridges),
+then seven slots separated by divider walls and closed by the end wall; each slot ends in a
+shallow pocket (a ramp the ball must roll up to leave). A lid closes the tray, so the ball can
+never leave it. At rest the see-saw leans on the end that holds the ball (rest_angle_deg), so
+the ball lies in a pocket at the low end.
 
 A trial: the ball rests in a slot at one end; the player lifts that end to the tilt angle
 at the tilt speed and holds it while the ball runs through the waist and the pegs; on
