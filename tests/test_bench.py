@@ -73,7 +73,7 @@ def test_converged_numerics_are_frozen_for_every_device_of_tabletop():
 
 def test_bench_sets_a_devices_switches_for_a_run_and_refuses_one_it_lacks():
     """CONVERGED_2026_12_BEHAVIOUR's attributes are set on the device built for the run (here the
-    die's settle rule, with a hold a tenth as long: its throws end sooner), and a name the device
+    die's settle rule, with a hold three times as long: its throws end later), and a name the device
     lacks stops the run with a line that says where the name comes from, rather than running the
     device as it is now."""
     from dataclasses import replace
@@ -85,10 +85,10 @@ def test_bench_sets_a_devices_switches_for_a_run_and_refuses_one_it_lacks():
         return make_device("die", overrides=overrides)
 
     rule = build(()).settle
-    short = replace(rule, hold=rule.hold / 10)
+    longer = replace(rule, hold=rule.hold * 3)     # 0.2 s more at 1/960 s: 192 steps more a throw
     as_spec = bench_device(build, 2)
-    fig = bench_device(build, 2, attributes={"settle": short})
-    assert fig["steps"] < as_spec["steps"] - 200 and fig["attributes"] == {"settle": short}
+    fig = bench_device(build, 2, attributes={"settle": longer})
+    assert fig["steps"] > as_spec["steps"] + 300 and fig["attributes"] == {"settle": longer}
     with pytest.raises(InputError, match="CONVERGED_2026_12_BEHAVIOUR"):
         bench_device(build, 1, attributes={"no_such_switch": False})
     # run beside others, the refused run is reported and the others are measured
