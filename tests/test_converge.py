@@ -220,17 +220,17 @@ def test_converge_spinner_end_to_end(tmp_path, capsys):
 
 
 def test_converge_die_too_few_trials_says_cannot_tell_and_how_many(tmp_path, capsys, monkeypatch):
-    """40 die trials, twice the solver iterations: no trial changes its face, which at 40 trials cannot
+    """40 die trials, a tighter settle rule: no trial changes its face, which at 40 trials cannot
     rule out a change of 0.066, so the verdict is cannot tell (neither converged nor not converged),
     with the count that would do (no change seen: 1.96 sqrt(2) / (n + 2) <= 0.01 from 276 trials)."""
     monkeypatch.setenv("COLUMNS", "400")
     out = tmp_path / "die.json"
-    assert main(["converge", "die", "--trials", "40", "--only", "double-iterations", "--out", str(out),
+    assert main(["converge", "die", "--trials", "40", "--only", "tighter-settle", "--out", str(out),
                  "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert ("refined run labelled 40  unsettled 0  escaped 0  lodged 0: cannot tell at 40 paired trials: the 95% "
             "intervals of 1, 2, 3, 4, 5, 6 straddle +-0.02; needs about 280 trials") in printed
-    assert "cannot tell at 40 trials (double-iterations): needs about 280 trials" in printed
+    assert "cannot tell at 40 trials (tighter-settle): needs about 280 trials" in printed
     assert "converged" not in printed.replace("not converged", "").replace("converged =", "")
     data = json.loads(out.read_text())
     assert data["verdict"] == "cannot tell" and data["trials_needed"] == 280 and data["converged"] is False

@@ -399,6 +399,27 @@ def test_spec_timestep_must_match_a_shared_world():
         Die(SPEC, world=w)
 
 
+def test_the_spec_residual_threshold_reaches_the_solver_and_converge_tightens_it():
+    """The die's spec names a looser solver residual threshold than PyBullet's 1e-7: its own world
+    gets it, a shared world whose solver stops earlier (looser) is refused, one that stops later is
+    joined, and converge's double-iterations doubles the iterations and tightens the threshold 100x."""
+    die = Die(SPEC)
+    try:
+        assert die.solver_residual_threshold == 1e-5
+        assert die.world.settings.solver_residual_threshold == 1e-5
+        refinements = dict(die.refinements())
+        assert refinements["double-iterations"] == (("physics.solver_iterations", "100"),
+                                                    ("physics.solver_residual_threshold", "1e-07"))
+    finally:
+        die.close()
+    dt = 1 / 960
+    with World(PhysicsSettings(timestep=dt, solver_residual_threshold=1e-4)) as w, \
+            pytest.raises(SpecError, match="residual threshold 0.0001 is looser"):
+        Die(SPEC, world=w)
+    with World(PhysicsSettings(timestep=dt, solver_residual_threshold=1e-7)) as w:
+        Die(SPEC, world=w).close()
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 def test_estimate_die_end_to_end(tmp_path):

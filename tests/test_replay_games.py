@@ -18,6 +18,7 @@ import pytest
 from tabletop.cli import main
 from tabletop.gamekit.registry import GAMES
 from tabletop.gamekit.replay import Divergence, summary_lines, verify
+from tabletop.sim.errors import InputError
 from tabletop.sim.record import CHUNK, RECORDED_AT, TURN, ReplayFile, chunk, pack_turn, unpack_turn_log, unpack_turn_motions
 
 
@@ -211,6 +212,32 @@ def test_a_changed_pose_fails_verify_and_is_named(knossos, tmp_path):
                                          r"\(t=0\.\d+ s\), track 'stick\d': expected \(.*\), got \(.*\)"):
         verify(replay, GAMES[replay.header['game']])
     assert run("replay", bad, "--verify")[0] == 1
+
+
+def test_a_replay_of_another_physics_version_is_refused_in_one_line(knossos, monkeypatch):
+    """A build whose physics simulates differently cannot re-simulate an older replay's motion:
+    verify refuses it in one line naming both versions (exit 2), and the replay still summarizes."""
+    import tabletop.sim.world as world
+
+    path, _ = knossos
+    recorded = ReplayFile.open(path).header["versions"]["physics"]
+    assert recorded == world.PHYSICS_VERSION
+    monkeypatch.setattr(world, "PHYSICS_VERSION", recorded + 1)
+    rc, out, err = run("replay", path, "--verify")
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert (f"recorded at physics version {recorded} ({world.PHYSICS_HISTORY[recorded]}); this build simulates "
+            f"physics version {recorded + 1}") in err
+    assert run("replay", path, "--summary")[0] == 0
+
+
+def test_a_replay_from_before_physics_versions_is_version_1():
+    from types import SimpleNamespace
+
+    from tabletop.gamekit.replay import check_physics_version
+
+    old = SimpleNamespace(path="old.ttr", header={"versions": {"pybullet": "3.2.7"}})
+    with pytest.raises(InputError, match=r"old\.ttr: recorded at physics version 1 \(the converged numerics"):
+        check_physics_version(old)
 
 
 def test_a_changed_table_outcome_fails_verify(koth_tables, tmp_path):

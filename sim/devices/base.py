@@ -109,7 +109,7 @@ class Device(abc.ABC):
         residual = getattr(self, "solver_residual_threshold", None)
         solver = ((self.iterations_key, str(2 * it)),)
         if residual is not None:
-            solver += ((self.residual_key, repr(residual / 100)),)
+            solver += ((self.residual_key, repr(float(f"{residual / 100:.12g}"))),)
         out = [("half-timestep", ((self.timestep_key, repr(dt / 2)),)),
                ("double-iterations", solver)]
         mesh = self.mesh_refinements()
