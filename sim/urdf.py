@@ -11,13 +11,12 @@ a changed spec writes a new one.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
 from tabletop.sim.bullet import pybullet
 from tabletop.sim.meshes import cache_dir
+from tabletop.sim.output import write_bytes_atomic
 
 #: a box: (half extents, centre, orientation quaternion x, y, z, w) in its link's frame
 Box = tuple[Sequence[float], Sequence[float], Sequence[float]]
@@ -67,12 +66,5 @@ def cached_urdf(kind: str, text: str) -> Path:
     if path.exists():
         return path
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".urdf.tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_bytes_atomic(path, text.encode())
     return path
