@@ -105,15 +105,18 @@ MATERIALS_PREFIX = "materials."
 
 #: PyBullet's own solver residual threshold, where a spec names none (tabletop.sim.world.PhysicsSettings)
 DEFAULT_SOLVER_RESIDUAL = 1e-7
+#: PyBullet's contact slop (m), where a spec names none (tabletop.sim.world.PhysicsSettings says what it costs)
+DEFAULT_CONTACT_SLOP = 1e-5
 
 
 def read_numerics(part, physics: Table, longest_step: float = 1.0 / 60.0) -> None:
     """A spec's [physics] numerics kept on `part` (a device, or the shape it is built from):
-    `timestep`, `solver_iterations` and the optional `solver_residual_threshold`."""
+    `timestep`, `solver_iterations` and the optional `solver_residual_threshold` and `contact_slop`."""
     part.timestep = physics.number("timestep", 1e-5, longest_step)
     part.solver_iterations = physics.integer("solver_iterations", 1, 1000)
     part.solver_residual_threshold = physics.number("solver_residual_threshold", 1e-12, 1e-3,
                                                     default=DEFAULT_SOLVER_RESIDUAL)
+    part.contact_slop = physics.number("contact_slop", 0.0, 1e-3, default=DEFAULT_CONTACT_SLOP)
 
 
 def parse_overrides(items) -> tuple[tuple[str, str], ...]:

@@ -358,3 +358,25 @@ def test_the_trays_urdf_is_cached_by_its_geometry(tmp_path, monkeypatch):
     files = sorted(folder.iterdir())
     assert len(files) == 2 and path in files
     assert all(f.suffix == ".urdf" and f.name.startswith("tipper-tray-") for f in files)
+
+
+def test_the_spec_contact_slop_reaches_the_world():
+    """The Tipper's spec names PyBullet's contact slop (1e-5 m) and the world gets it; `--set
+    physics.contact_slop=0` reaches the world too, and a shared world with another slop is refused
+    (its bounces would differ: tabletop.sim.world.PhysicsSettings.contact_slop)."""
+    from tabletop.sim.errors import SpecError
+    from tabletop.sim.world import PhysicsSettings, World
+
+    plain = Tipper(SPEC)
+    try:
+        assert plain.contact_slop == plain.world.settings.contact_slop == 1e-5
+    finally:
+        plain.close()
+    none = Tipper(SPEC, overrides=(("physics.contact_slop", "0"),))
+    try:
+        assert none.world.settings.contact_slop == 0.0
+    finally:
+        none.close()
+    with World(PhysicsSettings(timestep=1 / 960)) as shared:
+        with pytest.raises(SpecError, match="contact_slop 0 differs"):
+            Tipper(SPEC, world=shared, overrides=(("physics.contact_slop", "0"),))

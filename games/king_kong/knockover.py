@@ -116,7 +116,7 @@ class KongKnockover(Device):
         self.outer = load_circle(spinner.table("outer"), "outer", OUTER_LABELS).share()
         self.inner = load_circle(spinner.table("inner"), "inner", INNER_LABELS).share()
         self.attach_world(world, self.physics.timestep, self.physics.solver_iterations,
-                          residual=self.physics.solver_residual_threshold)
+                          residual=self.physics.solver_residual_threshold, contact_slop=self.physics.contact_slop)
         try:
             self.rig = KongRig(self.world, self.board, self.kong, self.physics, 1)
         except BaseException:

@@ -70,6 +70,7 @@ class KongPhysics:
     solver_iterations: int
     solver_residual_threshold: float
     settle: SettleRule
+    contact_slop: float = 1e-5
 
 
 def load_physics(path: str | Path | None = None, kong: Kong | None = None, overrides=()) -> KongPhysics:
@@ -100,7 +101,8 @@ def load_physics(path: str | Path | None = None, kong: Kong | None = None, overr
         groove_fraction=sm.number("groove_fraction", 0.0, 1.0),
         start_up_fraction=sm.number("start_up_fraction", 0.0, 1.0), spinner_path=spinner,
         timestep=numerics.timestep, solver_iterations=numerics.solver_iterations,
-        solver_residual_threshold=numerics.solver_residual_threshold, settle=SettleRule.from_table(spec.table("settle")))
+        solver_residual_threshold=numerics.solver_residual_threshold, settle=SettleRule.from_table(spec.table("settle")),
+        contact_slop=numerics.contact_slop)
 
 
 # -- the figure's outline as boxes --------------------------------------------------------------

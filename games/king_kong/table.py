@@ -62,7 +62,8 @@ class KongTable(KongLayout, PhysicsTable):
         super().__init__(players, board or load_board(), kong, self.physics.pawn)
         self.world = World(PhysicsSettings(timestep=self.physics.timestep,
                                            solver_iterations=self.physics.solver_iterations,
-                                           solver_residual_threshold=self.physics.solver_residual_threshold))
+                                           solver_residual_threshold=self.physics.solver_residual_threshold,
+                                           contact_slop=self.physics.contact_slop))
         try:
             self.rig = KongRig(self.world, self.board, self.kong, self.physics, players)
             self.die = Die(default_spec("die"), origin=DIE_ORIGIN)   # its box lid, in a World of its own

@@ -148,14 +148,16 @@ class Device(abc.ABC):
         read_spec(self, spec_path, overrides)
         self.origin = tuple(float(v) for v in origin)
         return self.attach_world(world, self.timestep, self.solver_iterations,
-                                 residual=getattr(self, "solver_residual_threshold", None))
+                                 residual=getattr(self, "solver_residual_threshold", None),
+                                 contact_slop=getattr(self, "contact_slop", None))
 
     def attach_world(self, world, timestep: float, solver_iterations: int, contact_erp: float | None = None,
-                     residual: float | None = None):
+                     residual: float | None = None, contact_slop: float | None = None):
         """Build into a shared World (its timestep must be the spec's) or into a new one the
         device owns and closes; sets and returns `self.world`. A spec that names its own contact
-        ERP (rigid bodies only, see tabletop.sim.world) cannot share a world with another; a shared
-        world's solver must stop as late as the spec's or later (its residual threshold no looser)."""
+        ERP (rigid bodies only, see tabletop.sim.world) or contact slop cannot share a world whose
+        value differs; a shared world's solver must stop as late as the spec's or later (its
+        residual threshold no looser)."""
         from tabletop.sim.errors import SpecError
         from tabletop.sim.world import PhysicsSettings, World
 
@@ -164,10 +166,15 @@ class Device(abc.ABC):
             extra = {} if contact_erp is None else {"contact_erp": contact_erp}
             if residual is not None:
                 extra["solver_residual_threshold"] = residual
+            if contact_slop is not None:
+                extra["contact_slop"] = contact_slop
             world = World(PhysicsSettings(timestep=timestep, solver_iterations=solver_iterations, **extra))
         elif contact_erp is not None and world.settings.contact_erp != contact_erp:
             raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.contact_erp {contact_erp} differs "
                             f"from the shared world's {world.settings.contact_erp}: this device needs a world of its own")
+        elif contact_slop is not None and world.settings.contact_slop != contact_slop:
+            raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.contact_slop {contact_slop:g} differs "
+                            f"from the shared world's {world.settings.contact_slop:g}: this device needs a world of its own")
         elif not _divides(world.dt, timestep):
             raise SpecError(f"{getattr(self, 'spec_path', self.name)}: physics.timestep {timestep} is not a "
                             f"whole multiple of the shared world's {world.dt}: a device joins a world that "

@@ -158,7 +158,7 @@ class Crater(HillShape, Device):
         super().__init__(spec_path, overrides)
         self._floor_grid = None        # the floor's low bound on a 2 mm grid, built by _field_region
         self.attach_world(world, self.timestep, self.solver_iterations, self.contact_erp,
-                          residual=self.solver_residual_threshold)
+                          residual=self.solver_residual_threshold, contact_slop=self.contact_slop)
         try:
             rests = cached_data("koth-edge-rests", 1, self.geometry_params(),
                                 lambda: {name: self._rest_on_edge_seat(name) for name in self.edge_seats})
