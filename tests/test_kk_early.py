@@ -37,6 +37,7 @@ def whole(device):
     return _run(device, early=False)
 
 
+@pytest.mark.slow
 def test_the_early_end_reads_the_fate_of_the_whole_move(device, whole):
     """Every trial reads the fate and status the whole move gives; those ended early (the pawn
     resting out of Kong's reach) in fewer steps, with the pawn then farther from every pose Kong had
@@ -52,6 +53,7 @@ def test_the_early_end_reads_the_fate_of_the_whole_move(device, whole):
     assert 0.0 < device.rig.pawn_reach() < device.rig.pawn.height
 
 
+@pytest.mark.slow
 def test_an_end_that_ignores_kongs_reach_is_caught(device, whole, monkeypatch):
     """With the reach test dropped (every pose counted out of reach), a trial ends as soon as the pawn
     first rests, before Kong gets to it, and some fate differs from the whole move's: the comparison
@@ -63,6 +65,7 @@ def test_an_end_that_ignores_kongs_reach_is_caught(device, whole, monkeypatch):
     assert any(c.label != w.label for c, w in zip(careless, whole))
 
 
+@pytest.mark.slow
 def test_a_watched_move_runs_to_its_end(device, whole):
     """While a recorder watches the world (a replay plays the whole move) no trial ends early: the
     same steps as with the early end off."""

@@ -133,6 +133,7 @@ def _rebound(materials, dt: float, slop: float) -> float:
         return float(w.velocity("ball")[0][0])
 
 
+@pytest.mark.slow
 def test_a_contact_slop_eats_bounces_as_the_step_shrinks_and_none_converges(materials):
     """Bullet lets a body close a contact shallower than the slop at (slop - depth) / dt, taken off
     its bounce: with PyBullet's 1e-5 m the ball's rebound off a wall holds from 1/1920 to 1/3840 s
