@@ -34,8 +34,8 @@ JAM_SECONDS = 3.0                 # a notch not reached in this time (a stroke t
 SPEED_MARGIN = 1.5                # the motors' speed cap, over the fastest stroke's peak speed
 _SPOT_STEP = 0.002                # m: grid of spots searched for a pawn that cannot stand at its own spot
 DECIDED_MARGIN = 0.005            # m: a still pawn this much farther than its reach from every pose Kong's
-                                  # remaining strokes pass through cannot be touched again (his motors lag
-                                  # their targets and overshoot a notch by well under 1% of a notch, 0.3 mm)
+                                  # remaining strokes pass through cannot be touched again (a stroke ends
+                                  # within ARRIVED of its notch: 0.6 mm at the figure's farthest point)
 _SWEEP_STEP = 0.001               # m: the largest move of any point of the figure between two poses checked
 
 
@@ -518,8 +518,12 @@ class KongRig:
         every pose Kong passes through from now to the end of the move keeps his figure more than
         DECIDED_MARGIN beyond each pawn's reach: the pawns rest, nothing but Kong can move them, and he
         cannot touch them again, so the move's outcome for them is decided. The world must hold no
-        other free body (another pawn could be knocked onto them)."""
+        other free body (another pawn could be knocked onto them). None (no early end) where the settle
+        rule cannot be met within its cap, as the settle after the move could not."""
         w, rule = self.world, self.physics.settle
+        hold = max(1, round(rule.hold / w.dt))
+        if rule.every + math.ceil(hold / rule.every) * rule.every > round(rule.cap / w.dt):
+            return None     # the settle after the move could never be met in its cap: the trial stays UNSETTLED
         watch = SettleWatch(w, [self.names[i] for i in indices], rule)
         bodies = [w.bodies[self.names[i]] for i in indices]
         get = w.client.getBasePositionAndOrientation
