@@ -77,7 +77,6 @@ CONVERGED_2026_12: dict[str, tuple[tuple[str, str], ...]] = {
 CONVERGED_2026_12_BEHAVIOUR: dict[str, dict[str, object]] = {
     "crater": {"end_when_decided": False, "substeps": False},
     "tipper": {"tray_as_one_link": False},
-    "kong-knockover": {"end_when_decided": False},
 }
 
 

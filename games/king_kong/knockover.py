@@ -102,9 +102,6 @@ class KongKnockover(Device):
         return {"gesture.seconds_per_notch": "low"}
 
     bench_restart_each_trial = True     # sim/bench.py: Kong turns through a pawn and stops within each trial
-    #: end a trial once the pawn rests where Kong's remaining strokes cannot reach it (rig.run_move);
-    #: bench's converged run turns it off
-    end_when_decided = True
 
     def __init__(self, spec_path: Path, world: World | None = None, overrides=()):
         self.spec_path = Path(spec_path)
@@ -197,10 +194,8 @@ class KongKnockover(Device):
         trial = gesture if gesture is not None else self.sample_gesture(rng)
         self.place(trial)
         hand = Hand(trial.seconds_per_notch, trial.pause, (trial.jitter,))
-        moved = run_move(self.rig, trial.twist_steps, trial.climb_steps, hand, [0], [0],
-                         end_when_decided=self.end_when_decided)
-        reading = dict(moved.reading["red"], jammed=bool(moved.reading.get("jammed")),
-                       decided=bool(moved.reading.get("decided")))
+        moved = run_move(self.rig, trial.twist_steps, trial.climb_steps, hand, [0], [0])
+        reading = dict(moved.reading["red"], jammed=bool(moved.reading.get("jammed")))
         return Outcome(label=reading["fate"] if moved.status is Status.OK else None, status=moved.status,
                        sim_time=moved.sim_time, steps=moved.steps, reading=reading,
                        gesture=_gesture_dict(trial), group=trial.group)

@@ -24,7 +24,7 @@ from tabletop.sim.devices.base import Outcome, Status
 from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import Material, load_materials, pick_material
 from tabletop.sim.paths import assets_dir
-from tabletop.sim.readouts import SettleRule, SettleWatch, is_upright, run_until_settled, up_tilt_deg
+from tabletop.sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
 from tabletop.sim.spec import load_toml, read_numerics
 from tabletop.sim.world import World
 
@@ -33,10 +33,6 @@ ARRIVED = 0.01                    # of a notch: a stroke ends with Kong this clo
 JAM_SECONDS = 3.0                 # a notch not reached in this time (a stroke takes under half a second) is a jam
 SPEED_MARGIN = 1.5                # the motors' speed cap, over the fastest stroke's peak speed
 _SPOT_STEP = 0.002                # m: grid of spots searched for a pawn that cannot stand at its own spot
-DECIDED_MARGIN = 0.005            # m: a still pawn this much farther than its reach from every pose Kong's
-                                  # remaining strokes pass through cannot be touched again (a stroke ends
-                                  # within ARRIVED of its notch: 0.6 mm at the figure's farthest point)
-_SWEEP_STEP = 0.001               # m: the largest move of any point of the figure between two poses checked
 
 
 # -- the physics spec (knockover.toml) -------------------------------------------------------------
@@ -423,17 +419,15 @@ class KongRig:
         return x0 + r <= x <= x1 - r and y0 + r <= y <= y1 - r
 
     # -- the move ------------------------------------------------------------------------------
-    def move(self, twist_steps, climb_steps: int, hand: Hand, escaped=None, decided=None) -> tuple[int, str]:
+    def move(self, twist_steps, climb_steps: int, hand: Hand, escaped=None) -> tuple[int, str]:
         """Move Kong from his pose: the twist notch by notch (+1 left, -1 right), then the climb.
 
         Each notch is one stroke of the hand: a raised-cosine speed profile over `hand.seconds_per_notch`
         that the joint's motor tracks. The hand never runs ahead of Kong: while the joint lags its target
         by more than `LEAD` of a notch (a pawn in the way), the stroke waits, pushing with the motor's
         cap; a stroke ends when Kong sits in its notch. A notch not reached within `JAM_SECONDS` is a
-        jam. `decided(strokes, i)` (`decided_check`), asked after each motor update and each pause,
-        ends the move early when it is true: `strokes` are the move's (what, delta) and i the first
-        not finished. Returns (steps taken, "done" | "escaped" | "jammed" | "decided"); `arrivals`
-        holds Kong's joint pose (climb, twist in notches) at the end of each stroke."""
+        jam. Returns (steps taken, "done" | "escaped" | "jammed"); `arrivals` holds Kong's joint pose
+        (climb, twist in notches) at the end of each stroke."""
         w, ph = self.world, self.physics
         k = ph.control_every
         s0 = w.steps
@@ -443,7 +437,7 @@ class KongRig:
         n = max(1, round(hand.seconds_per_notch / w.dt))
         pause = round(hand.pause / w.dt)
         get = self.world.client.getJointState
-        for si, (what, delta) in enumerate(strokes):
+        for what, delta in strokes:
             joint = FIGURE if what == "twist" else SLIDE
             start = self._twist_q if what == "twist" else self._climb_q
             lead, tol = LEAD * abs(delta), ARRIVED * abs(delta)
@@ -472,9 +466,6 @@ class KongRig:
                 if escaped is not None and escaped():
                     self.hold()
                     return w.steps - s0, "escaped"
-                if decided is not None and decided(strokes, si):
-                    self.hold()
-                    return w.steps - s0, "decided"
             if what == "twist":
                 self._twist_q = start + delta
             else:
@@ -483,9 +474,6 @@ class KongRig:
             self.arrivals.append(self.joint_pose())
             if pause:
                 w.step(pause)
-                if decided is not None and decided(strokes, si + 1):
-                    self.hold()
-                    return w.steps - s0, "decided"
         self.hold()
         return w.steps - s0, "done"
 
@@ -511,88 +499,6 @@ class KongRig:
                     return True
             return False
         return escaped
-
-    def decided_check(self, indices):
-        """A `decided(strokes, i)` for `move`: true once the pawns `indices` have kept under the settle
-        rule's speeds for its hold (checked every `settle.every` steps, as `settle` checks them) and
-        every pose Kong passes through from now to the end of the move keeps his figure more than
-        DECIDED_MARGIN beyond each pawn's reach: the pawns rest, nothing but Kong can move them, and he
-        cannot touch them again, so the move's outcome for them is decided. The world must hold no
-        other free body (another pawn could be knocked onto them). None (no early end) where the settle
-        rule cannot be met within its cap, as the settle after the move could not."""
-        w, rule = self.world, self.physics.settle
-        hold = max(1, round(rule.hold / w.dt))
-        if rule.every + math.ceil(hold / rule.every) * rule.every > round(rule.cap / w.dt):
-            return None     # the settle after the move could never be met in its cap: the trial stays UNSETTLED
-        watch = SettleWatch(w, [self.names[i] for i in indices], rule)
-        bodies = [w.bodies[self.names[i]] for i in indices]
-        get = w.client.getBasePositionAndOrientation
-        reach = self.pawn_reach() + DECIDED_MARGIN + _SWEEP_STEP
-        state = {"next": w.steps + rule.every, "reachable": None}
-
-        def decided(strokes, i) -> bool:
-            if w.steps < state["next"]:
-                return False
-            state["next"] = w.steps + rule.every
-            if not watch.update():
-                state["reachable"] = None
-                return False
-            if state["reachable"] == i:     # still pawns Kong can reach stay so until his stroke i ends
-                return False
-            poses = self.sweep(strokes, i)
-            if all(self.figure_distances(get(b)[0][:2], poses).min() > reach for b in bodies):
-                return True
-            state["reachable"] = i
-            return False
-        return decided
-
-    def pawn_reach(self) -> float:
-        """The farthest any point of a pawn lies from its centre of mass (m): in the board's plane no
-        part of it lies farther from the centre's point, however it stands or lies."""
-        p, out = self.pawn, 0.0
-        for kind, dims, z in p.parts:
-            dz = abs(z - p.com_z)
-            out = max(out, dz + dims[0] if kind == "sphere" else math.hypot(dims[0], dz + dims[1] / 2))
-        return out
-
-    def sweep(self, strokes, i: int) -> np.ndarray:
-        """(climb, twist) in notches, N x 2: Kong's pose now, then along strokes i.. to the move's end
-        (one joint at a time, as the strokes go), close enough that no point of the figure moves more
-        than _SWEEP_STEP between two (and that much is added to the margin by `decided_check`)."""
-        climb, twist = self.joint_pose()
-        c_to, t_to = self._climb_q / self.kong.climb_step, math.degrees(self._twist_q) / self.kong.notch_angle
-        way = [(climb, twist)]
-        for what, delta in strokes[i:]:
-            if what == "twist":
-                t_to += math.degrees(delta) / self.kong.notch_angle
-            else:
-                c_to += delta / self.kong.climb_step
-            way.append((c_to, t_to))
-        out = [np.array(way[:1], float)]
-        for (c0, t0), (c1, t1) in zip(way, way[1:]):
-            move = max(abs(c1 - c0) * self.kong.climb_step, abs(math.radians((t1 - t0) * self.kong.notch_angle)) * self.reach)
-            n = max(1, math.ceil(move / _SWEEP_STEP))
-            u = np.arange(1, n + 1) / n
-            out.append(np.column_stack([c0 + (c1 - c0) * u, t0 + (t1 - t0) * u]))
-        return np.concatenate(out)
-
-    def figure_distances(self, xy, poses: np.ndarray) -> np.ndarray:
-        """`figure_distance` from the board point xy at each (climb, twist) of `poses`, at once."""
-        k = self.kong
-        cx = k.bottom[0]
-        cy = k.bottom[1] + poses[:, 0] * k.climb_step
-        a = np.radians(poses[:, 1] * k.notch_angle)
-        c, s = np.cos(a), np.sin(a)
-        dx, dy = xy[0] - cx, xy[1] - cy
-        px, py = c * dx + s * dy, -s * dx + c * dy
-        best = np.full(len(poses), np.inf)
-        for pl in self.plates:
-            pc, ps = math.cos(pl.angle), math.sin(pl.angle)
-            qx, qy = px - pl.centre[0], py - pl.centre[1]
-            lx = np.maximum(np.abs(pc * qx + ps * qy) - pl.half[0], 0.0)
-            ly = np.maximum(np.abs(-ps * qx + pc * qy) - pl.half[1], 0.0)
-            best = np.minimum(best, np.hypot(lx, ly))
-        return best
 
     def settle(self, indices, escaped=None) -> tuple[bool, bool]:
         """Step until the pawns `indices` settle (our rule), one escapes, or the cap passes."""
@@ -644,19 +550,14 @@ def spread(n: int, base_radius: float) -> list[tuple[float, float]]:
             for k in range(n)]
 
 
-def run_move(rig: KongRig, twist_steps, climb: int, hand: Hand, watched, at_risk,
-             end_when_decided: bool = False) -> Outcome:
+def run_move(rig: KongRig, twist_steps, climb: int, hand: Hand, watched, at_risk) -> Outcome:
     """Kong's move on a placed rig, the watched pawns settled and the pawns `at_risk` read: the label is
-    the rules' kong-move label ("red:standing blue:knocked"), the reading each pawn's by colour.
-    `end_when_decided`: stop Kong as soon as the watched pawns rest where he cannot reach them again
-    (`KongRig.decided_check`; the world must hold no other free body), never while a recorder
-    watches the world (a replay plays the whole move)."""
+    the rules' kong-move label ("red:standing blue:knocked"), the reading each pawn's by colour."""
     w = rig.world
     s0 = w.steps
     escaped = rig.escaped_check(watched)
-    decided = rig.decided_check(watched) if end_when_decided and not w.watchers else None
-    _, result = rig.move(twist_steps, climb, hand, escaped, decided)
-    esc, jammed, settled = result == "escaped", result == "jammed", result == "decided"
+    _, result = rig.move(twist_steps, climb, hand, escaped)
+    esc, jammed, settled = result == "escaped", result == "jammed", False
     if result == "done":
         settled, esc = rig.settle(watched, escaped)
     readings = {i: rig.read(i) for i in at_risk}
@@ -677,6 +578,4 @@ def run_move(rig: KongRig, twist_steps, climb: int, hand: Hand, watched, at_risk
     reading = {COLOURS[i]: r for i, r in readings.items()}
     if jammed:
         reading["jammed"] = True
-    if result == "decided":
-        reading["decided"] = True
     return Outcome(label=text, status=status, sim_time=steps * w.dt, steps=steps, reading=reading)
