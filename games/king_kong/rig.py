@@ -25,7 +25,7 @@ from tabletop.sim.errors import SpecError
 from tabletop.sim.materials import Material, load_materials, pick_material
 from tabletop.sim.paths import assets_dir
 from tabletop.sim.readouts import SettleRule, is_upright, run_until_settled, up_tilt_deg
-from tabletop.sim.spec import load_toml, read_numerics
+from tabletop.sim.spec import DEFAULT_CONTACT_SLOP, load_toml, read_numerics
 from tabletop.sim.world import World
 
 LEAD = 0.25                       # of a notch: the hand's stroke waits while Kong lags his target by more
@@ -66,7 +66,7 @@ class KongPhysics:
     solver_iterations: int
     solver_residual_threshold: float
     settle: SettleRule
-    contact_slop: float = 1e-5
+    contact_slop: float = DEFAULT_CONTACT_SLOP
 
 
 def load_physics(path: str | Path | None = None, kong: Kong | None = None, overrides=()) -> KongPhysics:
