@@ -122,8 +122,7 @@ def _rebound(materials, dt: float, slop: float) -> float:
     its velocity along the wall's normal 0.2 s later (negative: away from the wall)."""
     with World(PhysicsSettings(timestep=dt, contact_slop=slop)) as w:
         c, r = w.client, 0.005
-        floor = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.3, 0.3, 0.002])
-        w.add_body("floor", c.createMultiBody(0, floor, basePosition=[0, 0, -0.002]), materials["polystyrene"])
+        _floor(w, materials["polystyrene"])
         wall = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.0025, 0.3, 0.01])
         w.add_body("wall", c.createMultiBody(0, wall, basePosition=[0.03, 0, 0.01]), materials["polystyrene"])
         w.add_sphere("ball", r, materials["glass"], (0, 0, r))
