@@ -61,7 +61,9 @@ CONVERGED_2026_12: dict[str, tuple[tuple[str, str], ...]] = {
               ("settle.hold", "0.2"), ("settle.cap", "10.0"), ("settle.every", "12")),
     "tipper": (("physics.timestep", "0.0010416666666666667"), ("physics.solver_iterations", "50"),
                ("physics.solver_residual_threshold", "1e-07"), ("settle.linear", "0.005"),
-               ("settle.angular", "0.5"), ("settle.hold", "0.25"), ("settle.cap", "10.0"), ("settle.every", "12")),
+               ("settle.angular", "0.5"), ("settle.hold", "0.25"), ("settle.cap", "10.0"), ("settle.every", "12"),
+               # its posts and contact slop until physics version 3 (the spec's keys since)
+               ("pegs.shape", "star"), ("physics.contact_slop", "1e-05")),
     # the test plugin's coin (tests/plugins/coin_race), benched wherever it is installed
     "coin": (("physics.timestep", "0.0010416666666666667"), ("physics.solver_iterations", "50"),
              ("physics.solver_residual_threshold", "1e-07"), ("settle.linear", "0.005"), ("settle.angular", "0.5"),

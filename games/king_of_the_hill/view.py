@@ -208,9 +208,9 @@ class HillAdapter(TableAdapter):
 
     def _tray_parts(self) -> tuple[str, dict, dict[str, list]]:
         """The Tipper's tray as it is drawn: (its track, its look, its parts by kind: "wall",
-        "floor", "lid", "ridge", and "pegs", round pegs as the spec describes them, in place of the
-        octagonal posts the physics is built of, and without their millimetre-high ridges, which
-        read as spikes from above)."""
+        "floor", "lid", "ridge", and "pegs", plain cylinders floor to lid in place of the capsules
+        the physics is built of (their caps sunk in the floor and the lid), and without their
+        millimetre-high ridges, which read as spikes from above)."""
         tray = look(self.world_of("tray"), "tray")
         tipper = self.table.tipper
         (track, parts), = tray["tracks"].items()
@@ -218,13 +218,14 @@ class HillAdapter(TableAdapter):
         posts = [rot_y((sx * x, y, 0.0), sx * tipper.slope) for x, y in tipper.pegs + tipper.bumps for sx in (1, -1)]
 
         def kind(p) -> str:
-            if p["kind"] != "box":
-                return "wall"
-            if p["pos"][2] + p["half"][2] > top - 1e-4 and min(p["half"][:2]) > 0.004:
+            box = p["kind"] == "box"
+            if box and p["pos"][2] + p["half"][2] > top - 1e-4 and min(p["half"][:2]) > 0.004:
                 return "lid"
             near = min(math.hypot(p["pos"][0] - q[0], p["pos"][1] - q[1]) for q in posts)
             if near < 1e-4:
                 return "peg"
+            if not box:
+                return "wall"
             if p["pos"][2] < 0.0:          # under the floor's top: floor, or a peg's low ridge
                 tilted = abs(p["orn"][3]) < 0.9999
                 return "ridge" if tilted and near < tipper.peg_radius + tipper.ridge_length else "floor"

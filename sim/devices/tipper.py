@@ -1,10 +1,10 @@
 """King of the Hill's Tipper: an hourglass-shaped see-saw with a ball, pegs and slots.
 
-The tray is a jointed multibody over a fixed stand: one link of convex boxes, loaded from a URDF
-(tabletop.sim.urdf: a URDF link takes any number of boxes), turns on a revolute joint (axis Y)
+The tray is a jointed multibody over a fixed stand: one link of convex boxes and capsules, loaded
+from a URDF (tabletop.sim.urdf: a URDF link takes any number of shapes), turns on a revolute joint (axis Y)
 driven by a motor. Tray frame: X along the beam, end "A" at -X and end "B" at +X, Y across, Z up,
 origin on the floor at the centre. Each half, from the centre outward: a narrow waist channel,
-a flare, a hex-staggered field of octagonal pegs (with wall bumps and knife-edged guard ridges),
+a flare, a hex-staggered field of round pegs (with wall bumps and knife-edged guard ridges),
 then seven slots separated by divider walls and closed by the end wall; each slot ends in a
 shallow pocket (a ramp the ball must roll up to leave). A lid closes the tray, so the ball can
 never leave it. At rest the see-saw leans on the end that holds the ball (rest_angle_deg), so
@@ -144,17 +144,22 @@ class Tipper(TipperShape, Device):
             prims.append(("box", ((length + extra) / 2, wt / 2, H / 2 + ft), (cx, sgn * cy, H / 2),
                           _qz(sgn * ang)))
         # pegs (floor to lid, reaching into both)
-        # Pegs and wall bumps are regular octagonal posts (`radius` = circumradius), each the union
-        # of two square boxes, one turned 45 degrees: boxes, because PyBullet's createMultiBody
-        # spends ~0.4 ms on every cylinder or capsule child (a third of a trial for 60 posts).
+        # Pegs and wall bumps are round posts of `radius`: capsules, the shape Bullet meets a sphere
+        # on most smoothly (a segment and a radius), their caps inside the floor and the lid. Until
+        # physics version 3 ("star") each was the union of two square boxes, one turned 45 degrees:
+        # an 8-pointed star 6.5 mm across, whose points and notches met a fast ball with several
+        # contacts at once; how it left depended on the time step, and so did the odds
+        # (docs/physics-profile.md, issue 40 part 4). A capsule child costs PyBullet's renderer
+        # ~0.2 ms to load unless the link has a look of its own (tabletop.sim.urdf gives it one).
         # (Plain diamonds deflect a ball by up to 90 degrees and sent nearly every ball to a wall.)
         hs = self.peg_radius * math.cos(math.pi / 8)
-        for x, y in self.pegs:
-            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _IDENTITY))
-            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _DIAMOND))
-        for x, y in self.bumps:
-            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _IDENTITY))
-            prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _DIAMOND))
+        for x, y in self.pegs + self.bumps:
+            if self.peg_shape == "capsule":
+                # round: a capsule whose straight part spans the floor to the lid, its caps inside them
+                prims.append(("capsule", (self.peg_radius, H), (x, y, H / 2), _IDENTITY))
+            else:
+                prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _IDENTITY))
+                prims.append(("box", (hs, hs, H / 2 + ft / 2), (x, y, H / 2), _DIAMOND))
         # dividers, with rounded tips facing the pegs
         for y in self._divider_ys():
             prims.append(("box", (self.slot_length / 2, self.divider / 2, H / 2 + ft / 2),
@@ -211,7 +216,7 @@ class Tipper(TipperShape, Device):
 
     def _build_shape(self) -> None:
         """One compound collision shape for the whole tray, in the link (pivot) frame."""
-        types, radii, halfs, lengths, poss, orns = [], [], [], [], [], []
+        types, radii, halfs, lengths, poss, orns, parts = [], [], [], [], [], [], []
         prims = self._half_primitives()
         # Links are grouped in space (the large walls first, then the small parts ordered along
         # X), so that a link's bounding box is compact and the ball meets few links at a time.
@@ -236,18 +241,20 @@ class Tipper(TipperShape, Device):
                     halfs.append(list(dims))
                     radii.append(0.0)
                     lengths.append(0.0)
+                    parts.append((list(dims), list(p), list(q)))
+                elif kind == "capsule":
+                    r, length = dims
+                    types.append(pybullet.GEOM_CAPSULE)
+                    halfs.append([r, r, length / 2 + r])       # its bounding box (the welded links' inertia)
+                    radii.append(r)
+                    lengths.append(length)
+                    parts.append(("capsule", r, length, list(p), list(q)))
                 else:
-                    types.append(pybullet.GEOM_CYLINDER)
-                    halfs.append([0.0, 0.0, 0.0])
-                    radii.append(dims[0])
-                    lengths.append(dims[1])
+                    raise ValueError(f"the Tipper's tray is built of boxes and capsules, not {kind!r}")
         self.n_primitives = len(types)
         self._shape_args = (types, radii, halfs, lengths, poss, orns)
         self._shapes: list[int] | None = None        # the welded links' shapes, made when first needed
-        if any(kind != pybullet.GEOM_BOX for kind in types):
-            raise ValueError("the Tipper's tray is built of boxes only")
-        self._tray_urdf = hinged_boxes_urdf("tray", list(zip(halfs, poss, orns)), self.tray_mass,
-                                            self._welded_inertia(), (0.0, 1.0, 0.0))
+        self._tray_urdf = hinged_boxes_urdf("tray", parts, self.tray_mass, self._welded_inertia(), (0.0, 1.0, 0.0))
         # slot regions in the half-local frame of either half
         self.regions: dict[str, Region] = {}
         self._region_label: dict[str, str] = {}

@@ -92,6 +92,9 @@ class TipperShape(SpecShape):
 
         p = spec.table("pegs")
         self.peg_radius = p.number("radius", 0.0005, 0.02)
+        self.peg_shape = p.string("shape", default="star")
+        if self.peg_shape not in ("star", "capsule"):
+            raise SpecError(f"{src}: pegs.shape: {self.peg_shape!r} is not one of 'star', 'capsule'")
         self.peg_start = p.number("start", 0.0, 0.2)
         self.peg_rows = p.integer("rows", 0, 20)
         self.peg_row_pitch = p.number("row_pitch", 0.001, 0.1)
