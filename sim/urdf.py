@@ -57,6 +57,7 @@ def hinged_boxes_urdf(name: str, boxes: Sequence[Box], mass: float, inertia: Seq
                       axis: Sequence[float]) -> str:
     """A URDF of two links: a massless base without shape (load it with a fixed base) and, on a joint
     about `axis` through the base's origin with no limit, damping or friction, one link of `boxes`
+    (each a box, or a capsule as `_part` takes it)
     whose centre of mass is at the joint and whose principal inertia is `inertia` (load it with
     URDF_USE_INERTIA_FROM_FILE, or Bullet puts the link's bounding-box inertia in its place)."""
     lines = [
