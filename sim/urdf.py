@@ -1,4 +1,4 @@
-"""A jointed body of many boxes as a URDF, cached by its text.
+"""A jointed body of many boxes (and capsules) as a URDF, cached by its text.
 
 PyBullet's createCollisionShapeArray takes at most 16 children per compound shape, so a body of
 more boxes built through it needs several links welded together, and every link costs Bullet
@@ -20,6 +20,8 @@ from tabletop.sim.output import write_bytes_atomic
 
 #: a box: (half extents, centre, orientation quaternion x, y, z, w) in its link's frame
 Box = tuple[Sequence[float], Sequence[float], Sequence[float]]
+#: a box, or a capsule: ("capsule", radius, length, centre, orientation)
+Part = Box | tuple[str, float, float, Sequence[float], Sequence[float]]
 
 
 #: a link without a <visual> gets one that PyBullet's renderer builds from each collision shape, and a
@@ -40,7 +42,7 @@ def _box(half: Sequence[float], pos: Sequence[float], orn: Sequence[float]) -> s
             f'<geometry><box size="{_floats([2.0 * h for h in half])}"/></geometry></collision>')
 
 
-def _part(part) -> str:
+def _part(part: Part) -> str:
     """A box (half extents, centre, orientation) or a capsule ("capsule", radius, length, centre,
     orientation: its axis along the frame's Z, `length` between the centres of its end caps)."""
     if len(part) == 3:
@@ -53,13 +55,13 @@ def _part(part) -> str:
             f'<geometry><capsule radius="{float(radius)!r}" length="{float(length)!r}"/></geometry></collision>')
 
 
-def hinged_boxes_urdf(name: str, boxes: Sequence[Box], mass: float, inertia: Sequence[float],
+def hinged_boxes_urdf(name: str, boxes: Sequence[Part], mass: float, inertia: Sequence[float],
                       axis: Sequence[float]) -> str:
     """A URDF of two links: a massless base without shape (load it with a fixed base) and, on a joint
     about `axis` through the base's origin with no limit, damping or friction, one link of `boxes`
-    (each a box, or a capsule as `_part` takes it)
-    whose centre of mass is at the joint and whose principal inertia is `inertia` (load it with
-    URDF_USE_INERTIA_FROM_FILE, or Bullet puts the link's bounding-box inertia in its place)."""
+    (boxes and capsules, `Part`) whose centre of mass is at the joint and whose principal inertia is
+    `inertia` (load it with URDF_USE_INERTIA_FROM_FILE, or Bullet puts the link's bounding-box
+    inertia in its place)."""
     lines = [
         '<?xml version="1.0"?>',
         f'<robot name="{name}">',

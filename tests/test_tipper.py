@@ -234,9 +234,9 @@ AS_UNTIL_VERSION_3 = (("pegs.shape", "star"), ("physics.contact_slop", "1e-5"),
 
 def test_a_trial_does_not_depend_on_the_trials_before():
     """Bullet keeps solver state of removed bodies: in a world shared with earlier trials, the tray
-    built as welded links (as until 2026-12, with its posts until physics version 3) ends trial 18 of
-    seed 5 run after trial 5 in J, where in a new world it ends in slot 1. (The one-link tray showed no such case in 200 trials, which
-    proves nothing.) The Tipper renews its own world for every trial (World.renew), so there a
+    built as welded links (as until 2026-12, with its posts until physics version 3) ends trial 18
+    of seed 5 run after trial 5 in J, where in a new world it ends in slot 1. (The one-link tray
+    showed no such case in 200 trials, which proves nothing.) The Tipper renews its own world for every trial (World.renew), so there a
     trial ends as in a new world, whichever way the tray is built."""
     from tabletop.sim.batch import trial_rng
     from tabletop.sim.world import PhysicsSettings, World
