@@ -350,11 +350,20 @@ HOTSEAT_SCRIPT = CLICKER + textwrap.dedent('''
          banner=ctrl.hud.banner.getText())
     history = len(ctrl.state.history)
     undoable = ctrl.match.can_undo({0})
-    key("Return", settle=5)                                                  # red passes the screen ...
+    # A second Enter within `curtain_hold` of the first passes only. In play the hold is 0.6 s; here
+    # 2 s, so that a loaded machine (a software-rendered frame can take 0.2 s) still presses twice
+    # inside it. The first press is waited for, frame by frame, before the second.
+    ctrl.curtain_hold = 2.0
+    key("Return", settle=1)                                                  # red passes the screen ...
+    for _ in range(100):
+        if ctrl.curtain:
+            break
+        app.render_frame()
+        time.sleep(0.02)
     tell(curtain_after_pass=ctrl.curtain)
     key("Return", settle=5)                                                  # ... pressed twice at once
     tell(curtain_after_double=ctrl.curtain)
-    time.sleep(0.7)
+    time.sleep(2.1)
     key("Return")                                                            # blue, ready
     tell(curtain_after_ready=ctrl.curtain, at_screen=ctrl.at_screen, notice=ctrl.hud.notice.getText(),
          undoable_by_red=undoable)
