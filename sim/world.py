@@ -86,6 +86,12 @@ class World:
         self.rigid_parts: dict[str, list[dict]] = {}
         self.watchers: list = []                   # callables(world) run after every step (recorders)
         self.steps = 0
+        #: `step(n)` may take its n steps in a few engine calls of several Bullet substeps each (see
+        #: `step`). A device sets it where nothing acts on its bodies between the steps of one
+        #: `step(n)` call but Bullet itself: no force applied from Python (Bullet clears those once a
+        #: call), motors set before the call
+        self.substeps = False
+        self._substep_plans: dict[int, tuple[tuple[int, int], ...]] = {}
         # contact materials: body name -> (body id, material, links, dynamic); the per-material
         # values solved for the material pairs that occur (see tabletop.sim.materials)
         self._contact_bodies: dict[str, tuple[int, Material, tuple[int, ...], bool]] = {}
@@ -148,11 +154,21 @@ class World:
         return self.steps * self.settings.timestep
 
     def step(self, n: int = 1) -> None:
-        """Advance the world n fixed timesteps; watchers (pose recorders) see every step."""
+        """Advance the world n fixed timesteps; watchers (pose recorders) see every step.
+
+        With `substeps` set and no watcher, the steps go to Bullet in calls of k substeps each
+        (`_substep_plan`): the same steps, bit for bit, without a Python call and a command round
+        trip each (tests/test_world.py). Bullet applies gravity once a call and clears forces once
+        a call, and PyBullet applies joint damping once a call: a force a device applies from
+        Python, or a damped joint, would act on every substep of a call, not on its first step
+        alone. Such a device leaves `substeps` off."""
         step = self._step_simulation
         if not self.watchers:
-            for _ in range(n):
-                step()
+            if self.substeps and n > 1:
+                self._step_in_substeps(n)
+            else:
+                for _ in range(n):
+                    step()
             self.steps += n
             return
         for _ in range(n):
@@ -160,6 +176,23 @@ class World:
             self.steps += 1
             for watch in self.watchers:
                 watch(self)
+
+    def _step_in_substeps(self, n: int) -> None:
+        plan = self._substep_plans.get(n)
+        if plan is None:
+            plan = self._substep_plans[n] = substep_plan(n, self.settings.timestep)
+        client, step, dt = self.client, self._step_simulation, self.settings.timestep
+        for k, calls in plan:
+            if k == 1:
+                for _ in range(calls):
+                    step()
+                continue
+            client.setPhysicsEngineParameter(fixedTimeStep=k * dt, numSubSteps=k)
+            try:
+                for _ in range(calls):
+                    step()
+            finally:
+                client.setPhysicsEngineParameter(fixedTimeStep=dt, numSubSteps=0)
 
     # -- bodies -----------------------------------------------------------------------------
     def _register(self, name: str, body: int, material: Material, links: Sequence[int] = (-1,),
@@ -342,6 +375,34 @@ class World:
 
     def set_velocity(self, name: str, linear: Sequence[float], angular: Sequence[float] = (0, 0, 0)) -> None:
         self.client.resetBaseVelocity(self.bodies[name], list(linear), list(angular))
+
+
+#: the most Bullet substeps `World.step` puts in one engine call
+MAX_SUBSTEPS = 240
+
+
+def exact_substeps(k: int, dt: float) -> bool:
+    """Whether one engine call of k substeps takes exactly k steps of dt. PyBullet steps
+    (k * dt) / k a substep; Bullet adds the call's k * dt to its clock, takes int(clock / substep)
+    substeps and keeps the rest of the clock for the next call: so the substep must come out as dt
+    and the count as k in floating point (the rest is then 0)."""
+    span = k * dt
+    return span / k == dt and span / dt == k
+
+
+def substep_plan(n: int, dt: float) -> tuple[tuple[int, int], ...]:
+    """((substeps per call, calls), ...) that take n steps of dt: as few engine calls as the exact
+    substep counts up to MAX_SUBSTEPS allow, then single steps."""
+    plan, left = [], n
+    for k in range(min(n, MAX_SUBSTEPS), 1, -1):
+        if left >= k and exact_substeps(k, dt):
+            calls, left = divmod(left, k)
+            plan.append((k, calls))
+            if left < 2:
+                break
+    if left:
+        plan.append((1, left))
+    return tuple(plan)
 
 
 def _mesh_part(obj_path) -> dict:

@@ -19,6 +19,7 @@ from tabletop.gamekit.devices import default_spec, make_device
 from tabletop.sim.bullet import pybullet
 from tabletop.sim.devices.base import Status
 from tabletop.sim.devices.tipper import Tilt, Tipper
+from tabletop.sim.devices.tipper_shape import rot_y
 from tabletop.sim.errors import SpecError
 
 SPEC = default_spec("tipper")
@@ -226,8 +227,10 @@ def test_restitution_changes_the_tippers_odds():
     assert sum(a != b for a, b in zip(*runs)) >= 5
 
 
-#: the Tipper's posts, contact slop and slots until physics version 3 (8-pointed stars of two boxes each)
-AS_UNTIL_VERSION_3 = (("pegs.shape", "star"), ("physics.contact_slop", "1e-5"),
+#: the Tipper's step, posts, contact slop and slots until physics version 3 (8-pointed stars of two
+#: boxes each; the step 1/960 s until version 4)
+AS_UNTIL_VERSION_3 = (("physics.timestep", "0.0010416666666666667"), ("pegs.shape", "star"),
+                      ("physics.contact_slop", "1e-5"),
                       ("slots.order", '["J", "4", "2", "1", "3", "6", "5"]'),
                       ("slots.depths", "[0.00052, 0.00036, 0.00030, 0.00026, 0.00032, 0.00046, 0.00040]"))
 
@@ -244,9 +247,9 @@ def test_a_trial_does_not_depend_on_the_trials_before():
     def key(outcome):
         return outcome.label, outcome.steps, outcome.reading["ball_tray"]
 
-    def runs(one_link: bool, overrides=AS_UNTIL_VERSION_3):
+    def runs(one_link: bool, overrides=AS_UNTIL_VERSION_3, early: bool = True):
         fresh = Tipper(SPEC, overrides=overrides)
-        fresh.tray_as_one_link = one_link
+        fresh.tray_as_one_link, fresh.end_when_decided = one_link, early
         alone = key(fresh.run(trial_rng(5, 18)))
         fresh.run(trial_rng(5, 5))
         after = key(fresh.run(trial_rng(5, 18)))
@@ -255,12 +258,13 @@ def test_a_trial_does_not_depend_on_the_trials_before():
         fresh.close()
         with World(settings) as shared:
             kept = Tipper(SPEC, world=shared, overrides=overrides)
-            kept.tray_as_one_link = one_link
+            kept.tray_as_one_link, kept.end_when_decided = one_link, early
             kept.run(trial_rng(5, 5))
             in_shared = key(kept.run(trial_rng(5, 18)))
         return alone, after, in_shared
 
-    alone, after, in_shared = runs(one_link=False)
+    # (trial 5 ending early, as batch trials do now, leaves other state behind: that case differs)
+    alone, after, in_shared = runs(one_link=False, early=False)
     assert alone[0] == "1" and after == alone
     assert in_shared != alone            # the case is a real one: a new tray in the same Bullet world
     alone, after, _ = runs(one_link=True)
@@ -308,9 +312,9 @@ def test_the_tray_is_one_link_of_the_welded_trays_boxes_mass_and_inertia(tipper)
     assert one["inertia"] == pytest.approx(welded["inertia"], rel=1e-9)
     v = tipper.world.body_values(tipper.tray_material)
     assert set(one["contact"].values()) == {(v.friction, v.restitution, v.rolling, v.spinning)}
-    # bench measures the one link against the converged numerics with the tray built as it was then
+    # bench measures the one link against the converged numerics with the tray built and stepped as then
     from tabletop.sim.bench import CONVERGED_2026_12_BEHAVIOUR
-    assert CONVERGED_2026_12_BEHAVIOUR["tipper"] == {"tray_as_one_link": False}
+    assert CONVERGED_2026_12_BEHAVIOUR["tipper"] == {"tray_as_one_link": False, "substeps": False}
 
 
 def test_a_ball_meets_the_same_surfaces_on_the_one_link_tray(tipper):
@@ -390,3 +394,73 @@ def test_the_spec_contact_slop_reaches_the_world():
     with World(PhysicsSettings(timestep=1 / 960)) as shared:      # PyBullet's slop
         with pytest.raises(SpecError, match="contact_slop 0 differs"):
             Tipper(SPEC, world=shared)
+
+
+def test_substeps_are_the_single_steps_bit_for_bit(tipper):
+    """The Tipper's trials take each phase's steps as Bullet substeps (`substeps`): the same trials,
+    bit for bit (the slot, the steps, where the ball lies), as one engine call a step, for
+    consecutive trials in one device; a recorded trial (a watcher on the world) steps one by one."""
+    from tabletop.sim.batch import trial_rng
+
+    def trials(substeps: bool):
+        tipper.substeps = substeps
+        try:
+            return [(o.label, o.status, o.steps, o.reading["ball_tray"])
+                    for o in (tipper.run(trial_rng(11, i)) for i in range(4))]
+        finally:
+            tipper.substeps = True
+    assert trials(True) == trials(False)
+    assert tipper.world.client.getPhysicsEngineParameters()["fixedTimeStep"] == tipper.world.dt
+
+
+def test_early_end_gives_the_labels_of_running_to_rest(tipper):
+    """A batch trial ends as soon as its slot is decided (`end_when_decided`): every trial reads the
+    label and status that the same gesture gives when the ball is run until it rests, in fewer
+    steps; a decided ball lies in that slot's region at the end the tray rests on, its energy
+    height under the slot's mouth."""
+    from tabletop.sim.batch import trial_rng
+
+    def trials(early: bool):
+        tipper.end_when_decided = early
+        try:
+            return [tipper.run(trial_rng(4, i)) for i in range(12)]
+        finally:
+            tipper.end_when_decided = True
+    to_rest, early = trials(False), trials(True)
+    assert [(o.label, o.status) for o in early] == [(o.label, o.status) for o in to_rest]
+    decided = [(e, full) for e, full in zip(early, to_rest) if "decided" in e.reading]
+    assert len(decided) >= 8                      # the comparison is not vacuous
+    for e, full in decided:
+        assert e.steps < full.steps and e.status is Status.OK
+        assert tipper.slot_of(e.reading["ball_tray"]) == (e.reading["end"], e.label)
+        d = e.reading["decided"]
+        assert d["energy_height"] < d["mouth_level"] - 0.0009
+
+
+def _roll_toward_the_mouth(tipper: Tipper, over_mouth: float) -> tuple[bool, bool]:
+    """The tray at rest on end A, the ball in slot 1's pocket there, set rolling toward the centre
+    with an energy height `over_mouth` above slot 1's mouth: (decided at the start, in slot 1 all
+    through the next half second)."""
+    tipper.place("A", "1")
+    decide = tipper._decider("A")
+    c, ball, g, r = tipper.world.client, tipper.world.bodies["ball"], tipper.world.settings.gravity, tipper.ball_radius
+    q = tipper._joint_angle()
+    z = c.getBasePositionAndOrientation(ball)[0][2]
+    mouth = tipper._tray_to_world((-tipper.x_slots, 0.0, r), q)[2]
+    v = math.sqrt(2 * g * (mouth + over_mouth - z) / 1.4)      # rolling: kinetic energy 0.7 m v^2
+    along, normal = np.array(rot_y((1.0, 0.0, 0.0), q)), np.array(rot_y((0.0, 0.0, 1.0), q))
+    c.resetBaseVelocity(ball, list(v * along), list(np.cross(normal, along) * v / r))
+    at_start = decide()
+    stayed = True
+    for _ in range(40):
+        tipper.world.step(12)
+        stayed = stayed and tipper.slot_of(tipper.ball_in_tray()) == ("A", "1")
+    return at_start, stayed
+
+
+def test_a_ball_with_the_energy_to_reach_the_mouth_leaves_its_slot(tipper):
+    """The decided rule's bound is the physics one, and tight: a ball rolled toward its slot's mouth
+    with an energy height 1 mm over the mouth leaves the slot (a rule that called it decided would
+    read it wrong), while one 2 mm under it is decided at once and stays."""
+    assert _roll_toward_the_mouth(tipper, 0.001) == (False, False)
+    assert _roll_toward_the_mouth(tipper, -0.002) == (True, True)

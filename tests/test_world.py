@@ -142,3 +142,45 @@ def test_a_contact_slop_eats_bounces_as_the_step_shrinks_and_none_converges(mate
     none = [_rebound(materials, dt, 0.0) for dt in (1 / 1920, 1 / 7680)]
     assert slop[0] < -0.05 and slop[1] > 0.5 * slop[0]          # most of the rebound gone
     assert none[0] < -0.05 and none[1] == pytest.approx(none[0], rel=0.03)
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 960, 1 / 1920, 1 / 3840])
+def test_a_substep_plan_takes_exactly_the_steps_asked_in_exact_calls(dt):
+    """`World.step` with substeps takes n steps as calls of k Bullet substeps: every k in the plan
+    is one whose substep comes out as dt and whose count as k in floating point, the plan's steps
+    add up to n, and long runs take few calls (k = 31 is one that is not exact)."""
+    from tabletop.sim.world import MAX_SUBSTEPS, exact_substeps, substep_plan
+    assert not exact_substeps(31, dt)
+    for n in (1, 2, 7, 12, 31, 48, 241, 2400, 4567):
+        plan = substep_plan(n, dt)
+        assert sum(k * calls for k, calls in plan) == n
+        assert all(k == 1 or (exact_substeps(k, dt) and k <= MAX_SUBSTEPS) for k, _ in plan)
+        assert sum(calls for _, calls in plan) <= n // MAX_SUBSTEPS + 3
+
+
+def _tumbling_box(materials, substeps: bool, push: bool = False):
+    with World(PhysicsSettings(timestep=1 / 960)) as w:
+        _floor(w, materials["wood"], tilt_deg=4.0)
+        c = w.client
+        box = c.createMultiBody(0.01, c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[0.008] * 3),
+                                basePosition=[0, 0, 0.03], baseOrientation=c.getQuaternionFromEuler([0.3, 0.2, 0.1]))
+        w.add_body("box", box, materials["polystyrene"])
+        w.set_velocity("box", (0.3, 0.1, 0.5), (4, -3, 2))
+        w.substeps = substeps
+        out = []
+        for n in (1, 7, 12, 31, 48, 300, 601):
+            if push:
+                c.applyExternalForce(box, -1, [0.0, 0.2, 0.0], [0, 0, 0.03], pybullet.WORLD_FRAME)
+            w.step(n)
+            out.append((w.steps, *w.pose("box")[0], *w.velocity("box")[0]))
+        assert c.getPhysicsEngineParameters()["fixedTimeStep"] == w.dt
+        return out
+
+
+def test_substeps_are_the_single_steps_bit_for_bit(materials):
+    """A box thrown onto a tilted floor, bouncing and sliding: the same steps taken as Bullet
+    substeps end bit for bit where single steps do, and the world's step is dt again after. A
+    force applied from Python before a `step(n)` acts on every substep of a call, not once: that
+    motion differs, which is why substeps are a device's choice (the comparison can fail)."""
+    assert _tumbling_box(materials, substeps=True) == _tumbling_box(materials, substeps=False)
+    assert _tumbling_box(materials, substeps=True, push=True) != _tumbling_box(materials, substeps=False, push=True)

@@ -308,31 +308,22 @@ class Crater(HillShape, Device):
 
     @contextlib.contextmanager
     def _stepping(self, n: int):
-        """A callable that advances the world `n` steps: one engine call of `n` Bullet substeps of
-        the world's step where that is exact (`substeps`, no watcher, and n substeps of n * dt / n
-        seconds are the world's steps in floating point, so Bullet's step accumulator stays at 0),
-        else `World.step(n)`. Bullet applies gravity once and clears forces once per call; nothing
-        else acts on the marble between its steps, so both give the same motion bit for bit
-        (tests/test_crater_early.py). The hill's body sleeps meanwhile: it never moves, and Bullet
-        then stops recomputing its bounding box every step."""
+        """A callable that advances the world `n` steps, in one engine call of `n` Bullet substeps
+        where `substeps` is set and that is exact (`World.step`): Bullet applies gravity once and
+        clears forces once per call; nothing else acts on the marble between its steps, so both
+        give the same motion bit for bit (tests/test_crater_early.py). The hill's body sleeps
+        meanwhile: it never moves, and Bullet then stops recomputing its bounding box every step."""
         world = self.world
-        dt, span = world.dt, n * world.dt
-        if not self.substeps or world.watchers or n < 2 or span / n != dt or span / dt != n:
+        if not self.substeps or world.watchers or n < 2:
             yield lambda: world.step(n)
             return
-        client = world.client
-        step_simulation = client.stepSimulation
-
-        def step() -> None:
-            step_simulation()
-            world.steps += n
-        hill = world.bodies[HILL]
-        client.setPhysicsEngineParameter(fixedTimeStep=span, numSubSteps=n)
+        client, hill = world.client, world.bodies[HILL]
+        world.substeps = True
         client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_SLEEP)
         try:
-            yield step
+            yield lambda: world.step(n)
         finally:
-            client.setPhysicsEngineParameter(fixedTimeStep=dt, numSubSteps=0)
+            world.substeps = False
             client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
     def _decided_check(self):

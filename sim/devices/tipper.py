@@ -45,6 +45,8 @@ OUTCOME_LODGED = "the ball came to rest outside every slot"
 ENDS = ("A", "B")            # A at -X, B at +X of the tray frame
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)
 _MAX_CHILDREN = 16           # PyBullet's limit on the children of one compound collision shape
+#: m: a batch trial ends once the ball's energy height lies this far under its slot's mouth (`_decider`)
+DECIDED_MARGIN = 0.001
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,17 @@ class Tipper(TipperShape, Device):
     #: takes 16 children per compound. The same boxes, mass and inertia; the one link steps about
     #: twice as fast (docs/physics-profile.md, "tipper"). Bench's converged run turns it off.
     tray_as_one_link = True
+    #: take a phase's steps (the lift, the hold, the tip, a settle check's) in a few engine calls of
+    #: Bullet substeps (`World.step`): the same steps bit for bit, since only the tray's motor, set
+    #: before each phase, and gravity act between them (tests/test_tipper.py). Bench's converged
+    #: run turns it off.
+    substeps = True
+    #: a batch trial (`run`) ends as soon as its slot cannot change: once the tray rests on its end
+    #: after the release, the ball inside a slot at that end with too little energy to climb back
+    #: to the slot's mouth (`_decider`). Never in game play (`tilt`: the next tilt starts where the
+    #: ball lies) or while a recorder watches the world (a replay shows the ball come to rest).
+    #: Bench's converged run turns it off.
+    end_when_decided = True
 
     def gesture_ranges(self) -> tuple[str, ...]:
         return ("gesture.angle_deg", "gesture.speed_dps", "gesture.hold_s")
@@ -316,7 +329,7 @@ class Tipper(TipperShape, Device):
         """The ball's centre in the tray frame (origin at the floor ridge, X along the beam)."""
         c = self.world.client
         pw = c.getBasePositionAndOrientation(self.world.bodies["ball"])[0]
-        q = self._joint_angle()
+        q = c.getJointState(self._tray, 0)[0]
         p = (pw[0] - self.pivot[0], pw[1] - self.pivot[1], pw[2] - self.pivot[2])
         p = rot_y(p, -q)
         return (p[0], p[1], p[2] + self.pivot_height)
@@ -423,7 +436,7 @@ class Tipper(TipperShape, Device):
         if slot not in self.slot_order:
             raise ValueError(f"unknown start slot {slot!r}")
         self._create_bodies(from_end, slot)
-        return self._tilt(gesture, from_end)
+        return self._tilt(gesture, from_end, early=self.end_when_decided)
 
     def tilt(self, gesture: Tilt, rng: np.random.Generator | None = None) -> Outcome:
         """Game play: lift the end where the ball lies now (it stays where the last tilt left it).
@@ -444,12 +457,15 @@ class Tipper(TipperShape, Device):
         n = max(1, int(round(abs(q_to - q_from) / speed / self.world.dt)))
         return (q_to - q_from) / (n * self.world.dt), n
 
-    def _tilt(self, gesture: Tilt, end: str) -> Outcome:
+    def _tilt(self, gesture: Tilt, end: str, early: bool = False) -> Outcome:
         """Lift `end` (the one holding the ball, resting down) to the tilt angle, hold, let go.
 
         On release the tray tips onto the end of the half that holds the ball at that moment
-        (a see-saw follows its load), moving at the gesture's speed, and rests there."""
+        (a see-saw follows its load), moving at the gesture's speed, and rests there. With
+        `early` (and no recorder watching), the ball's settling ends as soon as its slot is
+        decided (`_decider`)."""
         w = self.world
+        w.substeps = self.substeps
         s0 = w.steps
         sign = 1.0 if end == "A" else -1.0
         speed = math.radians(gesture.speed_dps)
@@ -470,9 +486,46 @@ class Tipper(TipperShape, Device):
             w.step(n)
             self._hold(q_end)
             escaped = self._escaped()
+        decided = None
         if not escaped:
-            settled, escaped = run_until_settled(w, ["ball"], self.settle, escaped=self._escaped, start_step=s0)
-        return self._read(gesture, end, settled, escaped, (w.steps - s0) * w.dt, w.steps - s0)
+            decide = self._decider(down) if early and not w.watchers else None
+            settled, escaped = run_until_settled(w, ["ball"], self.settle, escaped=self._escaped, start_step=s0,
+                                                 decided=decide)
+            decided = decide.found if decide is not None else None
+        return self._read(gesture, end, settled, escaped, (w.steps - s0) * w.dt, w.steps - s0, decided)
+
+    def _decider(self, down: str):
+        """A callable, asked at each settle check once the tray rests on `down`, that is true (and
+        keeps the ball's (label, energy height, mouth level) as `found`) once the ball is inside a
+        slot at that end with its energy height (its centre's height plus its kinetic energy,
+        rotation counted whole, over g) DECIDED_MARGIN under the slot's mouth: the height of its
+        centre resting on the floor between the divider tips. The slot's walls reach the lid and the
+        tray only holds still, so the ball can then never leave that slot, and comes to rest in it
+        (tests/test_tipper.py runs such trials on to rest and reads the same slots)."""
+        c, ball, g = self.world.client, self.world.bodies["ball"], self.world.settings.gravity
+        spin = 0.2 * self.ball_radius ** 2
+        sign = 1.0 if down == "B" else -1.0
+        mouth = rot_y((self.x_slots, 0.0, self.ball_radius), self.slope)
+        mouth = (sign * mouth[0], 0.0, mouth[2])
+
+        def decide() -> bool:
+            p = self.ball_in_tray()
+            if sign * p[0] < self.x_slots - 0.002:       # short of every slot (the floor's slope aside)
+                return False
+            end, local = self._half_local(p)
+            region = region_of(local, self.regions) if end == down else None
+            if region is None:
+                return False
+            level = self._tray_to_world(mouth, self._joint_angle())[2] - DECIDED_MARGIN
+            (vx, vy, vz), (wx, wy, wz) = c.getBaseVelocity(ball)
+            e = c.getBasePositionAndOrientation(ball)[0][2] + (
+                0.5 * (vx * vx + vy * vy + vz * vz) + spin * (wx * wx + wy * wy + wz * wz)) / g
+            if e >= level:
+                return False
+            decide.found = (self._region_label[region], e, level + DECIDED_MARGIN)
+            return True
+        decide.found = None
+        return decide
 
     def place(self, end: str = "A", slot: str = "1") -> None:
         """Fresh bodies: the tray at rest on `end`, the ball at rest in `slot`'s pocket there."""
@@ -488,13 +541,16 @@ class Tipper(TipperShape, Device):
         region = region_of(local, self.regions)
         return end, (None if region is None else self._region_label[region])
 
-    def _read(self, gesture: Tilt, lifted: str, settled: bool, escaped: bool, sim_time: float, steps: int) -> Outcome:
+    def _read(self, gesture: Tilt, lifted: str, settled: bool, escaped: bool, sim_time: float, steps: int,
+              decided: tuple[str, float, float] | None = None) -> Outcome:
         p = self.ball_in_tray()
         end, local = self._half_local(p)
         region = region_of(local, self.regions)
         label = None
         if escaped:
             status = Status.ESCAPED
+        elif decided is not None:
+            status, label = Status.OK, decided[0]
         elif not settled:
             status = Status.UNSETTLED
         elif region is None:
@@ -510,6 +566,8 @@ class Tipper(TipperShape, Device):
             "crossed": end != lifted,
             "tray_angle_deg": math.degrees(self._joint_angle()),
         }
+        if decided is not None:
+            reading["decided"] = {"energy_height": decided[1], "mouth_level": decided[2]}
         return Outcome(label=label, status=status, sim_time=sim_time, steps=steps, reading=reading,
                        gesture=gesture_dict(gesture))
 
