@@ -78,7 +78,7 @@ CONVERGED_2026_12: dict[str, tuple[tuple[str, str], ...]] = {
 #: (bench says why): the switch was renamed, and this table wants the new name.
 CONVERGED_2026_12_BEHAVIOUR: dict[str, dict[str, object]] = {
     "crater": {"end_when_decided": False, "substeps": False},
-    "tipper": {"tray_as_one_link": False, "substeps": False},
+    "tipper": {"tray_as_one_link": False, "substeps": False, "end_when_decided": False},
 }
 
 

@@ -22,7 +22,7 @@ from tabletop.sim.materials import BodyValues, ContactSolution, Material, PairTa
 #: numeric setting a spec names, how a device is built or stepped). Replays and result files record
 #: it (`engine_versions`); `tabletop replay --verify` refuses a replay recorded at another version in
 #: one line naming both, since it cannot re-simulate the same motion (the replay still plays back).
-PHYSICS_VERSION = 3
+PHYSICS_VERSION = 4
 PHYSICS_HISTORY = {
     1: "the converged numerics of 2026-12-06 (and everything recorded before versions were named)",
     2: "issue 40's speed work: the solver's residual threshold 1e-5 for the die, King Kong's knock-over and the "
@@ -30,6 +30,8 @@ PHYSICS_HISTORY = {
        "1e-9; the Tipper's tray one link of its 264 boxes",
     3: "the Tipper's posts round (capsules, in place of 8-pointed stars of two boxes) and its contact slop 0, so "
        "that its odds hold when the step is halved; its slots relabelled by the new odds",
+    4: "the Tipper at 1/1920 s, so that its odds hold when the step is halved (its batch trials end as soon "
+       "as the ball's slot is decided and step in Bullet substeps, which change no trial's slot)",
 }
 
 
