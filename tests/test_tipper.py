@@ -412,6 +412,7 @@ def test_substeps_are_the_single_steps_bit_for_bit(tipper):
             tipper.substeps = True
     assert trials(True) == trials(False)
     assert tipper.world.client.getPhysicsEngineParameters()["fixedTimeStep"] == tipper.world.dt
+    assert not tipper.world.substeps          # the world's own setting is back after each tilt
 
 
 def test_early_end_gives_the_labels_of_running_to_rest(tipper):

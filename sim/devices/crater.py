@@ -318,12 +318,12 @@ class Crater(HillShape, Device):
             yield lambda: world.step(n)
             return
         client, hill = world.client, world.bodies[HILL]
-        world.substeps = True
+        was, world.substeps = world.substeps, True
         client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_SLEEP)
         try:
             yield lambda: world.step(n)
         finally:
-            world.substeps = False
+            world.substeps = was
             client.changeDynamics(hill, -1, activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
 
     def _decided_check(self):

@@ -463,9 +463,17 @@ class Tipper(TipperShape, Device):
         On release the tray tips onto the end of the half that holds the ball at that moment
         (a see-saw follows its load), moving at the gesture's speed, and rests there. With
         `early` (and no recorder watching), the ball's settling ends as soon as its slot is
-        decided (`_decider`)."""
+        decided (`_decider`). The world steps in substeps (`substeps`) for the tilt only: a world
+        shared with another device keeps its own setting."""
         w = self.world
-        w.substeps = self.substeps
+        was, w.substeps = w.substeps, self.substeps
+        try:
+            return self._tilt_phases(gesture, end, early)
+        finally:
+            w.substeps = was
+
+    def _tilt_phases(self, gesture: Tilt, end: str, early: bool) -> Outcome:
+        w = self.world
         s0 = w.steps
         sign = 1.0 if end == "A" else -1.0
         speed = math.radians(gesture.speed_dps)
