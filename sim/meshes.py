@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import trimesh
@@ -25,22 +26,44 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "tabletop"
 
 
+@contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """Hold the build of the cached file `path` alone among processes (an advisory lock on
+    `path`.lock): processes that want the same file at once, such as a run's workers or the test
+    suite's on a fresh machine, build it once; the others wait for it, then read it. Where the
+    system has no flock, each process builds it (the writes are atomic, so nothing tears)."""
+    try:
+        import fcntl
+    except ImportError:            # pragma: no cover - not on the systems the project runs on
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def cached_mesh(kind: str, version: int, params: dict, build: Callable[[], trimesh.Trimesh]) -> Path:
     """Path of the OBJ for (kind, version, params), building and caching it when absent."""
     folder = cache_dir() / "meshes"
     path = folder / f"{kind}-{digest({'kind': kind, 'version': version, 'params': params})}.obj"
     if path.exists():
         return path
-    mesh = build()
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".obj.tmp")
-    os.close(fd)
-    try:
-        Path(tmp).write_text(trimesh.exchange.obj.export_obj(mesh, include_normals=False, include_texture=False))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with build_lock(path):
+        if path.exists():          # built by another process while this one waited
+            return path
+        mesh = build()
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".obj.tmp")
+        os.close(fd)
+        try:
+            Path(tmp).write_text(trimesh.exchange.obj.export_obj(mesh, include_normals=False, include_texture=False))
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return path
 
 
@@ -51,21 +74,26 @@ def cached_data(kind: str, version: int, params: dict, build: Callable[[], objec
 
     folder = cache_dir() / "meshes"
     path = folder / f"{kind}-{digest({'kind': kind, 'version': version, 'params': params})}.json"
-    if path.exists():
+    def read():
         try:
             return json.loads(path.read_text())
-        except ValueError:
-            pass          # a torn file from a killed run: build it again
-    data = build()
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
-    os.close(fd)
-    try:
-        Path(tmp).write_text(json.dumps(data))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        except (OSError, ValueError):
+            return None       # absent, or a torn file from a killed run: build it again
+
+    if (found := read()) is not None:
+        return found
+    with build_lock(path):
+        if (found := read()) is not None:      # built by another process while this one waited
+            return found
+        data = build()
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
+        os.close(fd)
+        try:
+            Path(tmp).write_text(json.dumps(data))
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return json.loads(json.dumps(data))
 
 

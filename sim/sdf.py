@@ -205,12 +205,14 @@ def sdf_urdf(cdf_path: str | Path) -> str:
 def cached_field(kind: str, version: int, params: dict, mesh: Callable[[], trimesh.Trimesh], radius: float,
                  cell: float, seeds, region=None) -> Path:
     """The .cdf of `band_field` for (kind, version, params), built once and cached beside the meshes."""
-    from tabletop.sim.meshes import cache_dir
+    from tabletop.sim.meshes import build_lock, cache_dir
     from tabletop.sim.spec import digest
 
     key = {"kind": kind, "version": version, "params": params, "radius": radius, "cell": cell,
            "seeds": [[float(v) for v in s] for s in seeds], "format": FORMAT_VERSION}
     path = cache_dir() / "meshes" / f"{kind}-{digest(key)}.cdf"
     if not path.exists():
-        write_cdf(path, band_field(mesh(), radius, cell, seeds, region))
+        with build_lock(path):
+            if not path.exists():      # else built by another process while this one waited
+                write_cdf(path, band_field(mesh(), radius, cell, seeds, region))
     return path

@@ -1,6 +1,8 @@
 """Spec files: validation errors name the file and key; meshes are cached by their parameters."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tabletop.sim.errors import SpecError
@@ -54,3 +56,40 @@ def test_meshes_are_cached_by_parameters(tmp_path, monkeypatch):
     assert a == b != c
     assert len(builds) == 2
     assert a.exists() and not list(tmp_path.rglob("*.tmp"))
+
+
+_BUILDER = """
+import json, os, sys, time
+from pathlib import Path
+from tabletop.sim.meshes import cached_data
+folder, me, other = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+(folder / f"ready-{me}").touch()
+while not (folder / f"ready-{other}").exists():      # both ask for the file at the same moment
+    time.sleep(0.01)
+
+def build():
+    with open(folder / "builds.log", "a") as log:
+        log.write(me + "\\n")
+    time.sleep(1.0)                                  # a slow geometric search
+    return {"answer": 42}
+
+print(json.dumps(cached_data("search", 1, {"n": 1}, build)))
+"""
+
+
+def test_processes_that_want_the_same_cached_file_at_once_build_it_once(tmp_path):
+    """Two processes (a run's two workers, the suite's on a fresh machine) ask for the same uncached
+    data at the same moment: one builds it while the other waits, then reads what was built."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TABLETOP_CACHE=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", _BUILDER, str(tmp_path), me, other], env=env,
+                              stdout=subprocess.PIPE, text=True)
+             for me, other in (("a", "b"), ("b", "a"))]
+    outs = [p.communicate(timeout=60)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert [json.loads(o) for o in outs] == [{"answer": 42}] * 2
+    assert len((tmp_path / "builds.log").read_text().split()) == 1
+    assert not list((tmp_path / "cache").rglob("*.tmp"))
