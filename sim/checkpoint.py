@@ -57,6 +57,9 @@ class Checkpoint:
             raise InputError(f"--resume: {path} is not a tabletop checkpoint")
         if head.get("version") != VERSION:
             raise InputError(f"--resume: {path} has checkpoint version {head.get('version')}, this build reads {VERSION}")
+        if head.get("command") != header.get("command"):     # an estimate's header names none
+            raise InputError(f"--resume: {path} is the checkpoint of a `tabletop {head.get('command') or 'estimate'}` "
+                             f"run, not of this `tabletop {header.get('command') or 'estimate'}` run")
         for key, value in header.items():
             if head.get(key) != value:
                 raise InputError(f"--resume: {path} is from another run ({key} {head.get(key)!r}, "

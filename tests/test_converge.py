@@ -263,3 +263,59 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "interrupted" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def _ctrl_c_heard() -> None:
+    """In the child: Ctrl-C as a terminal sends it (a background test run has SIGINT ignored)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.slow
+def test_a_converge_run_stopped_by_ctrl_c_resumes_and_extends_to_the_uninterrupted_result(tmp_path, capsys):
+    """A 20-trial converge of the Tipper stopped by Ctrl-C part-way through its refined run keeps
+    its finished trials of both runs beside --out and says how to resume; resumed with 40 trials, it
+    runs only the trials not kept and gives the checks an uninterrupted 40-trial run gives."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    args = ["converge", "tipper", "--seed", "2", "--only", "half-timestep", "--quiet"]
+    whole = tmp_path / "whole.json"
+    assert main([*args, "--trials", "40", "--out", str(whole)]) == 0
+    out, ckpt = tmp_path / "r.json", tmp_path / "r.json.checkpoint.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop.cli", *args, "--trials", "20", "--out", str(out)],
+                            preexec_fn=_ctrl_c_heard, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def runs() -> list[str]:
+        lines = ckpt.read_text().splitlines()[1:] if ckpt.exists() else []
+        return [r["run"] for line in lines for r in json.loads(line)["records"]]
+
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline and runs().count("half-timestep") < 4:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "resume with:" in err and "--resume" in err and "Traceback" not in err and not out.exists()
+    kept = runs()
+    assert kept.count("base") == 20 and 4 <= kept.count("half-timestep") < 20
+    capsys.readouterr()
+    assert main([*args, "--trials", "40", "--out", str(out), "--resume"]) == 0
+    assert f"resuming: {len(kept)} trials already in {ckpt}" in capsys.readouterr().err
+    got, expected = json.loads(out.read_text()), json.loads(whole.read_text())
+    assert got["base"] == expected["base"] and got["checks"] == expected["checks"]
+    assert got["trials"] == 40 and not ckpt.exists()
+
+
+def test_resume_refuses_another_commands_checkpoint(tmp_path, capsys):
+    out = tmp_path / "x.json"
+    (tmp_path / "x.json.checkpoint.jsonl").write_text(json.dumps(
+        {"format": "tabletop-checkpoint", "version": 1, "device": "spinner", "seed": 0, "params": "p",
+         "calibration": None}) + "\n")
+    assert main(["converge", "spinner", "--trials", "5", "--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is the checkpoint of a `tabletop estimate` run, not of this `tabletop converge` run" in err
+    assert err.count("\n") == 1

@@ -82,7 +82,7 @@ def check_resumed_params(path: Path, header: dict, params: dict) -> None:
     except (OSError, ValueError):
         return
     if not isinstance(head, dict) or head.get("params") == header["params"] \
-            or any(head.get(k) != header[k] for k in ("device", "seed")):
+            or any(head.get(k) != header.get(k) for k in ("command", "device", "seed")):
         return
     kept = head.get("param_values")
     if not isinstance(kept, dict):

@@ -13,9 +13,13 @@ from tabletop.sim.errors import InputError
 
 def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None) -> ConvergeResult:
     """Each refinement the device has (or `only` names) against the base run, paired trial by trial;
-    --out written once the result is shown. Ctrl-C: longrun.Interrupted, nothing written."""
-    from tabletop.gamekit.devices import make_device
+    --out written once the result is shown. With --out the finished trials of every run are kept in
+    a checkpoint beside it (removed once --out is written), which --resume continues: Ctrl-C is a
+    longrun.Interrupted saying so (without --out nothing is kept)."""
+    from tabletop.gamekit.devices import device_ref, make_device
+    from tabletop.sim.batch import run_batch
     from tabletop.sim.converge import converge as run_checks, select_refinements
+    from tabletop.sim.spec import digest
     from tabletop.sim.world import engine_versions
 
     reporter = reporter or longrun.Reporter()
@@ -31,18 +35,47 @@ def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None)
         device.close()
     for _, extra in refinements:   # a refinement the spec cannot take fails before any work
         make_device(request.device, spec, overrides + extra).close()
+    # a checkpoint keeps each finished trial tagged with its run ("base" or the refinement's name);
+    # its header pins the device, the seed and the base parameters, not the trial count nor the
+    # refinements, so a resumed run may ask for more trials or other refinements
+    header = {"command": "converge", "device": request.device, "seed": request.seed, "params": digest(params)}
+    if request.resume:
+        from tabletop.app.estimate import check_resumed_params
+        from tabletop.sim.checkpoint import checkpoint_path
+
+        check_resumed_params(checkpoint_path(request.out), header, params)
+    checkpoint = longrun.open_checkpoint(request.out, header, request.resume,
+                                         created={"param_values": longrun.jsonable(params)})
+    kept: dict[tuple[str, int], dict] = {}
+    for r in checkpoint.records if checkpoint else ():
+        if r.get("run") is not None and r["index"] < request.trials:
+            kept[(r["run"], r["index"])] = {k: v for k, v in r.items() if k != "run"}
+    names = {(): "base", **{tuple(extra): name for name, extra in refinements}}
+    if kept:
+        reporter.note(f"resuming: {len(kept)} trials already in {checkpoint.path}")
     started = time.perf_counter()
     try:
         with longrun.executor(request.scheduler) as executor, \
                 reporter.progress(request.trials * (1 + len(refinements)), f"{request.device} converge") as bar:
-            run = batch_runner(request, spec, overrides, executor)
-            block = run_checks(lambda extra: run(extra, request.trials, bar.advance), labels, refinements)
+            bar.advance(sum(1 for run, _ in kept if run in names.values()))
+
+            def run(extra) -> list[dict]:
+                name = names[tuple(extra)]
+                done = {i: r for (n, i), r in kept.items() if n == name}
+                keep = None if checkpoint is None else \
+                    (lambda chunk: checkpoint.append([{**r, "run": name} for r in chunk]))
+                new = run_batch(device_ref(request.device, spec, overrides + tuple(extra)), request.trials,
+                                request.seed, request.workers, progress=bar.advance, skip=done, on_chunk=keep,
+                                executor=executor)
+                return sorted([*done.values(), *new], key=lambda r: r["index"])
+
+            block = run_checks(run, labels, refinements)
     except KeyboardInterrupt:
-        raise longrun.Interrupted(None, 0, "trials", False, resumable=False) from None
+        raise longrun.interrupted(checkpoint, "trials", request.resume) from None
     result = ConvergeResult({"device": request.device, "seed": request.seed, "trials": request.trials,
                              **provenance(spec, overrides, params), **block,
                              "versions": engine_versions(), "elapsed_s": round(time.perf_counter() - started, 3)})
-    return longrun.finish(result, request.out, None, None, None, reporter)
+    return longrun.finish(result, request.out, None, None, checkpoint, reporter)
 
 
 def sweep_values(param: str) -> tuple[str, list]:

@@ -178,17 +178,23 @@ class EstimateRequest(DeviceRun):
 
 @dataclass
 class ConvergeRequest(DeviceRun):
-    """`tabletop converge DEVICE`: `only` names the refinements to run (default: all)."""
+    """`tabletop converge DEVICE`: `only` names the refinements to run (default: all); with `out`,
+    finished trials are kept in a checkpoint beside it, which `resume` continues (with more `trials`:
+    extends)."""
 
     trials: int = 1000
     only: str | None = None
     out: Path | None = None
+    resume: bool = False
 
     def __post_init__(self):
         super().__post_init__()
         self.trials = _count(self.trials, "trials")
         self.only = _text(self.only, "only")
         self.out = _path(self.out, "out")
+        _switch(self.resume, "resume")
+        if self.resume and self.out is None:
+            raise InputError("--resume needs --out: the checkpoint lives beside the result file")
 
 
 @dataclass
