@@ -304,10 +304,33 @@ def test_a_converge_run_stopped_by_ctrl_c_resumes_and_extends_to_the_uninterrupt
     assert kept.count("base") == 20 and 4 <= kept.count("half-timestep") < 20
     capsys.readouterr()
     assert main([*args, "--trials", "40", "--out", str(out), "--resume"]) == 0
-    assert f"resuming: {len(kept)} trials already in {ckpt}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"resuming: {len(kept)} trials already in {ckpt}" in err
     got, expected = json.loads(out.read_text()), json.loads(whole.read_text())
-    assert got["base"] == expected["base"] and got["checks"] == expected["checks"]
-    assert got["trials"] == 40 and not ckpt.exists()
+    assert got["base"] == expected["base"] and got["checks"] == expected["checks"] and got["trials"] == 40
+    # 40 trials cannot decide: the trials stay for a run with more of them
+    assert got["verdict"] == "cannot tell" and ckpt.exists()
+    assert f"the same command with --trials {got['trials_needed']} --resume" in err
+
+
+def test_a_decided_converge_run_removes_its_checkpoint_and_an_undecided_one_keeps_it(tmp_path, capsys):
+    """300 die trials decide the tighter settle rule (converged): --out written, the checkpoint gone.
+    40 cannot tell: the checkpoint stays, and --resume with the trials asked for decides it, running
+    only the trials not yet run, with the counts of a run of 300 from the start."""
+    args = ["converge", "die", "--seed", "4", "--only", "tighter-settle", "--quiet"]
+    decided, undecided = tmp_path / "d.json", tmp_path / "u.json"
+    assert main([*args, "--trials", "300", "--out", str(decided)]) == 0
+    assert json.loads(decided.read_text())["verdict"] == "converged"
+    assert not (tmp_path / "d.json.checkpoint.jsonl").exists()
+    assert main([*args, "--trials", "40", "--out", str(undecided)]) == 0
+    first = json.loads(undecided.read_text())
+    ckpt = tmp_path / "u.json.checkpoint.jsonl"
+    assert first["verdict"] == "cannot tell" and ckpt.exists()
+    assert "--trials 280 --resume" in capsys.readouterr().err
+    assert main([*args, "--trials", "300", "--out", str(undecided), "--resume"]) == 0
+    assert "resuming: 80 trials already in" in capsys.readouterr().err
+    again = json.loads(undecided.read_text())
+    assert again["checks"] == json.loads(decided.read_text())["checks"] and not ckpt.exists()
 
 
 def test_resume_refuses_another_commands_checkpoint(tmp_path, capsys):

@@ -116,10 +116,12 @@ def draw(plot, path: Path, result, out: Path | None) -> None:
         raise error from None
 
 
-def finish(result, out: Path | None, plot_path: Path | None, plot, checkpoint, reporter: Reporter):
+def finish(result, out: Path | None, plot_path: Path | None, plot, checkpoint, reporter: Reporter,
+           keep_checkpoint: bool = False):
     """A long run's end: show the result, write `out` (the JSON, whole or not at all; the checkpoint
-    then goes, the result being safe), then draw `plot()` to `plot_path`; returns the result. A plot
-    that fails now is one InputError that says where the result is, carrying it as `.result`."""
+    then goes, the result being safe, unless `keep_checkpoint`: a run that more trials would extend),
+    then draw `plot()` to `plot_path`; returns the result. A plot that fails now is one InputError that
+    says where the result is, carrying it as `.result`."""
     from tabletop.sim.output import write_json_atomic
 
     reporter.show(result)
@@ -127,7 +129,7 @@ def finish(result, out: Path | None, plot_path: Path | None, plot, checkpoint, r
         kept = (f"the finished work is kept in {checkpoint.path}: the same command with --resume writes it"
                 if checkpoint is not None else "nothing was written")
         write_file(lambda: write_json_atomic(out, result.to_dict()), "--out", out, kept)
-        if checkpoint is not None:
+        if checkpoint is not None and not keep_checkpoint:
             checkpoint.remove()
         reporter.note(f"wrote {out}")
     if plot_path is not None:

@@ -14,11 +14,12 @@ from tabletop.sim.errors import InputError
 def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None) -> ConvergeResult:
     """Each refinement the device has (or `only` names) against the base run, paired trial by trial;
     --out written once the result is shown. With --out the finished trials of every run are kept in
-    a checkpoint beside it (removed once --out is written), which --resume continues: Ctrl-C is a
-    longrun.Interrupted saying so (without --out nothing is kept)."""
+    a checkpoint beside it, which --resume continues: Ctrl-C is a longrun.Interrupted saying so
+    (without --out nothing is kept). Once --out is written the checkpoint goes, unless the verdict is
+    cannot tell: then it stays, for the same command with more --trials and --resume."""
     from tabletop.gamekit.devices import device_ref, make_device
     from tabletop.sim.batch import run_batch
-    from tabletop.sim.converge import converge as run_checks, select_refinements
+    from tabletop.sim.converge import CANNOT_TELL, converge as run_checks, select_refinements
     from tabletop.sim.spec import digest
     from tabletop.sim.world import engine_versions
 
@@ -75,7 +76,13 @@ def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None)
     result = ConvergeResult({"device": request.device, "seed": request.seed, "trials": request.trials,
                              **provenance(spec, overrides, params), **block,
                              "versions": engine_versions(), "elapsed_s": round(time.perf_counter() - started, 3)})
-    return longrun.finish(result, request.out, None, None, checkpoint, reporter)
+    # cannot tell: more trials would decide, so the trials are kept for a --resume with more of them
+    undecided = checkpoint is not None and block["verdict"] == CANNOT_TELL
+    result = longrun.finish(result, request.out, None, None, checkpoint, reporter, keep_checkpoint=undecided)
+    if undecided:
+        reporter.note(f"the trials are kept in {checkpoint.path}: the same command with --trials "
+                      f"{block['trials_needed']} --resume runs only the trials not yet run")
+    return result
 
 
 def sweep_values(param: str) -> tuple[str, list]:
