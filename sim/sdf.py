@@ -90,13 +90,13 @@ class MeshDistance:
 
     def approx(self, points: np.ndarray) -> np.ndarray:
         """Distance to the nearest centroid: within a triangle's size of the true distance."""
-        return self.tree.query(points, k=1)[0]
+        return self.tree.query(points, k=1, workers=-1)[0]
 
     def __call__(self, points: np.ndarray, chunk: int = 50_000) -> np.ndarray:
         out = np.empty(len(points))
         for s in range(0, len(points), chunk):
             p = points[s:s + chunk]
-            _, idx = self.tree.query(p, k=self.k)
+            _, idx = self.tree.query(p, k=self.k, workers=-1)
             idx = idx.reshape(len(p), -1)
             n, k = idx.shape
             pp = np.repeat(p, k, axis=0)

@@ -64,7 +64,7 @@ def _along_across(pts: np.ndarray, line: np.ndarray, s: np.ndarray, tree: cKDTre
     length of its foot: the point projected onto the segments either side of its nearest vertex.
     Continuous in the point (the nearest vertex alone would give a staircase along the line: with
     0.2 mm between vertices a floor rising at slope 1 would step by 0.2 mm)."""
-    _, i = tree.query(pts)
+    _, i = tree.query(pts, workers=-1)
     best_d = np.full(len(pts), np.inf)
     best_s = np.zeros(len(pts))
     for j in (np.clip(i - 1, 0, len(line) - 2), np.clip(i, 0, len(line) - 2)):
