@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from tabletop.app import longrun
-from tabletop.app.estimate import batch_runner, device_of, provenance
+from tabletop.app.estimate import device_of, provenance
 from tabletop.app.requests import ConvergeRequest, SweepRequest
 from tabletop.app.results import ConvergeResult, SweepResult
 from tabletop.sim.errors import InputError

@@ -128,8 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--trials", type=_positive_int, default=1000, help="trials of each run (default 1000)")
     conv.add_argument("--seed", type=_seed, default=0, help="the runs' seed (default 0)")
     conv.add_argument("--workers", type=_positive_int, default=1, help="local worker processes (default 1)")
-    conv.add_argument("--out", type=Path, help="write the checks as JSON to this file (the trials finished so far "
-                                               "are kept beside it until then: --resume)")
+    conv.add_argument("--out", type=Path, help="write the checks as JSON to this file (the trials are kept beside it "
+                                               "as they finish, for --resume)")
     conv.add_argument("--spec", type=Path, help="device spec TOML (default: the one in assets/)")
     conv.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
                       help="override a physical parameter of the spec, as for estimate; repeatable")
@@ -137,8 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run only these refinements (default: all the device has)")
     conv.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on this Dask cluster")
     conv.add_argument("--resume", action="store_true",
-                      help="continue an interrupted run from the checkpoint beside --out; with more --trials than "
-                           "it was started with, the kept trials count and only the rest run")
+                      help="continue a run from the checkpoint beside --out (an interrupted run, or one that "
+                           "could not tell); with more --trials than it had, the kept trials count and only the rest run")
     conv.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ana = sub.add_parser("analyze", help="play many whole games by the rules with table chance (no physics) and "
