@@ -5,7 +5,7 @@
                 [--calibration CALIB.json]
   tabletop estimate DEVICE --trials N --seed S --workers W --out FILE.json [--sensitivity] [--uncertainty]
                 [--calibration CALIB.json]
-  tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json] [--only NAME,NAME]
+  tabletop converge DEVICE --trials N --seed S --workers W [--out FILE.json [--resume]] [--only NAME,NAME]
   tabletop sweep DEVICE --param NAME=LO:HI:STEPS [--out FILE.json] [--csv FILE.csv] [--plot FILE.png]
   tabletop analyze GAME --games N --seats ai,ai --outcomes measured|fair|table:FILE.json --seed S
                 [--calibration CALIB.json]
