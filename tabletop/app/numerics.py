@@ -58,7 +58,7 @@ def converge(request: ConvergeRequest, reporter: longrun.Reporter | None = None)
     try:
         with longrun.executor(request.scheduler) as executor, \
                 reporter.progress(request.trials * (1 + len(refinements)), f"{request.device} converge") as bar:
-            bar.advance(sum(1 for run, _ in kept if run in names.values()))
+            bar.advance(sum(1 for name, _ in kept if name in names.values()))
 
             def run(extra) -> list[dict]:
                 name = names[tuple(extra)]
